@@ -1,0 +1,392 @@
+//! `mf compact`: read → plan → one summarizer call per span → judge → append under lock → record.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use tokio::sync::Semaphore;
+
+use crate::decision::{Action, DecisionRecord, Size, SummaryRecord, UsageRecord};
+use crate::entry::{DeclineReason, Record, RecordKind, estimate_tokens};
+use crate::error::MfError;
+use crate::fold::{self, Decision, FoldPlan, Ledger, Verdict, prompt, summary};
+use crate::render::Ui;
+use crate::settings::CompactSettings;
+use crate::summarizer::{Severity, Summarizer, SummaryReply};
+use crate::transcript::{self, Tail, Transcript, TranscriptError};
+
+/// What one compact run needs besides the settings: the summarizer and a clock.
+pub struct Compaction {
+    pub summarizer: Arc<dyn Summarizer>,
+    /// Milliseconds since the Unix epoch, for `summarizedAtMs` and record times.
+    pub now_ms: fn() -> u64,
+    pub ui: Ui,
+}
+
+pub fn system_now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// Compact every file (at most `jobs` at once). Returns one record per file that could be
+/// handled, in the order given, and the errors of those that could not.
+pub async fn run(settings: &CompactSettings, ctx: Arc<Compaction>) -> Vec<Result<DecisionRecord>> {
+    let bar = ctx.ui.files_bar(settings.files.len());
+    let gate = Arc::new(Semaphore::new(settings.jobs));
+    let mut set = tokio::task::JoinSet::new();
+    for (i, file) in settings.files.iter().enumerate() {
+        let (ctx, gate, settings, file, bar) = (
+            ctx.clone(),
+            gate.clone(),
+            settings.clone(),
+            file.clone(),
+            bar.clone(),
+        );
+        set.spawn(async move {
+            let _permit = gate
+                .acquire_owned()
+                .await
+                .expect("the semaphore is never closed");
+            let out = compact_file(&file, &settings, &ctx).await;
+            bar.inc(1);
+            (i, out)
+        });
+    }
+    let mut results: Vec<Option<Result<DecisionRecord>>> =
+        (0..settings.files.len()).map(|_| None).collect();
+    while let Some(joined) = set.join_next().await {
+        match joined {
+            Ok((i, out)) => results[i] = Some(out),
+            Err(e) => std::panic::resume_unwind(e.into_panic()),
+        }
+    }
+    bar.finish_and_clear();
+    results
+        .into_iter()
+        .map(|r| r.expect("every file reports"))
+        .collect()
+}
+
+/// Compact one file.
+pub async fn compact_file(
+    path: &Path,
+    settings: &CompactSettings,
+    ctx: &Compaction,
+) -> Result<DecisionRecord> {
+    let t = transcript::read(path)?;
+    if let Tail::Torn {
+        line,
+        offset,
+        bytes,
+    } = t.tail
+    {
+        return Err(TranscriptError::Torn {
+            path: path.to_path_buf(),
+            line,
+            offset,
+            bytes,
+        }
+        .into());
+    }
+    let output = settings.output_for(path);
+    if let Some(out) = &output
+        && same_file(path, out)
+    {
+        return Err(MfError::usage(
+            format!("`--output {}` is the input file", out.display()),
+            Some("drop `--output` to compact the file in place (append-only)".into()),
+        )
+        .into());
+    }
+    let ledger = Ledger::new(&t.entries, &t.records);
+    let model = ctx.summarizer.model().to_string();
+    let decision = fold::plan(&ledger, &settings.policy);
+    let mut r = DecisionRecord::from_decision(
+        &path.display().to_string(),
+        &ledger,
+        &decision,
+        Some(&model),
+    );
+    let plan = match decision {
+        Decision::Skip(_) => {
+            finish_copy(&t, output.as_deref(), &[], &mut r, settings.dry_run)?;
+            return Ok(r);
+        }
+        Decision::Fold(plan) => plan,
+    };
+
+    let request = prompt::request(&ledger, &plan, settings.instruction.as_deref());
+    if settings.dry_run {
+        let request_chars = request.system.chars().count() + request.user.chars().count();
+        r.reason = format!(
+            "dry run: {}; the request to {model} would be {request_chars} chars (~{} tokens); nothing called or written",
+            r.reason,
+            estimate_tokens(request_chars),
+        );
+        return Ok(r);
+    }
+
+    let spinner = ctx.ui.spinner(format!(
+        "{}: summarizing turns {}–{} with {model}",
+        path.display(),
+        plan.from_turn,
+        plan.to_turn
+    ));
+    let reply = ctx.summarizer.summarize(&request).await;
+    spinner.finish_and_clear();
+    let now = (ctx.now_ms)();
+
+    let reply = match reply.and_then(validate_reply) {
+        Ok(reply) => reply,
+        Err(e) if e.severity == Severity::Fatal => return Err(e.into()),
+        Err(e) => {
+            ctx.ui.warn(&format!(
+                "{}: the summarizer failed, turns {}–{} stay verbatim: {}",
+                path.display(),
+                plan.from_turn,
+                plan.to_turn,
+                e.message
+            ));
+            let record = decline(
+                &plan,
+                DeclineReason::SummarizerFailed,
+                &model,
+                None,
+                e.message.clone(),
+                now,
+            );
+            r.action = Action::Declined;
+            r.reason = format!("summarizer failed: {}", e.message);
+            write(
+                &t,
+                &plan,
+                output.as_deref(),
+                &[transcript::record_line(&record)],
+                None,
+                ctx,
+                &mut r,
+            )?;
+            return Ok(r);
+        }
+    };
+
+    let id = summary::summary_id(plan.from_turn, plan.to_turn, |id| t.has_id(id));
+    let draft = summary::draft(&plan, id, &model, &reply.text, reply.usage, now);
+    let usage = reply.usage.map(UsageRecord::from);
+    match summary::judge(&plan, &draft) {
+        Verdict::NotSmaller {
+            span_chars,
+            summary_chars,
+        } => {
+            let detail = format!(
+                "label and summary would be {summary_chars} chars, not shorter than the {span_chars} chars they replace"
+            );
+            let record = decline(
+                &plan,
+                DeclineReason::NotSmaller,
+                &model,
+                Some(summary_chars as u64),
+                detail.clone(),
+                now,
+            );
+            r.action = Action::Declined;
+            r.reason = format!(
+                "replacement not smaller: {detail}; verdict remembered for this exact span"
+            );
+            r.usage = usage;
+            r.summary = Some(SummaryRecord {
+                id: draft.id.clone(),
+                chars: summary_chars,
+                tokens: estimate_tokens(summary_chars),
+            });
+            write(
+                &t,
+                &plan,
+                output.as_deref(),
+                &[transcript::record_line(&record)],
+                None,
+                ctx,
+                &mut r,
+            )?;
+            Ok(r)
+        }
+        Verdict::Smaller {
+            span_chars,
+            summary_chars,
+        } => {
+            let record = Record {
+                line: 0,
+                at_ms: now,
+                kind: RecordKind::Fold {
+                    summary_id: draft.id.clone(),
+                    model: model.clone(),
+                    from_turn: plan.from_turn,
+                    to_turn: plan.to_turn,
+                    entry_count: plan.ids.len() as u64,
+                    span_chars: span_chars as u64,
+                    summary_chars: summary_chars as u64,
+                },
+            };
+            let lines = [
+                transcript::summary_line(&draft),
+                transcript::record_line(&record),
+            ];
+            r.action = Action::Folded;
+            r.reason = format!(
+                "folded {} entries (turns {}–{}) into one summary; {} entries stay verbatim",
+                plan.ids.len(),
+                plan.from_turn,
+                plan.to_turn,
+                plan.verbatim.len()
+            );
+            r.usage = usage;
+            r.summary = Some(SummaryRecord {
+                id: draft.id.clone(),
+                chars: summary_chars,
+                tokens: estimate_tokens(summary_chars),
+            });
+            r.after = Size::of(plan.view_chars - span_chars + summary_chars);
+            write(
+                &t,
+                &plan,
+                output.as_deref(),
+                &lines,
+                Some(&draft.id),
+                ctx,
+                &mut r,
+            )?;
+            Ok(r)
+        }
+    }
+}
+
+/// A reply is a summary only if it has text.
+fn validate_reply(reply: SummaryReply) -> Result<SummaryReply, crate::summarizer::SummarizerError> {
+    if reply.text.trim().is_empty() {
+        return Err(crate::summarizer::SummarizerError::degrade(
+            "the summary was empty",
+        ));
+    }
+    Ok(reply)
+}
+
+fn decline(
+    plan: &FoldPlan,
+    reason: DeclineReason,
+    model: &str,
+    summary_chars: Option<u64>,
+    detail: String,
+    now: u64,
+) -> Record {
+    Record {
+        line: 0,
+        at_ms: now,
+        kind: RecordKind::Decline {
+            reason,
+            model: model.to_string(),
+            from_turn: plan.from_turn,
+            to_turn: plan.to_turn,
+            span_ids: plan.ids.clone(),
+            span_chars: plan.span_chars as u64,
+            summary_chars,
+            detail,
+        },
+    }
+}
+
+/// Append `lines` to the transcript under its lock, or write the copy for `--output`.
+fn write(
+    t: &Transcript,
+    plan: &FoldPlan,
+    output: Option<&Path>,
+    lines: &[String],
+    new_id: Option<&str>,
+    ctx: &Compaction,
+    r: &mut DecisionRecord,
+) -> Result<()> {
+    if output.is_some() {
+        return finish_copy(t, output, lines, r, false);
+    }
+    let ui = ctx.ui;
+    let mut locked = transcript::lock(&t.path, |p| {
+        ui.note(&format!(
+            "waiting for the lock on `{}` (another mf is writing it)",
+            p.display()
+        ));
+    })?;
+    let (bytes, now) = locked.reread()?;
+    if now.snapshot != t.snapshot {
+        check_only_grew(t, &bytes, &now, plan, new_id)?;
+    }
+    locked.append(&now, lines)?;
+    r.written = true;
+    r.lines_appended = lines.len();
+    Ok(())
+}
+
+/// The file changed between reading and writing. Go on only if lines were appended after the
+/// bytes mf read (an agent still writing), and the fold is still lawful with them.
+fn check_only_grew(
+    t: &Transcript,
+    bytes: &[u8],
+    now: &Transcript,
+    plan: &FoldPlan,
+    new_id: Option<&str>,
+) -> Result<()> {
+    let len = usize::try_from(t.snapshot.len).unwrap_or(usize::MAX);
+    let changed = |what: &str| TranscriptError::Changed {
+        path: t.path.clone(),
+        what: what.into(),
+    };
+    if bytes.len() < len || crate::fingerprint::fnv1a64(&bytes[..len]) != t.snapshot.hash {
+        return Err(changed("its earlier lines were rewritten or removed").into());
+    }
+    if t.tail == Tail::Unterminated && bytes.get(len) != Some(&b'\n') {
+        return Err(changed("its unterminated last line was extended").into());
+    }
+    let ledger = Ledger::new(&now.entries, &now.records);
+    if !plan.holds_in(&ledger) {
+        return Err(changed("lines appended meanwhile change what may be folded").into());
+    }
+    if new_id.is_some_and(|id| now.has_id(id)) {
+        return Err(changed("a line with the new summary's id appeared").into());
+    }
+    Ok(())
+}
+
+/// For `--output`: write the input's bytes plus `lines` to the output path.
+fn finish_copy(
+    t: &Transcript,
+    output: Option<&Path>,
+    lines: &[String],
+    r: &mut DecisionRecord,
+    dry_run: bool,
+) -> Result<()> {
+    let Some(out) = output else { return Ok(()) };
+    if dry_run {
+        return Ok(());
+    }
+    let bytes = std::fs::read(&t.path)
+        .with_context(|| format!("cannot read `{}` again", t.path.display()))?;
+    let now = transcript::parse(&t.path, &bytes)?;
+    if now.snapshot != t.snapshot {
+        return Err(TranscriptError::Changed {
+            path: t.path.clone(),
+            what: "it changed while mf was working".into(),
+        }
+        .into());
+    }
+    transcript::write_copy(out, t, &bytes, lines)?;
+    r.written = !lines.is_empty();
+    r.lines_appended = lines.len();
+    r.output = Some(out.display().to_string());
+    Ok(())
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}

@@ -1,0 +1,7 @@
+//! The subcommands: glue from settings to engine to renderer, one module per command.
+
+pub mod compact;
+pub mod completions;
+pub mod expand;
+pub mod explain;
+pub mod recall;
