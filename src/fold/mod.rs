@@ -17,3 +17,6 @@ pub use plan::{Decision, FoldPlan, Skip, SkipReason, plan};
 pub use policy::{FoldPolicy, PolicyError};
 pub use prompt::SummaryRequest;
 pub use summary::{SummaryDraft, Verdict};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,381 @@
+//! `mf compact` on real files.
+
+use crate::util::*;
+
+#[test]
+fn compact_appends_one_summary_and_keeps_every_original_byte() {
+    let env = TestEnv::new();
+    let f = env.copy_fixture("incident-northwind.jsonl");
+    let before = read(&f);
+    let out = env.mf(&[
+        "compact",
+        "incident-northwind.jsonl",
+        "--model",
+        "extractive",
+        "--json",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let rec = &json_lines(&out.stdout)[0];
+    assert_eq!(rec["action"], "folded", "{out:?}");
+    assert_eq!(rec["written"], true);
+    assert_eq!(rec["linesAppended"], 2);
+
+    let after = read(&f);
+    assert_eq!(
+        sha(&after[..before.len()]),
+        sha(&before),
+        "original bytes changed"
+    );
+    let new: Vec<_> = json_lines(std::str::from_utf8(&after[before.len()..]).unwrap());
+    assert_eq!(new.len(), 2, "one summary and one record line");
+    let summary = &new[0];
+    assert_eq!(summary["role"], "system");
+    let id = summary["id"].as_str().unwrap();
+    assert!(id.starts_with("msg-summary-1-"), "{id}");
+    let cov = &summary["summarizes"];
+    assert_eq!(cov["model"], "extractive");
+    assert_eq!(
+        cov["entryCount"].as_u64().unwrap() as usize,
+        cov["coveredIds"].as_array().unwrap().len()
+    );
+    assert_eq!(summary["turn"], cov["toTurn"]);
+    let content = summary["content"].as_str().unwrap();
+    assert!(
+        content.starts_with("[summary of earlier turns 1–"),
+        "{content}"
+    );
+    assert!(content.contains("SUMMARY written by extractive"));
+    assert_eq!(
+        cov["fingerprint"].as_str().unwrap(),
+        mf::fingerprint::content_fingerprint(content)
+    );
+    assert_eq!(new[1]["mfRecord"], "fold");
+    assert_eq!(new[1]["summaryId"], id);
+    // The summary is well under the span it replaces.
+    let span_chars = rec["span"]["chars"].as_u64().unwrap();
+    let summary_chars = rec["summary"]["chars"].as_u64().unwrap();
+    assert!(
+        summary_chars * 2 < span_chars,
+        "{summary_chars} vs {span_chars}"
+    );
+    assert!(rec["after"]["tokens"].as_u64().unwrap() < rec["before"]["tokens"].as_u64().unwrap());
+
+    // A second run folds nothing new and says so.
+    let again = env.mf(&[
+        "compact",
+        "incident-northwind.jsonl",
+        "--model",
+        "extractive",
+        "--json",
+    ]);
+    assert_eq!(again.code, 0, "{again:?}");
+    let rec2 = &json_lines(&again.stdout)[0];
+    assert_eq!(rec2["action"], "skipped");
+    assert!(
+        rec2["reason"]
+            .as_str()
+            .unwrap()
+            .contains("below the trigger"),
+        "{again:?}"
+    );
+    assert_eq!(rec2["written"], false);
+    assert_eq!(read(&f), after, "second run wrote something");
+}
+
+#[test]
+fn table_output_on_a_pipe_names_the_action() {
+    let env = TestEnv::new();
+    env.copy_fixture("incident-northwind.jsonl");
+    let out = env.mf(&[
+        "compact",
+        "incident-northwind.jsonl",
+        "--model",
+        "extractive",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.contains("folded"), "{out:?}");
+    assert!(out.stdout.contains("msg-summary-1-"), "{out:?}");
+    assert!(
+        out.stderr.is_empty(),
+        "stderr should be quiet on success: {out:?}"
+    );
+}
+
+#[test]
+fn output_leaves_input_untouched_and_writes_input_plus_new_lines() {
+    let env = TestEnv::new();
+    let f = env.copy_fixture("incident-northwind.jsonl");
+    let before = read(&f);
+    let out = env.mf(&[
+        "compact",
+        "incident-northwind.jsonl",
+        "--model",
+        "extractive",
+        "--output",
+        "out/compacted.jsonl",
+    ]);
+    assert_ne!(
+        out.code, 0,
+        "a missing output directory is an error: {out:?}"
+    );
+    std::fs::create_dir(env.path("out")).unwrap();
+    let out = env.mf(&[
+        "compact",
+        "incident-northwind.jsonl",
+        "--model",
+        "extractive",
+        "--output",
+        "out/compacted.jsonl",
+        "--json",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(read(&f), before, "input must be untouched");
+    let copy = read(&env.path("out/compacted.jsonl"));
+    assert_eq!(&copy[..before.len()], &before[..]);
+    assert_eq!(
+        json_lines(std::str::from_utf8(&copy[before.len()..]).unwrap()).len(),
+        2
+    );
+    assert_eq!(json_lines(&out.stdout)[0]["output"], "out/compacted.jsonl");
+    // Recall of the copy holds the summary.
+    let recall = env.mf(&["recall", "out/compacted.jsonl"]);
+    assert!(
+        recall.stdout.contains("[summary of earlier turns"),
+        "{recall:?}"
+    );
+}
+
+#[test]
+fn dry_run_plans_without_writing() {
+    let env = TestEnv::new();
+    let f = env.copy_fixture("incident-northwind.jsonl");
+    let before = read(&f);
+    let out = env.mf(&[
+        "compact",
+        "incident-northwind.jsonl",
+        "--model",
+        "extractive",
+        "--dry-run",
+        "--json",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let rec = &json_lines(&out.stdout)[0];
+    assert_eq!(rec["action"], "planned");
+    assert_eq!(rec["written"], false);
+    assert!(rec["span"]["entryCount"].as_u64().unwrap() > 10);
+    assert_eq!(read(&f), before);
+}
+
+#[test]
+fn several_files_each_get_a_record() {
+    let env = TestEnv::new();
+    env.copy_fixture("incident-northwind.jsonl");
+    env.write("short.jsonl", &conversation(2));
+    let out = env.mf(&[
+        "compact",
+        "incident-northwind.jsonl",
+        "short.jsonl",
+        "--model",
+        "extractive",
+        "--json",
+        "-j",
+        "2",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let recs = json_lines(&out.stdout);
+    assert_eq!(recs.len(), 2);
+    assert_eq!(recs[0]["file"], "incident-northwind.jsonl");
+    assert_eq!(recs[0]["action"], "folded");
+    assert_eq!(recs[1]["file"], "short.jsonl");
+    assert_eq!(recs[1]["action"], "skipped");
+}
+
+#[test]
+fn one_bad_file_among_several_fails_the_run_but_not_the_others() {
+    let env = TestEnv::new();
+    let good = env.copy_fixture("incident-northwind.jsonl");
+    env.write(
+        "bad.jsonl",
+        "{\"role\":\"user\",\"content\":\"hi\"}\nnot json\n",
+    );
+    let before = read(&good);
+    let out = env.mf(&[
+        "compact",
+        "bad.jsonl",
+        "incident-northwind.jsonl",
+        "--model",
+        "extractive",
+        "--json",
+    ]);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(out.stderr.contains("bad.jsonl:2:"), "{out:?}");
+    let recs = json_lines(&out.stdout);
+    assert_eq!(recs.len(), 1);
+    assert_eq!(recs[0]["action"], "folded");
+    assert!(read(&good).len() > before.len());
+}
+
+#[test]
+fn model_is_never_defaulted() {
+    let env = TestEnv::new();
+    env.copy_fixture("incident-northwind.jsonl");
+    let out = env.mf(&["compact", "incident-northwind.jsonl"]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("--model"), "{out:?}");
+    assert!(
+        out.stderr.contains("extractive"),
+        "lists the choices: {out:?}"
+    );
+    let out = env.mf_env(
+        &["compact", "incident-northwind.jsonl", "--json"],
+        &[("MF_MODEL", "extractive")],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(json_lines(&out.stdout)[0]["model"], "extractive");
+    let out = env.mf(&[
+        "compact",
+        "incident-northwind.jsonl",
+        "--model",
+        "no-such-model",
+    ]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr.contains("unknown model `no-such-model`"),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn recent_cut_inside_a_turn_and_inside_tool_results_keeps_the_whole_turn() {
+    let env = TestEnv::new();
+    let mut s = conversation(12);
+    // Turn 13: a user request, an assistant with three parallel calls, their results, an answer.
+    s += &line(
+        "u13",
+        "user",
+        "Check the weather in Oslo, Bergen and Tromsø for 2026-12-05.",
+    );
+    s.push('\n');
+    s += &serde_json::json!({"id": "a13", "role": "assistant", "content": null, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "weather", "arguments": "{\"city\":\"Oslo\"}"}},
+        {"id": "c2", "type": "function", "function": {"name": "weather", "arguments": "{\"city\":\"Bergen\"}"}},
+        {"id": "c3", "type": "function", "function": {"name": "weather", "arguments": "{\"city\":\"Tromsø\"}"}}]}).to_string();
+    s.push('\n');
+    for (c, t) in [("c1", "-3C snow"), ("c2", "4C rain"), ("c3", "-9C clear")] {
+        s += &serde_json::json!({"id": format!("r{c}"), "role": "tool", "tool_call_id": c, "name": "weather", "content": t}).to_string();
+        s.push('\n');
+    }
+    s += &line(
+        "a13b",
+        "assistant",
+        "Oslo -3C with snow, Bergen 4C with rain, Tromsø -9C and clear.",
+    );
+    s.push('\n');
+    let f = env.write("tools.jsonl", &s);
+    // --recent 3 lands on `rc2`, inside the results of a13's calls.
+    let out = env.mf(&[
+        "compact",
+        "tools.jsonl",
+        "--model",
+        "extractive",
+        "--recent",
+        "3",
+        "--json",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let rec = &json_lines(&out.stdout)[0];
+    assert_eq!(rec["action"], "folded", "{out:?}");
+    let covered: Vec<&str> = rec["span"]["coveredIds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    for id in ["u13", "a13", "rc1", "rc2", "rc3", "a13b"] {
+        assert!(
+            !covered.contains(&id),
+            "{id} of the cut turn was folded: {covered:?}"
+        );
+    }
+    assert_eq!(covered.last(), Some(&"a12"));
+    assert_eq!(rec["span"]["toTurn"], 12);
+    assert_eq!(rec["verbatim"]["toTurn"], 13);
+    let verbatim: Vec<&str> = rec["verbatim"]["ids"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(verbatim, ["sys", "u13", "a13", "rc1", "rc2", "rc3", "a13b"]);
+    // The recall keeps call and results together.
+    let recall = json_lines(&env.mf(&["recall", "tools.jsonl"]).stdout);
+    let roles: Vec<&str> = recall.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(
+        roles,
+        [
+            "system",
+            "system",
+            "user",
+            "assistant",
+            "tool",
+            "tool",
+            "tool",
+            "assistant"
+        ]
+    );
+    let _ = f;
+}
+
+#[test]
+fn unterminated_last_line_gets_a_newline_before_the_append() {
+    let env = TestEnv::new();
+    let mut s = conversation(12);
+    s.pop(); // drop the final newline: the last line is complete JSON without one
+    let f = env.write("unterminated.jsonl", &s);
+    let out = env.mf(&[
+        "compact",
+        "unterminated.jsonl",
+        "--model",
+        "extractive",
+        "--json",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let after = String::from_utf8(read(&f)).unwrap();
+    assert!(after.starts_with(&s));
+    assert_eq!(&after[s.len()..s.len() + 1], "\n");
+    assert_eq!(file_lines(&f).len(), 25 + 2);
+}
+
+#[test]
+fn size_window_folds_only_the_newest_entries() {
+    let env = TestEnv::new();
+    env.write("c.jsonl", &conversation(15));
+    let out = env.mf(&[
+        "compact",
+        "c.jsonl",
+        "--model",
+        "extractive",
+        "--size",
+        "12",
+        "--recent",
+        "4",
+        "--json",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let rec = &json_lines(&out.stdout)[0];
+    assert_eq!(rec["action"], "folded", "{out:?}");
+    let covered: Vec<&str> = rec["span"]["coveredIds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    // 30 candidates; window = newest 12 → starts at u10; tail = last 4 → u14..a15.
+    assert_eq!(
+        covered,
+        ["u10", "a10", "u11", "a11", "u12", "a12", "u13", "a13"]
+    );
+    // Entries before the window stay verbatim in recall, after the summary.
+    let recall = json_lines(&env.mf(&["recall", "c.jsonl"]).stdout);
+    assert_eq!(recall.len(), 1 + 18 + 1 + 4);
+}

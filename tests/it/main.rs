@@ -1,0 +1,11 @@
+//! One integration binary: the real `mf` on fixture files in temp dirs, and the library's compact
+//! pipeline with test summarizers.
+
+mod cli;
+mod compact;
+mod errors;
+mod expand;
+mod explain;
+mod pipeline;
+mod recall;
+mod util;

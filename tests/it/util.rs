@@ -1,0 +1,145 @@
+//! Test harness: a temp dir, fixture copies, the real `mf` binary with a scrubbed environment,
+//! and small transcript builders.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+pub struct TestEnv {
+    pub dir: tempfile::TempDir,
+}
+
+pub struct Output {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl std::fmt::Debug for Output {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "exit {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+            self.code, self.stdout, self.stderr
+        )
+    }
+}
+
+pub fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name)
+}
+
+impl TestEnv {
+    pub fn new() -> Self {
+        Self {
+            dir: tempfile::tempdir().expect("a temp dir"),
+        }
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// Copy a committed fixture into the temp dir.
+    pub fn copy_fixture(&self, name: &str) -> PathBuf {
+        let dest = self.path(name);
+        std::fs::copy(fixture(name), &dest).expect("copy fixture");
+        let mut perms = std::fs::metadata(&dest).unwrap().permissions();
+        #[allow(clippy::permissions_set_readonly_false)]
+        perms.set_readonly(false);
+        std::fs::set_permissions(&dest, perms).unwrap();
+        dest
+    }
+
+    pub fn write(&self, name: &str, text: &str) -> PathBuf {
+        let p = self.path(name);
+        std::fs::write(&p, text).expect("write");
+        p
+    }
+
+    /// Run `mf` with only the given environment.
+    pub fn mf(&self, args: &[&str]) -> Output {
+        self.mf_env(args, &[])
+    }
+
+    pub fn mf_env(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+        let mut cmd = self.command(args, env);
+        let out = cmd.output().expect("run mf");
+        Output {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8(out.stdout).expect("utf-8 stdout"),
+            stderr: String::from_utf8(out.stderr).expect("utf-8 stderr"),
+        }
+    }
+
+    pub fn command(&self, args: &[&str], env: &[(&str, &str)]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_mf"));
+        cmd.args(args)
+            .current_dir(self.dir.path())
+            .env_clear()
+            .stdin(Stdio::null());
+        if let Ok(path) = std::env::var("PATH") {
+            cmd.env("PATH", path);
+        }
+        cmd.env("NO_COLOR", "1");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd
+    }
+}
+
+pub fn read(p: &Path) -> Vec<u8> {
+    std::fs::read(p).expect("read file")
+}
+
+pub fn sha(bytes: &[u8]) -> u64 {
+    mf::fingerprint::fnv1a64(bytes)
+}
+
+/// One chat line.
+pub fn line(id: &str, role: &str, content: &str) -> String {
+    serde_json::json!({"id": id, "role": role, "content": content}).to_string()
+}
+
+/// A plain conversation of `turns` user/assistant pairs with ids `u{n}` / `a{n}`, after a system line.
+pub fn conversation(turns: usize) -> String {
+    let mut s = line("sys", "system", "You are a helpful travel planner.") + "\n";
+    for n in 1..=turns {
+        s += &line(
+            &format!("u{n}"),
+            "user",
+            &format!(
+                "Question {n}: what about the hotel in city number {n}? I need it booked for {n} nights starting 2026-12-{:02}.",
+                n % 28 + 1
+            ),
+        );
+        s.push('\n');
+        s += &line(
+            &format!("a{n}"),
+            "assistant",
+            &format!(
+                "Answer {n}: Hotel Aurora {n} in city {n} costs ${} a night; I booked {n} nights under confirmation ABC-{n:04}. Breakfast is included and checkout is at 11:00.",
+                100 + n
+            ),
+        );
+        s.push('\n');
+    }
+    s
+}
+
+/// Parse stdout as JSON lines.
+pub fn json_lines(s: &str) -> Vec<serde_json::Value> {
+    s.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
+/// The parsed lines of a transcript file.
+pub fn file_lines(p: &Path) -> Vec<serde_json::Value> {
+    json_lines(&String::from_utf8(read(p)).unwrap())
+}
