@@ -12,7 +12,7 @@
 //! | `reason` | string | why, in words |
 //! | `model` | string \| null | the summarizer (null when no call was considered) |
 //! | `span` | object \| null | what folded or would fold: `fromTurn`, `toTurn`, `entryCount`, `originalCount`, `coveredIds`, `chars`, `tokens` |
-//! | `verbatim` | object | what stays verbatim: `entryCount`, `fromTurn`, `toTurn` (null when empty), `ids` |
+//! | `verbatim` | object | what stays verbatim: `entryCount`, `preambleCount` (system lines before the first user message, never folded), `fromTurn`, `toTurn` (of the rest; null when none), `ids` |
 //! | `summary` | object \| null | the summary written or judged: `id`, `chars`, `tokens` |
 //! | `usage` | object \| null | tokens the summarizer reported: `inputTokens`, `outputTokens` |
 //! | `before`, `after` | object | the recall view before and after: `chars`, `tokens` (estimated, 4 chars a token) |
@@ -90,6 +90,8 @@ impl SpanRecord {
 #[serde(rename_all = "camelCase")]
 pub struct VerbatimRecord {
     pub entry_count: usize,
+    /// Of those, entries of the preamble (system messages before the first user message).
+    pub preamble_count: usize,
     pub from_turn: Option<u64>,
     pub to_turn: Option<u64>,
     pub ids: Vec<String>,
@@ -97,11 +99,16 @@ pub struct VerbatimRecord {
 
 impl VerbatimRecord {
     pub fn of(ledger: &Ledger<'_>, items: &[Item]) -> Self {
-        let turns = items.iter().map(|&it| ledger.item_turns(it));
+        let preamble_count = items.iter().filter(|&&it| ledger.is_preamble(it)).count();
+        let turns = items
+            .iter()
+            .filter(|&&it| !ledger.is_preamble(it))
+            .map(|&it| ledger.item_turns(it));
         let from = turns.clone().map(|t| t.0).min();
         let to = turns.map(|t| t.1).max();
         Self {
             entry_count: items.len(),
+            preamble_count,
             from_turn: from,
             to_turn: to,
             ids: items

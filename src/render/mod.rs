@@ -184,16 +184,22 @@ pub fn decision_table(ui: &Ui, r: &DecisionRecord) -> String {
             format!("{} in · {} out tokens", u.input_tokens, u.output_tokens),
         ]);
     }
-    t.add_row(vec![
-        "context".to_string(),
+    let context = if r.before == r.after {
+        format!(
+            "{} chars (~{} tokens), unchanged",
+            thousands(r.before.chars),
+            thousands(r.before.tokens)
+        )
+    } else {
         format!(
             "{} → {} chars (~{} → ~{} tokens)",
             thousands(r.before.chars),
             thousands(r.after.chars),
             thousands(r.before.tokens),
             thousands(r.after.tokens)
-        ),
-    ]);
+        )
+    };
+    t.add_row(vec!["context".to_string(), context]);
     let written = match (r.written, &r.output) {
         (true, Some(out)) => format!("yes: {} line(s) in {out}", r.lines_appended),
         (true, None) => format!("yes: {} line(s) appended", r.lines_appended),
