@@ -31,6 +31,9 @@ _mf() {
             mf,help)
                 cmd="mf__subcmd__help"
                 ;;
+            mf,models)
+                cmd="mf__subcmd__models"
+                ;;
             mf,recall)
                 cmd="mf__subcmd__recall"
                 ;;
@@ -49,6 +52,9 @@ _mf() {
             mf__subcmd__help,help)
                 cmd="mf__subcmd__help__subcmd__help"
                 ;;
+            mf__subcmd__help,models)
+                cmd="mf__subcmd__help__subcmd__models"
+                ;;
             mf__subcmd__help,recall)
                 cmd="mf__subcmd__help__subcmd__recall"
                 ;;
@@ -59,12 +65,16 @@ _mf() {
 
     case "${cmd}" in
         mf)
-            opts="-q -h -V --quiet --no-progress --help --version compact recall expand explain completions help"
+            opts="-q -v -h -V --quiet --no-progress --verbose --config --help --version compact recall expand explain models completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -73,7 +83,7 @@ _mf() {
             return 0
             ;;
         mf__subcmd__compact)
-            opts="-m -o -j -q -h --model --recent --size --trigger --min-fold --system-prompt --dry-run --output --json --jobs --quiet --no-progress --help"
+            opts="-m -o -j -q -v -h --model --recent --size --trigger --min-fold --system-prompt --dry-run --output --json --jobs --base-url --timeout --retries --temperature --seed --max-output-tokens --anthropic-version --agent-model --allow-same-model --allow-insecure-http --price-in --price-out --max-cost --debug-bodies --quiet --no-progress --verbose --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -123,6 +133,54 @@ _mf() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --temperature)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --seed)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-output-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --anthropic-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent-model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --price-in)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --price-out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-cost)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -131,12 +189,16 @@ _mf() {
             return 0
             ;;
         mf__subcmd__completions)
-            opts="-q -h --quiet --no-progress --help bash elvish fish powershell zsh"
+            opts="-q -v -h --quiet --no-progress --verbose --config --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -145,7 +207,7 @@ _mf() {
             return 0
             ;;
         mf__subcmd__expand)
-            opts="-q -h --deep --restore --format --quiet --no-progress --help"
+            opts="-q -v -h --deep --restore --format --quiet --no-progress --verbose --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -153,6 +215,10 @@ _mf() {
             case "${prev}" in
                 --format)
                     COMPREPLY=($(compgen -W "jsonl text" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -163,7 +229,7 @@ _mf() {
             return 0
             ;;
         mf__subcmd__explain)
-            opts="-q -h --recent --size --trigger --min-fold --json --quiet --no-progress --help"
+            opts="-q -v -h --recent --size --trigger --min-fold --json --quiet --no-progress --verbose --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -185,6 +251,10 @@ _mf() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -193,7 +263,7 @@ _mf() {
             return 0
             ;;
         mf__subcmd__help)
-            opts="compact recall expand explain completions help"
+            opts="compact recall expand explain models completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -276,6 +346,20 @@ _mf() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mf__subcmd__help__subcmd__models)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mf__subcmd__help__subcmd__recall)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -290,8 +374,26 @@ _mf() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mf__subcmd__models)
+            opts="-q -v -h --json --quiet --no-progress --verbose --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mf__subcmd__recall)
-            opts="-q -h --format --budget --quiet --no-progress --help"
+            opts="-q -v -h --format --budget --quiet --no-progress --verbose --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -302,6 +404,10 @@ _mf() {
                     return 0
                     ;;
                 --budget)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -25,20 +25,37 @@ pub struct Cli {
     /// Never draw progress bars (they are only drawn on a terminal anyway; also MF_NO_PROGRESS=1)
     #[arg(long, global = true)]
     pub no_progress: bool,
+
+    /// Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
+
+    /// Config file [default: $XDG_CONFIG_HOME/mf/config.toml]
+    #[arg(long, global = true, value_name = "PATH")]
+    pub config: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Fold older turns into a summary and append it, printing the decision record
-    Compact(CompactArgs),
+    Compact(Box<CompactArgs>),
     /// Print what a model should see now: standing summaries and the turns they do not cover
     Recall(RecallArgs),
     /// Print the originals behind a summary; `--restore` retracts the summary
     Expand(ExpandArgs),
     /// Show every decision recorded in the file, suspicious lines, and what `compact` would do now
     Explain(ExplainArgs),
+    /// List the summarizer models mf knows: aliases, providers, ids, context sizes and prices
+    Models(ModelsArgs),
     /// Print a shell completion script to stdout
     Completions(CompletionsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ModelsArgs {
+    /// Print as JSON
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// The fold policy flags, shared by `compact` and `explain`.
@@ -94,6 +111,70 @@ pub struct CompactArgs {
     /// Files compacted at once
     #[arg(short = 'j', long, value_name = "N", default_value_t = 4)]
     pub jobs: usize,
+
+    #[command(flatten)]
+    pub provider: ProviderArgs,
+}
+
+/// How to reach and pay for a summarizer model.
+#[derive(Debug, Args, Clone, Default)]
+#[command(next_help_heading = "Summarizer model")]
+pub struct ProviderArgs {
+    /// API base URL (beats ANTHROPIC_BASE_URL / OPENAI_BASE_URL; required for openai-compatible:NAME; or MF_BASE_URL)
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+
+    /// Seconds one request may take, connect to last byte [default: 120]
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+
+    /// Retries after a failed attempt (connection errors, timeouts, 408, 409, 429, 5xx) [default: 2]
+    #[arg(long, value_name = "N")]
+    pub retries: Option<u32>,
+
+    /// Sampling temperature (sent only when given)
+    #[arg(long, value_name = "T")]
+    pub temperature: Option<f64>,
+
+    /// Seed for OpenAI-style servers that honour it (with --temperature 0 for repeatable output)
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+
+    /// Cap on the summary's output tokens [default: sized to the span]
+    #[arg(long, value_name = "N")]
+    pub max_output_tokens: Option<u32>,
+
+    /// `anthropic-version` header
+    #[arg(long, value_name = "DATE", default_value = "2023-06-01")]
+    pub anthropic_version: String,
+
+    /// The model that wrote the conversation, when the file does not record it
+    #[arg(long, value_name = "MODEL")]
+    pub agent_model: Option<String>,
+
+    /// Allow the summarizer to be the conversation's own model (billed at its price)
+    #[arg(long)]
+    pub allow_same_model: bool,
+
+    /// Allow sending a key over plain http:// to a host that is not loopback
+    #[arg(long)]
+    pub allow_insecure_http: bool,
+
+    /// Input price in USD per million tokens (overrides the table)
+    #[arg(long, value_name = "USD")]
+    pub price_in: Option<f64>,
+
+    /// Output price in USD per million tokens (overrides the table)
+    #[arg(long, value_name = "USD")]
+    pub price_out: Option<f64>,
+
+    /// Refuse to start calls whose estimated total cost exceeds USD
+    #[arg(long, value_name = "USD")]
+    pub max_cost: Option<f64>,
+
+    /// With -v, also print request and response bodies (they hold the transcript; keys stay redacted)
+    #[arg(long)]
+    pub debug_bodies: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

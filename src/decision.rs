@@ -16,6 +16,7 @@
 //! | `summary` | object \| null | the summary written or judged: `id`, `chars`, `tokens` |
 //! | `usage` | object \| null | tokens the summarizer reported: `inputTokens`, `outputTokens` |
 //! | `before`, `after` | object | the recall view before and after: `chars`, `tokens` (estimated, 4 chars a token) |
+//! | `cost` | object \| null | `usd` and `estimated` (true when from mf's token estimate, false when from reported usage); null when no price is known or nothing was called |
 //! | `written` | bool | whether anything was appended (a summary, or a decline record) |
 //! | `linesAppended` | number | lines appended to the file (or to `output`) |
 //! | `output` | string \| null | the `--output` path written, if any |
@@ -142,7 +143,7 @@ impl From<Usage> for UsageRecord {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DecisionRecord {
     pub file: String,
@@ -155,9 +156,26 @@ pub struct DecisionRecord {
     pub usage: Option<UsageRecord>,
     pub before: Size,
     pub after: Size,
+    pub cost: Option<CostRecord>,
     pub written: bool,
     pub lines_appended: usize,
     pub output: Option<String>,
+}
+
+/// What a call cost (or would cost), from the price table or `--price-in` / `--price-out`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CostRecord {
+    pub usd: f64,
+    /// True when computed from mf's estimate of the tokens rather than the provider's usage.
+    pub estimated: bool,
+}
+
+impl CostRecord {
+    pub fn of(price: (f64, f64), input_tokens: u64, output_tokens: u64, estimated: bool) -> Self {
+        let usd = (input_tokens as f64 * price.0 + output_tokens as f64 * price.1) / 1_000_000.0;
+        Self { usd, estimated }
+    }
 }
 
 impl DecisionRecord {
@@ -180,6 +198,7 @@ impl DecisionRecord {
             usage: None,
             before: view,
             after: view,
+            cost: None,
             written: false,
             lines_appended: 0,
             output: None,

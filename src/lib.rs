@@ -16,6 +16,8 @@ pub mod error;
 pub mod exit_status;
 pub mod fingerprint;
 pub mod fold;
+pub mod http;
+pub mod model;
 pub mod render;
 pub mod settings;
 pub mod summarizer;
@@ -30,25 +32,23 @@ use crate::commands::compact::{self, Compaction, system_now_ms};
 use crate::error::{MfError, classify, hints};
 use crate::exit_status::ExitStatus;
 use crate::render::Ui;
-use crate::settings::{CompactSettings, ModelChoice, UiSettings};
-use crate::summarizer::{Extractive, Summarizer};
+use crate::settings::{CompactSettings, UiSettings};
 
 /// Run one command line. Errors that end the whole run come back as `Err`; per-file errors of a
 /// multi-file `compact` are printed here and folded into the exit status.
 pub fn run(cli: Cli) -> Result<ExitStatus> {
-    let ui = Ui::new(UiSettings::resolve(cli.quiet, cli.no_progress));
+    let ui = Ui::new(UiSettings::resolve(cli.quiet, cli.no_progress, cli.verbose));
+    let config = cli.config.as_deref();
     match cli.command {
         Command::Compact(args) => {
-            let settings = CompactSettings::resolve(args)?;
-            let summarizer: Arc<dyn Summarizer> = match settings.model {
-                ModelChoice::Extractive => Arc::new(Extractive),
-            };
+            let settings = CompactSettings::resolve(*args, config)?;
+            let summarizer = compact::summarizer_for(&settings, ui)?;
             let ctx = Arc::new(Compaction {
                 summarizer,
                 now_ms: system_now_ms,
                 ui,
             });
-            let results = block_on_interruptible(compact::run(&settings, ctx))?;
+            let results = block_on_interruptible(compact::run(&settings, ctx))??;
             let mut status = ExitStatus::Success;
             let mut records = Vec::new();
             let single = results.len() == 1;
@@ -68,7 +68,12 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
         Command::Recall(args) => commands::recall::recall(&args, &ui).map(|()| ExitStatus::Success),
         Command::Expand(args) => commands::expand::expand(&args, &ui).map(|()| ExitStatus::Success),
         Command::Explain(args) => {
-            commands::explain::explain(&args, &ui).map(|()| ExitStatus::Success)
+            let config = settings::load_config(config)?;
+            commands::explain::explain(&args, &config, &ui).map(|()| ExitStatus::Success)
+        }
+        Command::Models(args) => {
+            commands::models::models(args.json, &ui)?;
+            Ok(ExitStatus::Success)
         }
         Command::Completions(args) => {
             commands::completions::completions(&args)?;

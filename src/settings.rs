@@ -1,24 +1,45 @@
-//! `Settings`: flags, environment and files resolved into what each command needs. The only
-//! module that reads the environment.
+//! `Settings`: flags, environment and the config file resolved into what each command needs.
+//! The only module that reads the environment. Precedence: flags beat env, env beats the file.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
-use crate::cli::{CompactArgs, PolicyArgs};
+use secrecy::SecretString;
+use serde::Deserialize;
+
+use crate::cli::{CompactArgs, PolicyArgs, ProviderArgs};
 use crate::error::MfError;
 use crate::fold::FoldPolicy;
-use crate::summarizer::extractive;
+use crate::http::HttpSettings;
+use crate::model::{self, ModelRef, Provider};
+use crate::summarizer::{RemoteConfig, anthropic, openai};
 
 /// Environment variables mf reads.
 pub mod env_vars {
     /// The summarizer model when `--model` is not given.
     pub const MF_MODEL: &str = "MF_MODEL";
+    /// The base URL when `--base-url` is not given (any provider; required for openai-compatible).
+    pub const MF_BASE_URL: &str = "MF_BASE_URL";
+    /// The key for an openai-compatible server, if it needs one.
+    pub const MF_API_KEY: &str = "MF_API_KEY";
+    /// `--recent` and `--timeout` defaults.
+    pub const MF_RECENT: &str = "MF_RECENT";
+    pub const MF_TIMEOUT: &str = "MF_TIMEOUT";
     /// Set to anything but `0` to never draw progress bars.
     pub const MF_NO_PROGRESS: &str = "MF_NO_PROGRESS";
+    pub const ANTHROPIC_API_KEY: &str = "ANTHROPIC_API_KEY";
+    pub const ANTHROPIC_BASE_URL: &str = "ANTHROPIC_BASE_URL";
+    pub const OPENAI_API_KEY: &str = "OPENAI_API_KEY";
+    pub const OPENAI_BASE_URL: &str = "OPENAI_BASE_URL";
+    pub const XDG_CONFIG_HOME: &str = "XDG_CONFIG_HOME";
+    pub const HOME: &str = "HOME";
 }
 
+use env_vars as ev;
+
 fn var(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.is_empty())
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
 
 /// How mf talks to the person at the terminal.
@@ -28,55 +49,91 @@ pub struct UiSettings {
     /// Progress bars: only on a terminal, never when asked not to.
     pub progress: bool,
     pub stdout_is_terminal: bool,
+    /// `-v`: request metadata on stderr.
+    pub verbose: bool,
 }
 
 impl UiSettings {
-    pub fn resolve(quiet: bool, no_progress: bool) -> Self {
-        let env_off = var(env_vars::MF_NO_PROGRESS).is_some_and(|v| v != "0");
+    pub fn resolve(quiet: bool, no_progress: bool, verbose: bool) -> Self {
+        let env_off = var(ev::MF_NO_PROGRESS).is_some_and(|v| v != "0");
         Self {
             quiet,
-            progress: !quiet && !no_progress && !env_off && std::io::stderr().is_terminal(),
+            progress: !quiet
+                && !verbose
+                && !no_progress
+                && !env_off
+                && std::io::stderr().is_terminal(),
             stdout_is_terminal: std::io::stdout().is_terminal(),
+            verbose,
         }
     }
 }
 
-/// The summarizer a command will use.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ModelChoice {
-    Extractive,
+/// `config.toml`: defaults below flags and env.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    pub model: Option<String>,
+    pub base_url: Option<String>,
+    pub recent: Option<usize>,
+    pub timeout: Option<f64>,
+    pub retries: Option<u32>,
+    pub trigger: Option<usize>,
+    pub min_fold: Option<usize>,
 }
 
-impl ModelChoice {
-    pub fn name(&self) -> &str {
-        match self {
-            ModelChoice::Extractive => extractive::NAME,
+/// Read the config file: `--config PATH` (must exist), else `$XDG_CONFIG_HOME/mf/config.toml`
+/// or `~/.config/mf/config.toml` (used when present).
+pub fn load_config(explicit: Option<&Path>) -> Result<ConfigFile, MfError> {
+    let (path, required) = match explicit {
+        Some(p) => (p.to_path_buf(), true),
+        None => {
+            let base = var(ev::XDG_CONFIG_HOME)
+                .map(PathBuf::from)
+                .or_else(|| var(ev::HOME).map(|h| PathBuf::from(h).join(".config")));
+            match base {
+                Some(b) => (b.join("mf").join("config.toml"), false),
+                None => return Ok(ConfigFile::default()),
+            }
         }
-    }
-}
-
-const MODEL_CHOICES: &str = "extractive (built-in, offline, no key)";
-
-/// Resolve the model: `--model`, else `MF_MODEL`; never a default.
-pub fn resolve_model(flag: Option<&str>) -> Result<ModelChoice, MfError> {
-    let name = flag.map(str::to_string).or_else(|| var(env_vars::MF_MODEL));
-    let Some(name) = name else {
-        return Err(MfError::usage(
-            "no summarizer model named: pass `--model MODEL` or set MF_MODEL (mf never picks one for you)",
-            Some(format!("available: {MODEL_CHOICES}")),
-        ));
     };
-    match name.trim() {
-        extractive::NAME => Ok(ModelChoice::Extractive),
-        other => Err(MfError::usage(
-            format!("unknown model `{other}`"),
-            Some(format!("available: {MODEL_CHOICES}")),
-        )),
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if !required && e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(ConfigFile::default());
+        }
+        Err(e) => {
+            return Err(MfError::refused(
+                format!("cannot read config file `{}`: {e}", path.display()),
+                None,
+            ));
+        }
+    };
+    toml::from_str(&text).map_err(|e| {
+        MfError::refused(
+            format!(
+                "config file `{}` is not valid: {}",
+                path.display(),
+                e.message()
+            ),
+            Some("known keys: model, base_url, recent, timeout, retries, trigger, min_fold".into()),
+        )
+    })
+}
+
+fn parse_env<T: std::str::FromStr>(name: &str) -> Result<Option<T>, MfError> {
+    match var(name) {
+        None => Ok(None),
+        Some(v) => v
+            .trim()
+            .parse()
+            .map(Some)
+            .map_err(|_| MfError::usage(format!("{name}={v} is not a valid value"), None)),
     }
 }
 
-/// Resolve the policy flags over their defaults.
-pub fn resolve_policy(args: &PolicyArgs) -> Result<FoldPolicy, MfError> {
+/// Resolve the policy flags over env, the config file and the defaults.
+pub fn resolve_policy(args: &PolicyArgs, config: &ConfigFile) -> Result<FoldPolicy, MfError> {
     let d = FoldPolicy::default();
     let PolicyArgs {
         recent,
@@ -84,13 +141,62 @@ pub fn resolve_policy(args: &PolicyArgs) -> Result<FoldPolicy, MfError> {
         trigger,
         min_fold,
     } = args.clone();
+    let recent = match recent {
+        Some(r) => r,
+        None => parse_env(ev::MF_RECENT)?
+            .or(config.recent)
+            .unwrap_or(d.recent),
+    };
     FoldPolicy::new(
-        recent.unwrap_or(d.recent),
+        recent,
         size,
-        trigger.unwrap_or(d.trigger),
-        min_fold.unwrap_or(d.min_fold),
+        trigger.or(config.trigger).unwrap_or(d.trigger),
+        min_fold.or(config.min_fold).unwrap_or(d.min_fold),
     )
     .map_err(|e| MfError::usage(e.to_string(), None))
+}
+
+/// The summarizer a command will use.
+#[derive(Debug, Clone)]
+pub enum ModelChoice {
+    Extractive,
+    Remote(Box<RemoteConfig>),
+}
+
+impl ModelChoice {
+    pub fn label(&self) -> String {
+        match self {
+            ModelChoice::Extractive => crate::summarizer::extractive::NAME.to_string(),
+            ModelChoice::Remote(r) => r.model.label(),
+        }
+    }
+}
+
+/// Resolve the model name: `--model`, else `MF_MODEL`, else the config file; never a default.
+pub fn resolve_model_name(flag: Option<&str>, config: &ConfigFile) -> Result<ModelRef, MfError> {
+    let name = flag
+        .map(str::to_string)
+        .or_else(|| var(ev::MF_MODEL))
+        .or_else(|| config.model.clone());
+    let Some(name) = name else {
+        return Err(MfError::usage(
+            "no summarizer model named: pass `--model MODEL` or set MF_MODEL (mf never picks one for you)",
+            Some(format!("choices: {}", model::choices())),
+        ));
+    };
+    model::resolve(&name).map_err(|e| {
+        MfError::usage(
+            e.to_string(),
+            Some(format!("choices: {}", model::choices())),
+        )
+    })
+}
+
+fn is_loopback(host: &str) -> bool {
+    let h = host.trim_start_matches('[').trim_end_matches(']');
+    h.eq_ignore_ascii_case("localhost")
+        || h.parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
 
 /// Everything `compact` needs.
@@ -105,10 +211,17 @@ pub struct CompactSettings {
     pub output: Option<PathBuf>,
     pub json: bool,
     pub jobs: usize,
+    pub http: HttpSettings,
+    /// USD per million input and output tokens, when known.
+    pub price: Option<(f64, f64)>,
+    pub max_cost: Option<f64>,
+    pub agent_model: Option<String>,
+    pub allow_same_model: bool,
+    pub debug_bodies: bool,
 }
 
 impl CompactSettings {
-    pub fn resolve(args: CompactArgs) -> Result<Self, MfError> {
+    pub fn resolve(args: CompactArgs, config_path: Option<&Path>) -> Result<Self, MfError> {
         let CompactArgs {
             files,
             model,
@@ -118,9 +231,27 @@ impl CompactSettings {
             output,
             json,
             jobs,
+            provider,
         } = args;
-        let model = resolve_model(model.as_deref())?;
-        let policy = resolve_policy(&policy)?;
+        let ProviderArgs {
+            base_url,
+            timeout,
+            retries,
+            temperature,
+            seed,
+            max_output_tokens,
+            anthropic_version,
+            agent_model,
+            allow_same_model,
+            allow_insecure_http,
+            price_in,
+            price_out,
+            max_cost,
+            debug_bodies,
+        } = provider;
+        let config = load_config(config_path)?;
+        let model_ref = resolve_model_name(model.as_deref(), &config)?;
+        let policy = resolve_policy(&policy, &config)?;
         let instruction = match system_prompt {
             None => None,
             Some(p) => {
@@ -154,6 +285,49 @@ impl CompactSettings {
                 None,
             ));
         }
+
+        let timeout = match timeout {
+            Some(t) => t,
+            None => parse_env(ev::MF_TIMEOUT)?
+                .or(config.timeout)
+                .unwrap_or(120.0),
+        };
+        if !(timeout.is_finite() && timeout > 0.0) {
+            return Err(MfError::usage(
+                "`--timeout` must be a positive number of seconds",
+                None,
+            ));
+        }
+        let http = HttpSettings {
+            timeout: Duration::from_secs_f64(timeout),
+            retries: retries.or(config.retries).unwrap_or(2),
+            ..HttpSettings::default()
+        };
+
+        let table_price = model_ref.row.map(|r| (r.price_in, r.price_out));
+        let price = match (price_in, price_out, table_price) {
+            (Some(i), Some(o), _) => Some((i, o)),
+            (Some(i), None, Some((_, o))) | (None, Some(o), Some((i, _))) => Some((i, o)),
+            (None, None, t) => t,
+            (Some(i), None, None) => Some((i, 0.0)),
+            (None, Some(o), None) => Some((0.0, o)),
+        };
+
+        let model = if model_ref.provider == Provider::Builtin {
+            ModelChoice::Extractive
+        } else {
+            ModelChoice::Remote(Box::new(remote(
+                model_ref,
+                base_url,
+                &config,
+                temperature,
+                seed,
+                max_output_tokens,
+                anthropic_version,
+                allow_insecure_http,
+                dry_run,
+            )?))
+        };
         Ok(Self {
             files,
             model,
@@ -163,16 +337,134 @@ impl CompactSettings {
             output,
             json,
             jobs,
+            http,
+            price,
+            max_cost,
+            agent_model,
+            allow_same_model,
+            debug_bodies,
         })
     }
 
     /// Where the compacted copy of `file` goes, when `--output` is given.
-    pub fn output_for(&self, file: &std::path::Path) -> Option<PathBuf> {
+    pub fn output_for(&self, file: &Path) -> Option<PathBuf> {
         let out = self.output.as_ref()?;
         if out.is_dir() {
             Some(out.join(file.file_name().unwrap_or_default()))
         } else {
             Some(out.clone())
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn remote(
+    model: ModelRef,
+    base_url_flag: Option<String>,
+    config: &ConfigFile,
+    temperature: Option<f64>,
+    seed: Option<u64>,
+    max_output_tokens: Option<u32>,
+    anthropic_version: String,
+    allow_insecure_http: bool,
+    dry_run: bool,
+) -> Result<RemoteConfig, MfError> {
+    let (provider_url_var, key_var, default_url) = match model.provider {
+        Provider::Anthropic => (
+            Some(ev::ANTHROPIC_BASE_URL),
+            ev::ANTHROPIC_API_KEY,
+            Some(anthropic::DEFAULT_BASE_URL),
+        ),
+        Provider::OpenAi => (
+            Some(ev::OPENAI_BASE_URL),
+            ev::OPENAI_API_KEY,
+            Some(openai::DEFAULT_BASE_URL),
+        ),
+        Provider::OpenAiCompatible | Provider::Builtin => (None, ev::MF_API_KEY, None),
+    };
+    let base_url = base_url_flag
+        .or_else(|| var(ev::MF_BASE_URL))
+        .or_else(|| provider_url_var.and_then(var))
+        .or_else(|| config.base_url.clone())
+        .or_else(|| default_url.map(str::to_string));
+    let Some(base_url) = base_url else {
+        return Err(MfError::usage(
+            format!("`{}` needs a server: pass `--base-url URL` or set MF_BASE_URL", model.label()),
+            Some("for example --base-url http://127.0.0.1:11434/v1 (Ollama) or http://127.0.0.1:8080/v1 (llama.cpp)".into()),
+        ));
+    };
+    let url = reqwest::Url::parse(&base_url)
+        .map_err(|e| MfError::usage(format!("base URL `{base_url}` is not a URL: {e}"), None))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(MfError::usage(
+            format!("base URL `{base_url}` must be http:// or https://"),
+            None,
+        ));
+    }
+
+    let key = var(key_var);
+    if key.is_none() && model.provider != Provider::OpenAiCompatible && !dry_run {
+        return Err(MfError::refused(
+            format!(
+                "{key_var} is not set; mf needs it to call {}",
+                model.label()
+            ),
+            Some(format!(
+                "export {key_var}=… (or use --dry-run to see the plan and its estimated cost without a key)"
+            )),
+        ));
+    }
+    if let Some(k) = &key {
+        if k.chars().any(char::is_control) || k.trim() != k {
+            return Err(MfError::refused(
+                format!(
+                    "{key_var} holds a control character or surrounding whitespace; fix the variable (its value is not shown)"
+                ),
+                None,
+            ));
+        }
+        let host = url.host_str().unwrap_or_default();
+        if url.scheme() == "http" && !is_loopback(host) && !allow_insecure_http {
+            return Err(MfError::refused(
+                format!("refusing to send {key_var} over plain http:// to `{host}`, which is not this machine"),
+                Some("use https://, a loopback address, or pass --allow-insecure-http if you accept the risk".into()),
+            ));
+        }
+    }
+    if temperature.is_some()
+        && model.provider == Provider::Anthropic
+        && anthropic_version.as_str() >= "2026-10-21"
+    {
+        return Err(MfError::usage(
+            format!(
+                "anthropic-version {anthropic_version} does not accept `temperature`; drop --temperature or use 2023-06-01"
+            ),
+            None,
+        ));
+    }
+    Ok(RemoteConfig {
+        model,
+        base_url,
+        key: key.map(SecretString::from),
+        key_var,
+        temperature,
+        seed,
+        anthropic_version,
+        max_output_tokens,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_loopback;
+
+    #[test]
+    fn loopback_hosts() {
+        for h in ["127.0.0.1", "127.9.9.9", "localhost", "[::1]", "::1"] {
+            assert!(is_loopback(h), "{h}");
+        }
+        for h in ["example.com", "10.0.0.1", "192.168.1.2"] {
+            assert!(!is_loopback(h), "{h}");
         }
     }
 }

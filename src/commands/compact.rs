@@ -6,13 +6,15 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use tokio::sync::Semaphore;
 
-use crate::decision::{Action, DecisionRecord, Size, SummaryRecord, UsageRecord};
+use crate::decision::{Action, CostRecord, DecisionRecord, Size, SummaryRecord, UsageRecord};
 use crate::entry::{DeclineReason, Record, RecordKind, estimate_tokens};
 use crate::error::MfError;
 use crate::fold::{self, Decision, FoldPlan, Ledger, Verdict, prompt, summary};
+use crate::http::HttpClient;
+use crate::model;
 use crate::render::Ui;
-use crate::settings::CompactSettings;
-use crate::summarizer::{Severity, Summarizer, SummaryReply};
+use crate::settings::{CompactSettings, ModelChoice};
+use crate::summarizer::{Extractive, Remote, Severity, Summarizer, SummaryReply};
 use crate::transcript::{self, Tail, Transcript, TranscriptError};
 
 /// What one compact run needs besides the settings: the summarizer and a clock.
@@ -29,9 +31,84 @@ pub fn system_now_ms() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
+/// The summarizer the settings name.
+pub fn summarizer_for(settings: &CompactSettings, ui: Ui) -> Result<Arc<dyn Summarizer>> {
+    Ok(match &settings.model {
+        ModelChoice::Extractive => Arc::new(Extractive),
+        ModelChoice::Remote(config) => {
+            let mut client =
+                HttpClient::new(settings.http.clone()).context("cannot set up the HTTP client")?;
+            if ui.verbose() {
+                client = client.with_log(
+                    Arc::new(move |line: &str| ui.log(line)),
+                    settings.debug_bodies,
+                );
+            }
+            Arc::new(Remote::new(
+                (**config).clone(),
+                client,
+                Arc::new(move |line: &str| ui.warn(line)),
+            ))
+        }
+    })
+}
+
+/// Estimated tokens in and out for one request.
+fn estimate(request: &fold::SummaryRequest) -> (u64, u64) {
+    let input =
+        estimate_tokens(request.system.chars().count() + request.user.chars().count()) as u64;
+    let output = (request.target_chars / 4) as u64;
+    (input, output)
+}
+
+/// `--max-cost`: plan every file first and refuse before the first call if the estimated total
+/// is over the limit.
+fn check_max_cost(settings: &CompactSettings, model: &str) -> Result<()> {
+    let Some(max) = settings.max_cost else {
+        return Ok(());
+    };
+    let Some(price) = settings.price else {
+        return Err(MfError::refused(
+            format!("no price is known for `{model}`, so `--max-cost` cannot be checked"),
+            Some("pass --price-in and --price-out (USD per million tokens)".into()),
+        )
+        .into());
+    };
+    let (mut total, mut calls) = (0.0, 0usize);
+    for file in &settings.files {
+        let Ok(t) = transcript::read(file) else {
+            continue;
+        };
+        let ledger = Ledger::new(&t.entries, &t.records);
+        if let Decision::Fold(plan) = fold::plan(&ledger, &settings.policy) {
+            let request = prompt::request(&ledger, &plan, settings.instruction.as_deref());
+            let (i, o) = estimate(&request);
+            total += CostRecord::of(price, i, o, true).usd;
+            calls += 1;
+        }
+    }
+    if total > max {
+        return Err(MfError::refused(
+            format!(
+                "the estimated cost of {calls} call{} is ${total:.4}, over `--max-cost {max}`; nothing was called",
+                if calls == 1 { "" } else { "s" }
+            ),
+            Some("raise --max-cost, or use --dry-run to see the estimate per file".into()),
+        )
+        .into());
+    }
+    Ok(())
+}
+
 /// Compact every file (at most `jobs` at once). Returns one record per file that could be
 /// handled, in the order given, and the errors of those that could not.
-pub async fn run(settings: &CompactSettings, ctx: Arc<Compaction>) -> Vec<Result<DecisionRecord>> {
+pub async fn run(
+    settings: &CompactSettings,
+    ctx: Arc<Compaction>,
+) -> Result<Vec<Result<DecisionRecord>>> {
+    if !settings.dry_run {
+        check_max_cost(settings, ctx.summarizer.model())?;
+    }
     let bar = ctx.ui.files_bar(settings.files.len());
     let gate = Arc::new(Semaphore::new(settings.jobs));
     let mut set = tokio::task::JoinSet::new();
@@ -62,10 +139,36 @@ pub async fn run(settings: &CompactSettings, ctx: Arc<Compaction>) -> Vec<Result
         }
     }
     bar.finish_and_clear();
-    results
+    Ok(results
         .into_iter()
         .map(|r| r.expect("every file reports"))
-        .collect()
+        .collect())
+}
+
+/// The billing law: the summarizer must not be the model that wrote the conversation, unless
+/// the user says so.
+fn check_same_model(t: &Transcript, settings: &CompactSettings) -> Result<()> {
+    let ModelChoice::Remote(remote) = &settings.model else {
+        return Ok(());
+    };
+    if settings.allow_same_model {
+        return Ok(());
+    }
+    let agents = t.agent_models.iter().chain(settings.agent_model.iter());
+    for agent in agents {
+        if model::same_model(agent, &remote.model.id) {
+            return Err(MfError::refused(
+                format!(
+                    "`{}` is the model that wrote `{}` (`{agent}`): summarizing with it bills compression at the main model's price",
+                    remote.model.label(),
+                    t.path.display()
+                ),
+                Some("name a cheaper summarizer with --model, or pass --allow-same-model to do it anyway".into()),
+            )
+            .into());
+        }
+    }
+    Ok(())
 }
 
 /// Compact one file.
@@ -99,6 +202,7 @@ pub async fn compact_file(
         )
         .into());
     }
+    check_same_model(&t, settings)?;
     let ledger = Ledger::new(&t.entries, &t.records);
     let model = ctx.summarizer.model().to_string();
     let decision = fold::plan(&ledger, &settings.policy);
@@ -118,11 +222,17 @@ pub async fn compact_file(
 
     let request = prompt::request(&ledger, &plan, settings.instruction.as_deref());
     if settings.dry_run {
-        let request_chars = request.system.chars().count() + request.user.chars().count();
+        let (tokens_in, tokens_out) = estimate(&request);
+        r.cost = cost_of(settings, &request, None);
+        let cost = match r.cost {
+            Some(c) => format!("estimated cost ${:.4}", c.usd),
+            None => {
+                "cost unknown (no price for this model; see --price-in/--price-out)".to_string()
+            }
+        };
         r.reason = format!(
-            "dry run: {}; the request to {model} would be {request_chars} chars (~{} tokens); nothing called or written",
+            "dry run: {}; the request to {model} would be ~{tokens_in} tokens in, ~{tokens_out} out; {cost}; nothing called or written",
             r.reason,
-            estimate_tokens(request_chars),
         );
         return Ok(r);
     }
@@ -174,6 +284,7 @@ pub async fn compact_file(
     let id = summary::summary_id(plan.from_turn, plan.to_turn, |id| t.has_id(id));
     let draft = summary::draft(&plan, id, &model, &reply.text, reply.usage, now);
     let usage = reply.usage.map(UsageRecord::from);
+    r.cost = cost_of(settings, &request, reply.usage);
     match summary::judge(&plan, &draft) {
         Verdict::NotSmaller {
             span_chars,
@@ -261,14 +372,32 @@ pub async fn compact_file(
     }
 }
 
-/// A reply is a summary only if it has text.
-fn validate_reply(reply: SummaryReply) -> Result<SummaryReply, crate::summarizer::SummarizerError> {
-    if reply.text.trim().is_empty() {
-        return Err(crate::summarizer::SummarizerError::degrade(
-            "the summary was empty",
-        ));
+/// The cost of one call: from reported usage, else from mf's estimate; nothing for the built-in.
+fn cost_of(
+    settings: &CompactSettings,
+    request: &fold::SummaryRequest,
+    usage: Option<crate::entry::Usage>,
+) -> Option<CostRecord> {
+    if matches!(settings.model, ModelChoice::Extractive) {
+        return Some(CostRecord {
+            usd: 0.0,
+            estimated: false,
+        });
     }
-    Ok(reply)
+    let price = settings.price?;
+    Some(match usage {
+        Some(u) => CostRecord::of(price, u.input_tokens, u.output_tokens, false),
+        None => {
+            let (i, o) = estimate(request);
+            CostRecord::of(price, i, o, true)
+        }
+    })
+}
+
+/// A reply is a summary only if its text passes the engine's checks.
+fn validate_reply(reply: SummaryReply) -> Result<SummaryReply, crate::summarizer::SummarizerError> {
+    let text = summary::vet(&reply.text).map_err(crate::summarizer::SummarizerError::degrade)?;
+    Ok(SummaryReply { text, ..reply })
 }
 
 fn decline(

@@ -11,7 +11,7 @@ use crate::entry::RecordKind;
 use crate::error::MfError;
 use crate::fold::{self, Ledger};
 use crate::render::{self, Ui};
-use crate::settings::resolve_policy;
+use crate::settings::{ConfigFile, resolve_policy};
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -81,8 +81,8 @@ pub struct Focus {
     pub hidden_by: Option<String>,
 }
 
-pub fn explain(args: &ExplainArgs, ui: &Ui) -> Result<()> {
-    let policy = resolve_policy(&args.policy)?;
+pub fn explain(args: &ExplainArgs, config: &ConfigFile, ui: &Ui) -> Result<()> {
+    let policy = resolve_policy(&args.policy, config)?;
     let t = read_for_view(&args.file, ui)?;
     let ledger = Ledger::new(&t.entries, &t.records);
     let id_of = |i: usize| t.entries[i].id.clone();

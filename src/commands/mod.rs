@@ -4,4 +4,5 @@ pub mod compact;
 pub mod completions;
 pub mod expand;
 pub mod explain;
+pub mod models;
 pub mod recall;

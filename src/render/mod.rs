@@ -39,6 +39,18 @@ impl Ui {
         }
     }
 
+    /// Whether `-v` was given.
+    pub fn verbose(&self) -> bool {
+        self.settings.verbose
+    }
+
+    /// A `-v` line on stderr.
+    pub fn log(&self, message: &str) {
+        if self.settings.verbose {
+            let _ = writeln!(io::stderr().lock(), "mf: {message}");
+        }
+    }
+
     /// A spinner on stderr, only on a terminal.
     pub fn spinner(&self, message: String) -> ProgressBar {
         if !self.settings.progress {
@@ -200,6 +212,10 @@ pub fn decision_table(ui: &Ui, r: &DecisionRecord) -> String {
         )
     };
     t.add_row(vec!["context".to_string(), context]);
+    if let Some(c) = &r.cost {
+        let how = if c.estimated { " (estimated)" } else { "" };
+        t.add_row(vec!["cost".to_string(), format!("${:.4}{how}", c.usd)]);
+    }
     let written = match (r.written, &r.output) {
         (true, Some(out)) => format!("yes: {} line(s) in {out}", r.lines_appended),
         (true, None) => format!("yes: {} line(s) appended", r.lines_appended),
@@ -208,4 +224,36 @@ pub fn decision_table(ui: &Ui, r: &DecisionRecord) -> String {
     };
     t.add_row(vec!["written".to_string(), written]);
     t.to_string()
+}
+
+/// The `mf models` table.
+pub fn models_table(ui: &Ui, rows: &[crate::commands::models::ModelView]) -> String {
+    let mut t = ui.table();
+    t.set_header(vec![
+        "alias",
+        "provider",
+        "id",
+        "context",
+        "$ in / Mtok",
+        "$ out / Mtok",
+        "verified",
+    ]);
+    for r in rows {
+        t.add_row(vec![
+            r.alias.unwrap_or("").to_string(),
+            r.provider.to_string(),
+            r.id.to_string(),
+            if r.context_tokens == 0 {
+                "—".into()
+            } else {
+                thousands(r.context_tokens as usize)
+            },
+            format!("{:.2}", r.price_in_per_mtok),
+            format!("{:.2}", r.price_out_per_mtok),
+            r.verified.to_string(),
+        ]);
+    }
+    format!(
+        "{t}\nAlso: anthropic:<id>, openai:<id>, bare OpenAI names (gpt-…, o…), and openai-compatible:<name> with --base-url.\n"
+    )
 }

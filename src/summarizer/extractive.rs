@@ -410,7 +410,7 @@ fn looks_like_identifier(w: &str) -> bool {
     let digits = w.chars().any(|c| c.is_ascii_digit());
     let joiners = w.contains(['_', '-', '#']);
     let camel = w.chars().skip(1).any(char::is_uppercase) && w.chars().any(char::is_lowercase);
-    (letters && digits) || (joiners && letters) || camel || w.starts_with('#')
+    (letters && (digits || joiners)) || camel || w.starts_with('#')
 }
 
 #[cfg(test)]

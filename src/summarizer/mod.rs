@@ -1,7 +1,10 @@
 //! `Summarizer`: something that turns a `SummaryRequest` into summary text — the built-in
 //! extractive one, or (later) a model behind an HTTP API.
 
+pub mod anthropic;
 pub mod extractive;
+pub mod openai;
+pub mod remote;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -12,6 +15,7 @@ use crate::entry::Usage;
 use crate::fold::SummaryRequest;
 
 pub use extractive::Extractive;
+pub use remote::{Remote, RemoteConfig};
 
 /// A summarizer's answer.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -56,6 +56,9 @@ pub struct Transcript {
     pub tail: Tail,
     /// Number of physical lines (the torn tail included).
     pub line_count: usize,
+    /// The models that wrote the conversation, from assistant lines' `model` field, in order of
+    /// first appearance.
+    pub agent_models: Vec<String>,
 }
 
 /// Read and parse a transcript file.
@@ -86,6 +89,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Transcript, TranscriptError> {
         },
         tail: Tail::Clean,
         line_count: 0,
+        agent_models: Vec::new(),
     };
     let mut ids: HashSet<String> = HashSet::new();
     let mut offset = 0usize;
@@ -169,6 +173,13 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Transcript, TranscriptError> {
             line: number,
             why,
         })?;
+        if entry.role == Role::Assistant
+            && let Some(m) = obj.get("model").and_then(Value::as_str)
+            && !m.is_empty()
+            && !t.agent_models.iter().any(|x| x == m)
+        {
+            t.agent_models.push(m.to_string());
+        }
         t.entries.push(entry);
         t.raw.push(text.to_string());
     }

@@ -20,6 +20,7 @@ struct Decision {
     usage: Option<Usage>,
     before: Size,
     after: Size,
+    cost: Option<Cost>,
     written: bool,
     lines_appended: usize,
     output: Option<String>,
@@ -64,6 +65,13 @@ struct Usage {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+struct Cost {
+    usd: f64,
+    estimated: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Size {
     chars: usize,
     tokens: usize,
@@ -93,6 +101,10 @@ fn decision_records_match_the_documented_shape() {
         assert_eq!(d.action, action);
         assert_eq!(d.verbatim.preamble_count, 1);
         assert_eq!(d.before.tokens, d.before.chars.div_ceil(4));
+        if action != "skipped" {
+            let c = d.cost.as_ref().expect("a cost for the built-in summarizer");
+            assert_eq!((c.usd, c.estimated), (0.0, false));
+        }
         if action == "folded" {
             let s = d.span.unwrap();
             assert_eq!(s.entry_count, s.covered_ids.len());

@@ -18,7 +18,6 @@ enum Behaviour {
     TooLong,
     Fail,
     Fatal,
-    Ok,
     /// Append whole lines to the file before answering, as a live agent would.
     AppendMeanwhile(PathBuf, String),
     /// Rewrite the file's first line before answering.
@@ -55,10 +54,6 @@ impl Summarizer for TestSummarizer {
                 "the test summarizer failed on purpose",
             )),
             Behaviour::Fatal => Err(SummarizerError::fatal("bad key (test)")),
-            Behaviour::Ok => Ok(SummaryReply {
-                text: "Short summary of the span.".into(),
-                usage: None,
-            }),
             Behaviour::AppendMeanwhile(path, text) => {
                 use std::io::Write;
                 let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
@@ -95,6 +90,12 @@ fn settings(file: &Path) -> CompactSettings {
         output: None,
         json: true,
         jobs: 1,
+        http: mf::http::HttpSettings::default(),
+        price: None,
+        max_cost: None,
+        agent_model: None,
+        allow_same_model: false,
+        debug_bodies: false,
     }
 }
 
@@ -103,6 +104,7 @@ fn run(file: &Path, s: &Arc<TestSummarizer>) -> anyhow::Result<mf::decision::Dec
         quiet: true,
         progress: false,
         stdout_is_terminal: false,
+        verbose: false,
     });
     let ctx = Compaction {
         summarizer: s.clone(),
@@ -284,6 +286,7 @@ fn the_request_keeps_instruction_and_data_apart() {
         quiet: true,
         progress: false,
         stdout_is_terminal: false,
+        verbose: false,
     });
     let ctx = Compaction {
         summarizer: cap.clone(),

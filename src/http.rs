@@ -1,0 +1,720 @@
+//! `HttpClient`: the only module that sends bytes over the network. One POST with timeouts, no
+//! redirects, and retries the way the official SDKs do them: connection errors, timeouts, 408,
+//! 409, 429 and 5xx (529 included) are retried with capped exponential backoff and jitter, or
+//! after the server's `retry-after-ms` / `retry-after`; quota and spend-limit 429s, and other
+//! 4xx, are not. Errors name the status, the provider's error type and the request id, and never
+//! carry a key.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+
+/// Backoff: `min(INITIAL · 2ⁿ, MAX)` seconds, less up to 25 % jitter.
+const INITIAL_RETRY_DELAY: f64 = 0.5;
+const MAX_RETRY_DELAY: f64 = 8.0;
+/// Longest error text kept from a response body.
+const MAX_ERROR_TEXT: usize = 512;
+
+/// Sleeping, injectable so tests can record waits instead of taking them.
+pub trait Sleeper: Send + Sync {
+    fn sleep(&self, d: Duration) -> Pin<Box<dyn Future<Output = ()> + Send>>;
+}
+
+#[derive(Debug, Default)]
+pub struct TokioSleeper;
+
+impl Sleeper for TokioSleeper {
+    fn sleep(&self, d: Duration) -> Pin<Box<dyn Future<Output = ()> + Send>> {
+        Box::pin(tokio::time::sleep(d))
+    }
+}
+
+/// A line of `-v` output (request metadata, never a body unless asked for).
+pub type Log = Arc<dyn Fn(&str) + Send + Sync>;
+
+#[derive(Debug, Clone)]
+pub struct HttpSettings {
+    /// Total time for one attempt (connect, send, wait, read).
+    pub timeout: Duration,
+    pub connect_timeout: Duration,
+    /// Attempts after the first.
+    pub retries: u32,
+    /// Longest `retry-after` honoured; a server asking for more is not retried.
+    pub max_retry_after: Duration,
+}
+
+impl Default for HttpSettings {
+    fn default() -> Self {
+        Self {
+            timeout: Duration::from_secs(120),
+            connect_timeout: Duration::from_secs(10),
+            retries: 2,
+            max_retry_after: Duration::from_secs(60),
+        }
+    }
+}
+
+/// One request: URL, headers (sensitive ones are marked and never logged), JSON body.
+#[derive(Clone)]
+pub struct Request {
+    pub url: String,
+    pub headers: Vec<(&'static str, String, bool)>,
+    pub body: Vec<u8>,
+    /// Secret strings that must never appear in errors or logs.
+    pub secrets: Vec<String>,
+}
+
+impl std::fmt::Debug for Request {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Request")
+            .field("url", &self.url)
+            .field("body_bytes", &self.body.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Response {
+    pub status: u16,
+    pub body: Vec<u8>,
+    pub request_id: Option<String>,
+    pub attempts: u32,
+}
+
+/// What kind of failure a final HTTP error is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailureKind {
+    /// 401 / 403: the key is wrong or lacks access.
+    Auth,
+    /// Quota, billing or spend limit (429 with a quota code, 402).
+    Quota,
+    /// 404: wrong model or base URL.
+    NotFound,
+    /// The request is too large for the model or the server (context overflow, 413).
+    TooLarge,
+    /// Other 4xx: the request was refused as malformed.
+    Rejected,
+    /// Retries ran out on a transient condition (429, 5xx, 529, timeouts, connection errors).
+    Exhausted,
+    /// The server asked to wait longer than mf waits.
+    WaitTooLong,
+    /// A redirect, which mf does not follow (a key must not travel to another host).
+    Redirect,
+}
+
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{message}")]
+pub struct HttpError {
+    pub kind: FailureKind,
+    pub status: Option<u16>,
+    pub error_type: Option<String>,
+    pub request_id: Option<String>,
+    pub attempts: u32,
+    /// A complete, redacted sentence for a person.
+    pub message: String,
+}
+
+/// The reqwest-backed client.
+#[derive(Clone)]
+pub struct HttpClient {
+    client: reqwest::Client,
+    settings: HttpSettings,
+    sleeper: Arc<dyn Sleeper>,
+    jitter: fn() -> f64,
+    log: Option<Log>,
+    debug_bodies: bool,
+}
+
+impl std::fmt::Debug for HttpClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpClient")
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HttpClient {
+    pub fn new(settings: HttpSettings) -> Result<Self, reqwest::Error> {
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .connect_timeout(settings.connect_timeout)
+            .timeout(settings.timeout)
+            .user_agent(concat!("mf/", env!("CARGO_PKG_VERSION")))
+            .build()?;
+        Ok(Self {
+            client,
+            settings,
+            sleeper: Arc::new(TokioSleeper),
+            jitter: fastrand::f64,
+            log: None,
+            debug_bodies: false,
+        })
+    }
+
+    pub fn with_sleeper(mut self, sleeper: Arc<dyn Sleeper>, jitter: fn() -> f64) -> Self {
+        self.sleeper = sleeper;
+        self.jitter = jitter;
+        self
+    }
+
+    /// Log request metadata (`-v`); with `bodies`, also request and response bodies (`--debug-bodies`).
+    pub fn with_log(mut self, log: Log, bodies: bool) -> Self {
+        self.log = Some(log);
+        self.debug_bodies = bodies;
+        self
+    }
+
+    fn log(&self, req: &Request, line: &str) {
+        if let Some(log) = &self.log {
+            log(&redact(line, &req.secrets));
+        }
+    }
+
+    /// POST with retries. Returns the first 2xx response, or the final failure.
+    pub async fn post(&self, req: &Request) -> Result<Response, HttpError> {
+        let mut headers = HeaderMap::new();
+        for (name, value, sensitive) in &req.headers {
+            let mut v = HeaderValue::from_str(value).map_err(|_| HttpError {
+                kind: FailureKind::Rejected,
+                status: None,
+                error_type: None,
+                request_id: None,
+                attempts: 0,
+                message: format!("the `{name}` header value is not valid (a key with a newline or control character?)"),
+            })?;
+            v.set_sensitive(*sensitive);
+            headers.insert(HeaderName::from_static(name), v);
+        }
+        let max_attempts = self.settings.retries + 1;
+        let mut attempt = 0u32;
+        loop {
+            attempt += 1;
+            self.log(
+                req,
+                &format!(
+                    "POST {} ({} bytes) attempt {attempt}/{max_attempts}",
+                    req.url,
+                    req.body.len()
+                ),
+            );
+            if self.debug_bodies {
+                self.log(
+                    req,
+                    &format!("request body: {}", String::from_utf8_lossy(&req.body)),
+                );
+            }
+            let started = Instant::now();
+            let sent = self
+                .client
+                .post(&req.url)
+                .headers(headers.clone())
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(req.body.clone())
+                .send()
+                .await;
+            let outcome = match sent {
+                Ok(resp) => {
+                    let status = resp.status().as_u16();
+                    let resp_headers = resp.headers().clone();
+                    match resp.bytes().await {
+                        Ok(body) => Ok((status, resp_headers, body.to_vec())),
+                        Err(e) => Err(transport_message(e, &self.settings)),
+                    }
+                }
+                Err(e) => Err(transport_message(e, &self.settings)),
+            };
+            let (status, resp_headers, body) = match outcome {
+                Ok(ok) => ok,
+                Err(what) => {
+                    self.log(
+                        req,
+                        &format!("{what} after {:.1}s", started.elapsed().as_secs_f64()),
+                    );
+                    if attempt < max_attempts {
+                        let wait = backoff(attempt - 1, (self.jitter)());
+                        self.log(req, &format!("retrying in {:.2}s", wait.as_secs_f64()));
+                        self.sleeper.sleep(wait).await;
+                        continue;
+                    }
+                    return Err(HttpError {
+                        kind: FailureKind::Exhausted,
+                        status: None,
+                        error_type: None,
+                        request_id: None,
+                        attempts: attempt,
+                        message: redact(
+                            &format!("{what} ({attempt} attempt{})", plural(attempt)),
+                            &req.secrets,
+                        ),
+                    });
+                }
+            };
+            let request_id = request_id(&resp_headers);
+            self.log(
+                req,
+                &format!(
+                    "→ {status} in {:.2}s, {} bytes{}",
+                    started.elapsed().as_secs_f64(),
+                    body.len(),
+                    request_id
+                        .as_ref()
+                        .map_or(String::new(), |id| format!(", request id {id}"))
+                ),
+            );
+            if self.debug_bodies {
+                self.log(
+                    req,
+                    &format!("response body: {}", String::from_utf8_lossy(&body)),
+                );
+            }
+            if (200..300).contains(&status) {
+                return Ok(Response {
+                    status,
+                    body,
+                    request_id,
+                    attempts: attempt,
+                });
+            }
+            let info = ErrorInfo::parse(&body);
+            let verdict = classify(status, &resp_headers, &info);
+            let fail = |kind: FailureKind, extra: String| HttpError {
+                kind,
+                status: Some(status),
+                error_type: info.error_type.clone(),
+                request_id: request_id.clone(),
+                attempts: attempt,
+                message: redact(
+                    &format!(
+                        "HTTP {status}{}{}{}{extra}",
+                        info.error_type
+                            .as_ref()
+                            .map_or(String::new(), |t| format!(" {t}")),
+                        if info.message.is_empty() {
+                            String::new()
+                        } else {
+                            format!(": {}", info.message)
+                        },
+                        request_id
+                            .as_ref()
+                            .map_or(String::new(), |id| format!(" (request id {id})")),
+                    ),
+                    &req.secrets,
+                ),
+            };
+            match verdict {
+                Verdict::Fail(kind) => return Err(fail(kind, String::new())),
+                Verdict::Retry => {
+                    if attempt >= max_attempts {
+                        return Err(fail(
+                            FailureKind::Exhausted,
+                            format!("; gave up after {attempt} attempt{}", plural(attempt)),
+                        ));
+                    }
+                    let wait = match retry_after(&resp_headers, SystemTime::now()) {
+                        Some(d) if d > self.settings.max_retry_after => {
+                            return Err(fail(
+                                FailureKind::WaitTooLong,
+                                format!(
+                                    "; the server asked to wait {:.0}s, longer than mf waits ({}s); try again later",
+                                    d.as_secs_f64(),
+                                    self.settings.max_retry_after.as_secs()
+                                ),
+                            ));
+                        }
+                        Some(d) if d > Duration::ZERO => d,
+                        _ => backoff(attempt - 1, (self.jitter)()),
+                    };
+                    self.log(
+                        req,
+                        &format!("retrying in {:.2}s after HTTP {status}", wait.as_secs_f64()),
+                    );
+                    self.sleeper.sleep(wait).await;
+                }
+            }
+        }
+    }
+}
+
+fn plural(n: u32) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+fn transport_message(e: reqwest::Error, s: &HttpSettings) -> String {
+    let e = e.without_url();
+    if e.is_timeout() {
+        format!(
+            "timed out (no complete answer within {}s)",
+            s.timeout.as_secs()
+        )
+    } else if e.is_connect() {
+        let mut msg = e.to_string();
+        let mut src = std::error::Error::source(&e);
+        while let Some(s) = src {
+            msg = s.to_string();
+            src = s.source();
+        }
+        format!("could not connect: {msg}")
+    } else {
+        format!("connection failed: {e}")
+    }
+}
+
+/// What to do with a non-2xx status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Retry,
+    Fail(FailureKind),
+}
+
+const QUOTA_CODES: &[&str] = &[
+    "insufficient_quota",
+    "enforced_spend_limit_reached",
+    "credit_balance_exhausted",
+    "spend_limit_exceeded",
+    "organization_usage_limit_exceeded",
+    "billing_error",
+];
+
+/// Classify a non-2xx response the way the SDKs do.
+pub fn classify(status: u16, headers: &HeaderMap, info: &ErrorInfo) -> Verdict {
+    let quota = QUOTA_CODES
+        .iter()
+        .any(|c| info.raw_codes.iter().any(|r| r.contains(c)));
+    if (300..400).contains(&status) {
+        return Verdict::Fail(FailureKind::Redirect);
+    }
+    if quota || status == 402 {
+        return Verdict::Fail(FailureKind::Quota);
+    }
+    match headers.get("x-should-retry").and_then(|v| v.to_str().ok()) {
+        Some("true") => return Verdict::Retry,
+        Some("false") => return Verdict::Fail(fail_kind(status, info)),
+        _ => {}
+    }
+    match status {
+        408 | 409 | 429 | 500..=599 => Verdict::Retry,
+        _ => Verdict::Fail(fail_kind(status, info)),
+    }
+}
+
+fn fail_kind(status: u16, info: &ErrorInfo) -> FailureKind {
+    let overflow = [
+        "context_length_exceeded",
+        "exceed_context_size",
+        "prompt is too long",
+        "context window",
+        "maximum context",
+    ]
+    .iter()
+    .any(|p| {
+        info.message.to_lowercase().contains(p) || info.raw_codes.iter().any(|c| c.contains(p))
+    });
+    match status {
+        401 | 403 => FailureKind::Auth,
+        404 => FailureKind::NotFound,
+        413 => FailureKind::TooLarge,
+        _ if overflow => FailureKind::TooLarge,
+        _ => FailureKind::Rejected,
+    }
+}
+
+/// The wait for retry `n` (0-based) without a server hint: `min(0.5·2ⁿ, 8) · (1 − 0.25·jitter)`.
+pub fn backoff(n: u32, jitter: f64) -> Duration {
+    let base =
+        (INITIAL_RETRY_DELAY * 2f64.powi(i32::try_from(n).unwrap_or(30))).min(MAX_RETRY_DELAY);
+    Duration::from_secs_f64(base * (1.0 - 0.25 * jitter.clamp(0.0, 1.0)))
+}
+
+/// The server's requested wait: `retry-after-ms` first, then `retry-after` in seconds or as an HTTP date.
+pub fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+    if let Some(ms) = headers
+        .get("retry-after-ms")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|s| s.trim().parse::<f64>().ok())
+        && ms.is_finite()
+        && ms >= 0.0
+    {
+        return Some(Duration::from_secs_f64(ms / 1000.0));
+    }
+    let v = headers.get("retry-after")?.to_str().ok()?.trim();
+    if let Ok(secs) = v.parse::<f64>() {
+        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs));
+    }
+    let when = httpdate::parse_http_date(v).ok()?;
+    Some(when.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+fn request_id(headers: &HeaderMap) -> Option<String> {
+    ["request-id", "x-request-id"].iter().find_map(|h| {
+        headers
+            .get(*h)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    })
+}
+
+/// The parts of an error body a person needs, from any of the dialects servers speak:
+/// Anthropic `{"type":"error","error":{…},"request_id"}`, OpenAI `{"error":{…}}`, Ollama
+/// `{"error":"…"}`, vLLM `{"object":"error",…}`, an HTML page, or nothing.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ErrorInfo {
+    pub error_type: Option<String>,
+    pub message: String,
+    /// Every `type` / `code` / `error_code` string found, for quota detection.
+    pub raw_codes: Vec<String>,
+}
+
+impl ErrorInfo {
+    pub fn parse(body: &[u8]) -> Self {
+        let text = String::from_utf8_lossy(&body[..body.len().min(64 * 1024)]).into_owned();
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else {
+            let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            let message = if flat.is_empty() {
+                "(empty response body)".to_string()
+            } else if flat.starts_with('<') {
+                format!("(not JSON: {})", truncate(&flat, 120))
+            } else {
+                truncate(&flat, MAX_ERROR_TEXT)
+            };
+            return Self {
+                error_type: None,
+                message,
+                raw_codes: Vec::new(),
+            };
+        };
+        let mut raw_codes = Vec::new();
+        collect_codes(&v, &mut raw_codes, 0);
+        let err = v.get("error");
+        let (error_type, message) = match err {
+            Some(serde_json::Value::String(s)) => (None, s.clone()),
+            Some(e @ serde_json::Value::Object(_)) => (
+                e.get("type").and_then(|t| t.as_str()).map(str::to_string),
+                e.get("message")
+                    .and_then(|m| m.as_str())
+                    .unwrap_or_default()
+                    .to_string(),
+            ),
+            _ => (
+                v.get("type")
+                    .and_then(|t| t.as_str())
+                    .filter(|t| *t != "error")
+                    .map(str::to_string),
+                v.get("message")
+                    .and_then(|m| m.as_str())
+                    .unwrap_or_default()
+                    .to_string(),
+            ),
+        };
+        Self {
+            error_type,
+            message: truncate(&message, MAX_ERROR_TEXT),
+            raw_codes,
+        }
+    }
+}
+
+fn collect_codes(v: &serde_json::Value, out: &mut Vec<String>, depth: usize) {
+    if depth > 4 {
+        return;
+    }
+    if let serde_json::Value::Object(map) = v {
+        for (k, val) in map {
+            if matches!(k.as_str(), "type" | "code" | "error_code")
+                && let Some(s) = val.as_str()
+            {
+                out.push(s.to_string());
+            }
+            collect_codes(val, out, depth + 1);
+        }
+    }
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_string();
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end])
+}
+
+/// Remove secrets from text: each literal secret, and anything that looks like an API key
+/// (`sk-…`, `sk-ant-…`).
+pub fn redact(text: &str, secrets: &[String]) -> String {
+    let mut out = text.to_string();
+    for s in secrets {
+        if s.len() >= 4 {
+            out = out.replace(s.as_str(), "[REDACTED]");
+        }
+    }
+    let mut result = String::with_capacity(out.len());
+    let mut rest = out.as_str();
+    while let Some(pos) = rest.find("sk-") {
+        let (before, from) = rest.split_at(pos);
+        let boundary = before.chars().last().is_none_or(|c| !c.is_alphanumeric());
+        let len = from
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
+            .count();
+        result.push_str(before);
+        if boundary && len >= 12 {
+            result.push_str("sk-[REDACTED]");
+        } else {
+            result.push_str(&from[..len.max(3)]);
+        }
+        rest = &from[len.max(3)..];
+    }
+    result.push_str(rest);
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut m = HeaderMap::new();
+        for (k, v) in pairs {
+            m.insert(
+                HeaderName::from_static(k),
+                HeaderValue::from_str(v).unwrap(),
+            );
+        }
+        m
+    }
+
+    #[test]
+    fn retry_set_matches_the_sdks() {
+        let none = ErrorInfo::default();
+        for s in [408, 409, 429, 500, 502, 503, 504, 529] {
+            assert_eq!(classify(s, &HeaderMap::new(), &none), Verdict::Retry, "{s}");
+        }
+        for s in [400, 401, 402, 403, 404, 413, 422] {
+            assert!(
+                matches!(classify(s, &HeaderMap::new(), &none), Verdict::Fail(_)),
+                "{s}"
+            );
+        }
+        assert_eq!(
+            classify(401, &HeaderMap::new(), &none),
+            Verdict::Fail(FailureKind::Auth)
+        );
+        assert_eq!(
+            classify(307, &HeaderMap::new(), &none),
+            Verdict::Fail(FailureKind::Redirect)
+        );
+    }
+
+    #[test]
+    fn quota_429s_are_not_retried() {
+        let anthropic = ErrorInfo::parse(br#"{"type":"error","error":{"type":"rate_limit_error","message":"spend cap","details":{"error_code":"enforced_spend_limit_reached"}}}"#);
+        assert_eq!(
+            classify(429, &HeaderMap::new(), &anthropic),
+            Verdict::Fail(FailureKind::Quota)
+        );
+        let openai = ErrorInfo::parse(br#"{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}"#);
+        assert_eq!(
+            classify(429, &HeaderMap::new(), &openai),
+            Verdict::Fail(FailureKind::Quota)
+        );
+    }
+
+    #[test]
+    fn x_should_retry_wins() {
+        let none = ErrorInfo::default();
+        assert!(matches!(
+            classify(500, &h(&[("x-should-retry", "false")]), &none),
+            Verdict::Fail(_)
+        ));
+        assert_eq!(
+            classify(400, &h(&[("x-should-retry", "true")]), &none),
+            Verdict::Retry
+        );
+    }
+
+    #[test]
+    fn backoff_is_capped_exponential_with_jitter_below() {
+        assert_eq!(backoff(0, 0.0), Duration::from_millis(500));
+        assert_eq!(backoff(0, 1.0), Duration::from_millis(375));
+        assert_eq!(backoff(1, 0.0), Duration::from_secs(1));
+        assert_eq!(backoff(2, 0.0), Duration::from_secs(2));
+        assert_eq!(backoff(10, 0.0), Duration::from_secs(8));
+        for n in 0..3 {
+            let d = backoff(n, 0.5).as_secs_f64();
+            let top = (0.5 * 2f64.powi(n as i32)).min(8.0);
+            assert!(d >= top * 0.75 && d <= top, "{n}: {d}");
+        }
+    }
+
+    #[test]
+    fn retry_after_forms() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+        assert_eq!(
+            retry_after(&h(&[("retry-after", "2")]), now),
+            Some(Duration::from_secs(2))
+        );
+        assert_eq!(
+            retry_after(
+                &h(&[("retry-after-ms", "1500"), ("retry-after", "30")]),
+                now
+            ),
+            Some(Duration::from_millis(1500))
+        );
+        let date = httpdate::fmt_http_date(now + Duration::from_secs(3));
+        assert_eq!(
+            retry_after(&h(&[("retry-after", &date)]), now),
+            Some(Duration::from_secs(3))
+        );
+        let past = httpdate::fmt_http_date(now - Duration::from_secs(30));
+        assert_eq!(
+            retry_after(&h(&[("retry-after", &past)]), now),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(retry_after(&h(&[("retry-after", "soon")]), now), None);
+        assert_eq!(retry_after(&HeaderMap::new(), now), None);
+    }
+
+    #[test]
+    fn error_bodies_of_every_dialect() {
+        let a = ErrorInfo::parse(br#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":"req_1"}"#);
+        assert_eq!(
+            (a.error_type.as_deref(), a.message.as_str()),
+            (Some("overloaded_error"), "Overloaded")
+        );
+        let o = ErrorInfo::parse(br#"{"error":{"message":"bad","type":"invalid_request_error","param":null,"code":null}}"#);
+        assert_eq!(o.error_type.as_deref(), Some("invalid_request_error"));
+        let ollama = ErrorInfo::parse(br#"{"error":"model 'x' not found"}"#);
+        assert_eq!(ollama.message, "model 'x' not found");
+        let vllm = ErrorInfo::parse(br#"{"object":"error","message":"too long","type":"BadRequestError","param":null,"code":400}"#);
+        assert_eq!(
+            (vllm.error_type.as_deref(), vllm.message.as_str()),
+            (Some("BadRequestError"), "too long")
+        );
+        let html = ErrorInfo::parse(b"<html><body><h1>502 Bad Gateway</h1></body></html>");
+        assert!(
+            html.message.starts_with("(not JSON: <html>"),
+            "{}",
+            html.message
+        );
+        assert_eq!(ErrorInfo::parse(b"").message, "(empty response body)");
+        let big = vec![b'x'; 2 * 1024 * 1024];
+        assert!(ErrorInfo::parse(&big).message.len() <= MAX_ERROR_TEXT + 4);
+        let overflow = ErrorInfo::parse(br#"{"error":{"code":400,"message":"request (9000 tokens) exceeds the available context size (4096 tokens)","type":"exceed_context_size_error"}}"#);
+        assert_eq!(fail_kind(400, &overflow), FailureKind::TooLarge);
+    }
+
+    #[test]
+    fn redaction_removes_keys() {
+        let s = redact(
+            "key sk-ant-TEST-SENTINEL-0000 and abcdsecret and sk-short",
+            &["abcdsecret".into()],
+        );
+        assert_eq!(s, "key sk-[REDACTED] and [REDACTED] and sk-short");
+        assert_eq!(redact("task-list is fine", &[]), "task-list is fine");
+    }
+}
