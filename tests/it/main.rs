@@ -8,5 +8,7 @@ mod expand;
 mod explain;
 mod json_contract;
 mod pipeline;
+mod providers;
 mod recall;
+mod server;
 mod util;
