@@ -468,3 +468,28 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod redaction_tests {
+    use secrecy::SecretString;
+
+    use crate::model;
+    use crate::summarizer::RemoteConfig;
+
+    #[test]
+    fn debug_output_never_shows_the_key() {
+        let c = RemoteConfig {
+            model: model::resolve("haiku").unwrap(),
+            base_url: "https://api.anthropic.com".into(),
+            key: Some(SecretString::from("sk-ant-TEST-SENTINEL-0000")),
+            key_var: "ANTHROPIC_API_KEY",
+            temperature: None,
+            seed: None,
+            anthropic_version: "2023-06-01".into(),
+            max_output_tokens: None,
+        };
+        let shown = format!("{c:?}");
+        assert!(!shown.contains("SENTINEL"), "{shown}");
+        assert!(shown.contains("REDACTED"), "{shown}");
+    }
+}

@@ -6,6 +6,7 @@ mod compact;
 mod errors;
 mod expand;
 mod explain;
+mod http;
 mod json_contract;
 mod pipeline;
 mod providers;
