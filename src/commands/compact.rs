@@ -444,11 +444,18 @@ fn write(
             p.display()
         ));
     })?;
-    let (bytes, now) = locked.reread()?;
-    if now.snapshot != t.snapshot {
-        check_only_grew(t, &bytes, &now, plan, new_id)?;
-    }
-    locked.append(&now, lines)?;
+    let bytes = locked.read_bytes()?;
+    let unchanged = bytes.len() as u64 == t.snapshot.len
+        && crate::fingerprint::fnv1a64(&bytes) == t.snapshot.hash;
+    let reparsed;
+    let now = if unchanged {
+        t
+    } else {
+        reparsed = transcript::parse(&t.path, &bytes)?;
+        check_only_grew(t, &bytes, &reparsed, plan, new_id)?;
+        &reparsed
+    };
+    locked.append(now, lines)?;
     r.written = true;
     r.lines_appended = lines.len();
     Ok(())

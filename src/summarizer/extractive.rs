@@ -35,6 +35,7 @@ struct Sentence {
     piece: usize,
     order: usize,
     text: String,
+    chars: usize,
     score: f32,
 }
 
@@ -45,10 +46,13 @@ pub fn summarize(pieces: &[Piece], budget: usize) -> String {
         for text in split_sentences(&piece.text) {
             let score = score(&text, piece);
             let order = sentences.len();
+            let text = clip(&text);
+            let chars = text.chars().count();
             sentences.push(Sentence {
                 piece: pi,
                 order,
-                text: clip(&text),
+                text,
+                chars,
                 score,
             });
         }
@@ -58,33 +62,35 @@ pub fn summarize(pieces: &[Piece], budget: usize) -> String {
     // First the best sentence of each user message (every request gets a voice), then the rest.
     let mut ranked: Vec<&Sentence> = sentences.iter().filter(|s| s.score > 0.0).collect();
     ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.order.cmp(&b.order)));
+    let mut has_first = vec![false; pieces.len()];
+    let mut is_first = vec![false; sentences.len()];
     let mut firsts: Vec<&Sentence> = Vec::new();
     for s in &ranked {
-        if pieces[s.piece].role == Some(Role::User) && !firsts.iter().any(|f| f.piece == s.piece) {
+        if pieces[s.piece].role == Some(Role::User) && !has_first[s.piece] {
+            has_first[s.piece] = true;
+            is_first[s.order] = true;
             firsts.push(s);
         }
     }
-    let rest = ranked
-        .iter()
-        .filter(|s| !firsts.iter().any(|f| f.order == s.order))
-        .copied();
+    let rest = ranked.iter().filter(|s| !is_first[s.order]).copied();
     let mut chosen: Vec<&Sentence> = Vec::new();
-    let mut groups_used: Vec<usize> = Vec::new();
+    let mut group_used = vec![false; pieces.len()];
     let mut used = 0usize;
-    for s in firsts.clone().into_iter().chain(rest) {
-        let heading = if groups_used.contains(&s.piece) {
+    for s in firsts.iter().copied().chain(rest) {
+        if used >= budget {
+            break;
+        }
+        let heading = if group_used[s.piece] {
             0
         } else {
             heading(&pieces[s.piece]).chars().count() + 1
         };
-        let cost = s.text.chars().count() + 1 + heading;
+        let cost = s.chars + 1 + heading;
         if used + cost > budget {
             continue;
         }
         used += cost;
-        if heading > 0 {
-            groups_used.push(s.piece);
-        }
+        group_used[s.piece] = true;
         chosen.push(s);
     }
     if chosen.is_empty() {

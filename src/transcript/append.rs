@@ -51,8 +51,8 @@ pub fn lock(path: &Path, on_wait: impl FnOnce(&Path)) -> Result<Locked, Transcri
 }
 
 impl Locked {
-    /// Read and parse the file as it is now, under the lock.
-    pub fn reread(&mut self) -> Result<(Vec<u8>, Transcript), TranscriptError> {
+    /// The file's bytes as they are now, under the lock.
+    pub fn read_bytes(&mut self) -> Result<Vec<u8>, TranscriptError> {
         let mut bytes = Vec::new();
         self.file
             .seek(SeekFrom::Start(0))
@@ -61,6 +61,12 @@ impl Locked {
                 path: self.path.clone(),
                 source,
             })?;
+        Ok(bytes)
+    }
+
+    /// Read and parse the file as it is now, under the lock.
+    pub fn reread(&mut self) -> Result<(Vec<u8>, Transcript), TranscriptError> {
+        let bytes = self.read_bytes()?;
         let t = parse(&self.path, &bytes)?;
         Ok((bytes, t))
     }
