@@ -345,20 +345,22 @@ fn plural(n: u32) -> &'static str {
 fn transport_message(e: reqwest::Error, s: &HttpSettings) -> String {
     let e = e.without_url();
     if e.is_timeout() {
-        format!(
+        return format!(
             "timed out (no complete answer within {}s)",
             s.timeout.as_secs()
-        )
-    } else if e.is_connect() {
-        let mut msg = e.to_string();
-        let mut src = std::error::Error::source(&e);
-        while let Some(s) = src {
-            msg = s.to_string();
-            src = s.source();
-        }
-        format!("could not connect: {msg}")
+        );
+    }
+    // The innermost cause says what actually happened (refused, reset, DNS…).
+    let mut cause = e.to_string();
+    let mut src = std::error::Error::source(&e);
+    while let Some(inner) = src {
+        cause = inner.to_string();
+        src = inner.source();
+    }
+    if e.is_connect() {
+        format!("could not connect: {cause}")
     } else {
-        format!("connection failed: {e}")
+        format!("the connection failed: {cause}")
     }
 }
 

@@ -237,12 +237,17 @@ pub async fn compact_file(
         return Ok(r);
     }
 
-    let spinner = ctx.ui.spinner(format!(
-        "{}: summarizing turns {}–{} with {model}",
-        path.display(),
-        plan.from_turn,
-        plan.to_turn
-    ));
+    // One file: a spinner while the summarizer works; several: the files bar says it all.
+    let spinner = if settings.files.len() == 1 {
+        ctx.ui.spinner(format!(
+            "{}: summarizing turns {}–{} with {model}",
+            path.display(),
+            plan.from_turn,
+            plan.to_turn
+        ))
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
     let reply = ctx.summarizer.summarize(&request).await;
     spinner.finish_and_clear();
     let now = (ctx.now_ms)();

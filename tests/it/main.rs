@@ -3,6 +3,7 @@
 
 mod cli;
 mod compact;
+mod corpus;
 mod errors;
 mod expand;
 mod explain;

@@ -162,7 +162,9 @@ impl Drop for TestServer {
     }
 }
 
-fn read_request(stream: &mut TcpStream) -> Option<(String, String, Vec<(String, String)>, String)> {
+type Parsed = (String, String, Vec<(String, String)>, String);
+
+fn read_request(stream: &mut TcpStream) -> Option<Parsed> {
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
         .ok()?;
