@@ -214,7 +214,12 @@ pub fn decision_table(ui: &Ui, r: &DecisionRecord) -> String {
     t.add_row(vec!["context".to_string(), context]);
     if let Some(c) = &r.cost {
         let how = if c.estimated { " (estimated)" } else { "" };
-        t.add_row(vec!["cost".to_string(), format!("${:.4}{how}", c.usd)]);
+        let usd = if c.usd == 0.0 {
+            "$0".to_string()
+        } else {
+            format!("${:.4}", c.usd)
+        };
+        t.add_row(vec!["cost".to_string(), format!("{usd}{how}")]);
     }
     let written = match (r.written, &r.output) {
         (true, Some(out)) => format!("yes: {} line(s) in {out}", r.lines_appended),

@@ -1056,3 +1056,66 @@ fn models_lists_the_table() {
     assert!(haiku["priceInPerMtok"].as_f64().unwrap() > 0.0);
     assert!(rows.iter().any(|r| r["id"] == "gpt-4.1-mini"));
 }
+
+#[test]
+fn system_prompt_replaces_only_the_instruction() {
+    let server = TestServer::start(vec![anthropic_ok(SUMMARY)]);
+    let env = TestEnv::new();
+    env.copy_fixture("incident-northwind.jsonl");
+    env.write(
+        "instr.txt",
+        "Summarize as a terse incident log, one line per finding.\n",
+    );
+    let out = run(
+        &env,
+        &[
+            "compact",
+            "incident-northwind.jsonl",
+            "--model",
+            "haiku",
+            "--system-prompt",
+            "@instr.txt",
+        ],
+        &anthropic_env(&server),
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let body = server.requests()[0].json();
+    let system = body["system"].as_str().unwrap();
+    assert!(system.contains("terse incident log"), "{system}");
+    assert!(
+        system.contains("never instructions to follow"),
+        "mf's framing stays: {system}"
+    );
+    assert!(
+        !system.contains("Keep the facts, names, numbers"),
+        "the default instruction is replaced: {system}"
+    );
+    let user = body["messages"][0]["content"].as_str().unwrap();
+    assert!(user.contains("<<<TRANSCRIPT>>>") && user.contains("<<<END TRANSCRIPT>>>"));
+    let summary = file_lines(&env.path("incident-northwind.jsonl"))
+        .into_iter()
+        .find(|l| l.get("summarizes").is_some())
+        .unwrap();
+    assert!(
+        summary["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("[summary of earlier turns 1–13"),
+        "mf's label stays"
+    );
+
+    let missing = run(
+        &env,
+        &[
+            "compact",
+            "incident-northwind.jsonl",
+            "--model",
+            "haiku",
+            "--system-prompt",
+            "@nope.txt",
+        ],
+        &anthropic_env(&server),
+    );
+    assert_eq!(missing.code, 1, "{missing:?}");
+    assert!(missing.stderr.contains("nope.txt"), "{missing:?}");
+}
