@@ -318,3 +318,144 @@ fn a_not_smaller_verdict_binds_the_exact_span_only() {
     // A larger span is a new question.
     assert!(matches!(plan(&l, &policy(2)), Decision::Fold(_)));
 }
+
+/// Many random conversations (plain turns, tool calls with several results, system notes,
+/// earlier summaries): every fold plan obeys the laws.
+#[test]
+fn random_conversations_always_fold_lawfully() {
+    let mut rng = fastrand::Rng::with_seed(0x6d66);
+    let mut checked = 0;
+    for case in 0..600 {
+        let mut v: Vec<Entry> = Vec::new();
+        let push = |v: &mut Vec<Entry>, mut x: Entry| {
+            x.line = v.len() + 1;
+            v.push(x);
+        };
+        if rng.bool() {
+            push(&mut v, e("sys", 0, Role::System, "preamble"));
+        }
+        let turns = rng.usize(0..14);
+        let mut call_no = 0;
+        for t in 0..turns {
+            push(
+                &mut v,
+                e(
+                    &format!("u{t}"),
+                    0,
+                    Role::User,
+                    "a question with some words",
+                ),
+            );
+            for k in 0..rng.usize(0..4) {
+                match rng.u8(0..4) {
+                    0 => {
+                        let n = rng.usize(1..4);
+                        let mut call = e(&format!("c{t}-{k}"), 0, Role::Assistant, "");
+                        let ids: Vec<String> = (0..n)
+                            .map(|_| {
+                                call_no += 1;
+                                format!("call{call_no}")
+                            })
+                            .collect();
+                        call.tool_calls = ids.clone();
+                        push(&mut v, call);
+                        // The last call of the last turn may be left unanswered (a live tail).
+                        let answered = if t + 1 == turns && rng.u8(0..4) == 0 {
+                            n - 1
+                        } else {
+                            n
+                        };
+                        for id in ids.iter().take(answered) {
+                            let mut r = e(&format!("r-{id}"), 0, Role::Tool, "result 42");
+                            r.tool_call_id = Some(id.clone());
+                            push(&mut v, r);
+                        }
+                    }
+                    1 => push(&mut v, e(&format!("s{t}-{k}"), 0, Role::System, "note")),
+                    _ => push(
+                        &mut v,
+                        e(&format!("a{t}-{k}"), 0, Role::Assistant, "an answer"),
+                    ),
+                }
+            }
+        }
+        let recent = rng.usize(0..8);
+        let size = if rng.bool() {
+            Some(recent + rng.usize(1..20))
+        } else {
+            None
+        };
+        let policy = FoldPolicy {
+            recent,
+            size,
+            trigger: 0,
+            min_fold: 1,
+        };
+        let l = Ledger::new(&v, &[]);
+        let Decision::Fold(p) = plan(&l, &policy) else {
+            continue;
+        };
+        checked += 1;
+        let pos = |id: &str| {
+            l.view
+                .iter()
+                .position(|&it| l.item_entry(it).id == id)
+                .unwrap()
+        };
+        let (first, last) = (pos(&p.ids[0]), pos(p.ids.last().unwrap()));
+        assert_eq!(
+            last - first + 1,
+            p.ids.len(),
+            "case {case}: the span is contiguous"
+        );
+        // Starts and ends on a turn boundary.
+        assert_eq!(
+            l.entries[match l.view[first] {
+                Item::Message(i) | Item::Summary(i) => i,
+            }]
+            .role,
+            Role::User,
+            "case {case}"
+        );
+        if let Some(&next) = l.view.get(last + 1) {
+            assert_eq!(
+                l.item_entry(next).role,
+                Role::User,
+                "case {case}: the tail starts a turn"
+            );
+        }
+        // The preamble is never folded; the tail keeps at least `recent` entries.
+        assert!(
+            p.ids.iter().all(|id| l.turns[l.find(id).unwrap()] > 0),
+            "case {case}"
+        );
+        assert!(
+            l.view.len() - last - 1 >= recent.min(l.view.len()),
+            "case {case}"
+        );
+        // No tool call is separated from any of its results.
+        let folded: std::collections::HashSet<&str> = p.ids.iter().map(String::as_str).collect();
+        for x in &v {
+            if let Some(call) = &x.tool_call_id {
+                let caller = v.iter().find(|c| c.tool_calls.contains(call)).unwrap();
+                assert_eq!(
+                    folded.contains(caller.id.as_str()),
+                    folded.contains(x.id.as_str()),
+                    "case {case}: {call} split"
+                );
+            }
+            if x.tool_calls.len() > 0 && folded.contains(x.id.as_str()) {
+                let answered = x
+                    .tool_calls
+                    .iter()
+                    .all(|c| v.iter().any(|r| r.tool_call_id.as_ref() == Some(c)));
+                let last_turn = l.turns[l.find(&x.id).unwrap()] == *l.turns.iter().max().unwrap();
+                assert!(
+                    answered || !last_turn,
+                    "case {case}: a live tail was folded"
+                );
+            }
+        }
+    }
+    assert!(checked > 250, "only {checked} folds were checked");
+}

@@ -101,6 +101,8 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Transcript, TranscriptError> {
             Some(p) => (&bytes[offset..offset + p], true, offset + p + 1),
             None => (&bytes[offset..], false, bytes.len()),
         };
+        // The raw text keeps a CRLF file's `\r` so originals print back byte for byte.
+        let raw_bytes = line_bytes;
         let line_bytes = line_bytes.strip_suffix(b"\r").unwrap_or(line_bytes);
         let start = offset;
         offset = next;
@@ -181,7 +183,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Transcript, TranscriptError> {
             t.agent_models.push(m.to_string());
         }
         t.entries.push(entry);
-        t.raw.push(text.to_string());
+        t.raw.push(String::from_utf8_lossy(raw_bytes).into_owned());
     }
     t.line_count = number;
     Ok(t)
@@ -442,6 +444,16 @@ mod tests {
         let t = p("{\"role\":\"user\",\"content\":\"a\"}").unwrap();
         assert_eq!(t.tail, Tail::Unterminated);
         assert_eq!(t.entries.len(), 1);
+    }
+
+    #[test]
+    fn partial_utf8_at_the_end_is_a_torn_tail_and_crlf_lines_keep_their_bytes() {
+        let mut b = b"{\"role\":\"user\",\"content\":\"a\"}\r\n".to_vec();
+        b.extend_from_slice(b"{\"role\":\"user\",\"content\":\"\xE2\x82");
+        let t = parse(Path::new("t.jsonl"), &b).unwrap();
+        assert!(matches!(t.tail, Tail::Torn { line: 2, .. }), "{:?}", t.tail);
+        assert_eq!(t.raw_line(0), "{\"role\":\"user\",\"content\":\"a\"}\r");
+        assert_eq!(t.entries[0].text, "a");
     }
 
     #[test]

@@ -379,3 +379,46 @@ fn size_window_folds_only_the_newest_entries() {
     let recall = json_lines(&env.mf(&["recall", "c.jsonl"]).stdout);
     assert_eq!(recall.len(), 1 + 18 + 1 + 4);
 }
+
+#[test]
+fn a_held_lock_is_waited_for_and_said() {
+    let env = TestEnv::new();
+    let f = env.copy_fixture("incident-northwind.jsonl");
+    let holder = std::fs::OpenOptions::new()
+        .read(true)
+        .append(true)
+        .open(&f)
+        .unwrap();
+    holder.lock().unwrap();
+    let child = env
+        .command(
+            &[
+                "compact",
+                "incident-northwind.jsonl",
+                "--model",
+                "extractive",
+                "--json",
+            ],
+            &[],
+        )
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    let before = read(&f);
+    holder.unlock().unwrap();
+    drop(holder);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("waiting for the lock on"), "{stderr}");
+    assert!(
+        read(&f).len() > before.len(),
+        "the fold landed after the lock was released"
+    );
+    assert_eq!(
+        json_lines(&String::from_utf8(out.stdout).unwrap())[0]["action"],
+        "folded"
+    );
+}
