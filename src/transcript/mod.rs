@@ -129,7 +129,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Transcript, TranscriptError> {
                             .to_string(),
                     })
             });
-        let (text, value) = match parsed {
+        let (_, value) = match parsed {
             Ok(ok) => ok,
             Err(_) if !terminated => {
                 t.tail = Tail::Torn {
