@@ -5,10 +5,10 @@ use anyhow::Result;
 
 use crate::cli::{ExpandArgs, ExpandFormat};
 use crate::commands::compact::system_now_ms;
-use crate::commands::recall::{RecallItem, read_for_view};
+use crate::commands::recall::{item, read_for_view};
 use crate::entry::{Record, RecordKind};
 use crate::error::MfError;
-use crate::fold::Ledger;
+use crate::fold::{Item, Ledger};
 use crate::render::{self, Ui};
 use crate::transcript::{self, Tail, TranscriptError};
 
@@ -56,7 +56,7 @@ pub fn expand(args: &ExpandArgs, ui: &Ui) -> Result<()> {
             },
             |f| {
                 format!(
-                    "`{}` (line {}) is not a valid summary: it {}",
+                    "`{}` (line {}) is not a valid summary: {}",
                     args.id, t.entries[i].line, f.why
                 )
             },
@@ -67,35 +67,27 @@ pub fn expand(args: &ExpandArgs, ui: &Ui) -> Result<()> {
     // The originals, in order: one level, or down through nested summaries.
     let mut order = Vec::new();
     collect(&ledger, i, args.deep, &mut order);
-    let text = match args.format {
+    match args.format {
         ExpandFormat::Jsonl => {
             let mut s = String::new();
             for &j in &order {
                 s.push_str(t.raw_line(j));
                 s.push('\n');
             }
-            s
+            render::stdout(&s)?;
         }
         ExpandFormat::Text => {
-            let items: Vec<RecallItem> = order
-                .iter()
-                .map(|&j| {
-                    let e = &t.entries[j];
-                    let summary_turns = ledger.summaries.get(&j).map(|s| (s.from_turn, s.to_turn));
-                    RecallItem {
-                        id: e.id.clone(),
-                        summary_turns,
-                        turn: ledger.turns[j],
-                        role: e.role.as_str(),
-                        message: t.chat_message(j),
-                        text: e.text.clone(),
-                    }
-                })
-                .collect();
-            render::recall::text(&items)
+            let items = order.iter().map(|&j| {
+                let it = if ledger.summaries.contains_key(&j) {
+                    Item::Summary(j)
+                } else {
+                    Item::Message(j)
+                };
+                item(&t, &ledger, it)
+            });
+            render::recall::write(crate::cli::RecallFormat::Text, items)?;
         }
-    };
-    render::stdout(&text)?;
+    }
 
     if args.restore {
         restore(args, ui, &ledger, i)?;

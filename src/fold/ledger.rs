@@ -308,20 +308,20 @@ fn check_claim(
         Err(why) => return Err(format!("looks like an mf summary but is not one: {why}")),
     };
     let Some(content) = &claim.content else {
-        return Err("has a coverage record but its content is not a string".into());
+        return Err("it has a coverage record but its content is not a string".into());
     };
     if content_fingerprint(content) != cov.fingerprint {
         return Err(format!(
-            "summary content does not match its fingerprint {} (edited after it was written); treated as an ordinary entry",
+            "its content does not match its fingerprint {} (edited after it was written); treated as an ordinary entry",
             cov.fingerprint
         ));
     }
     if cov.covered_ids.is_empty() {
-        return Err("coverage names no ids".into());
+        return Err("its coverage names no ids".into());
     }
     if cov.entry_count != cov.covered_ids.len() as u64 {
         return Err(format!(
-            "coverage says {} entries but names {} ids",
+            "its coverage says {} entries but names {} ids",
             cov.entry_count,
             cov.covered_ids.len()
         ));
@@ -329,13 +329,17 @@ fn check_claim(
     let mut seen = HashSet::new();
     for id in &cov.covered_ids {
         if !seen.insert(id.as_str()) {
-            return Err(format!("coverage names `{id}` twice"));
+            return Err(format!("its coverage names `{id}` twice"));
         }
         match index.get(id.as_str()) {
-            None => return Err(format!("coverage names `{id}`, which is not in the file")),
+            None => {
+                return Err(format!(
+                    "its coverage names `{id}`, which is not in the file"
+                ));
+            }
             Some(&j) if j >= i => {
                 return Err(format!(
-                    "coverage names `{id}`, which is not earlier in the file"
+                    "its coverage names `{id}`, which is not earlier in the file"
                 ));
             }
             Some(_) => {}
@@ -343,7 +347,7 @@ fn check_claim(
     }
     if cov.from_turn > cov.to_turn {
         return Err(format!(
-            "coverage runs backwards (turns {}–{})",
+            "its coverage runs backwards (turns {}–{})",
             cov.from_turn, cov.to_turn
         ));
     }

@@ -1,18 +1,32 @@
-//! Renderers for the recall view (and for `expand --format text`): JSONL, text, memory blocks.
+//! Renderers for the recall view (and for `expand --format text`): JSONL, text, memory blocks,
+//! streamed item by item to stdout.
 
+use std::io::{self, BufWriter, Write};
+
+use crate::cli::RecallFormat;
 use crate::commands::recall::RecallItem;
 
-/// One chat-shaped JSON object per line.
-pub fn jsonl(items: &[RecallItem]) -> String {
-    let mut out = String::new();
+/// Write items to stdout in `format`, one at a time.
+pub fn write<'a>(
+    format: RecallFormat,
+    items: impl Iterator<Item = RecallItem<'a>>,
+) -> io::Result<()> {
+    let stdout = io::stdout();
+    let mut out = BufWriter::with_capacity(64 * 1024, stdout.lock());
     for it in items {
-        out.push_str(&serde_json::to_string(&it.message).expect("a message serializes"));
-        out.push('\n');
+        match format {
+            RecallFormat::Jsonl => {
+                serde_json::to_writer(&mut out, &it.message())?;
+                out.write_all(b"\n")?;
+            }
+            RecallFormat::Text => text(&mut out, &it)?,
+            RecallFormat::Memory => memory(&mut out, &it)?,
+        }
     }
-    out
+    out.flush()
 }
 
-fn heading(it: &RecallItem) -> String {
+fn heading(it: &RecallItem<'_>) -> String {
     match it.summary_turns {
         Some((a, b)) => format!("── summary of turns {a}–{b} · {} ──", it.id),
         None => format!("── turn {} · {} · {} ──", it.turn, it.role, it.id),
@@ -20,38 +34,28 @@ fn heading(it: &RecallItem) -> String {
 }
 
 /// Readable text: a heading per entry, then its text.
-pub fn text(items: &[RecallItem]) -> String {
-    let mut out = String::new();
-    for it in items {
-        out.push_str(&heading(it));
-        out.push('\n');
-        out.push_str(it.text.trim_end());
-        out.push_str("\n\n");
-    }
-    out
+fn text(out: &mut impl Write, it: &RecallItem<'_>) -> io::Result<()> {
+    writeln!(out, "{}\n{}\n", heading(it), it.text.trim_end())
 }
 
 /// `<memory source="turn:N">…</memory>` blocks; summaries carry `source="turns:A-B"`.
-pub fn memory(items: &[RecallItem]) -> String {
-    let mut out = String::new();
-    for it in items {
-        let source = match it.summary_turns {
-            Some((a, b)) => format!("turns:{a}-{b}"),
-            None => format!("turn:{}", it.turn),
-        };
-        let kind = if it.summary_turns.is_some() {
-            "summary"
-        } else {
-            it.role
-        };
-        // The body cannot close its own block.
-        let body = it.text.trim_end().replace("</memory", "<\\/memory");
-        out.push_str(&format!(
-            "<memory source=\"{source}\" role=\"{kind}\" id=\"{}\">\n{body}\n</memory>\n",
-            attr(&it.id)
-        ));
-    }
-    out
+fn memory(out: &mut impl Write, it: &RecallItem<'_>) -> io::Result<()> {
+    let source = match it.summary_turns {
+        Some((a, b)) => format!("turns:{a}-{b}"),
+        None => format!("turn:{}", it.turn),
+    };
+    let kind = if it.summary_turns.is_some() {
+        "summary"
+    } else {
+        it.role
+    };
+    // The body cannot close its own block.
+    let body = it.text.trim_end().replace("</memory", "<\\/memory");
+    writeln!(
+        out,
+        "<memory source=\"{source}\" role=\"{kind}\" id=\"{}\">\n{body}\n</memory>",
+        attr(it.id)
+    )
 }
 
 fn attr(s: &str) -> String {
