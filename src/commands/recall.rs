@@ -71,8 +71,8 @@ pub fn recall(args: &RecallArgs, ui: &Ui) -> Result<()> {
     let t = read_for_view(&args.file, ui)?;
     let ledger = Ledger::new(&t.entries, &t.records);
     let items = match args.budget {
-        Some(b) => fit_budget(&ledger, b),
-        None => ledger.view.clone(),
+        Some(b) => ledger.recall_order(&fit_budget(&ledger, b)),
+        None => ledger.recall_order(&ledger.view),
     };
     if let Some(b) = args.budget
         && items.is_empty()

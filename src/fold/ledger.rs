@@ -59,7 +59,8 @@ pub struct Ledger<'a> {
     pub summaries: HashMap<usize, Summary>,
     /// Entries hidden from recall, mapped to the top-level standing summary that hides them.
     pub hidden_by: HashMap<usize, usize>,
-    /// The recall view in conversation order.
+    /// The recall view in conversation order (summaries at the place of their first original);
+    /// `recall_order` gives the order recall prints.
     pub view: Vec<Item>,
     pub flags: Vec<Flag>,
     index: HashMap<&'a str, usize>,
@@ -252,6 +253,26 @@ impl<'a> Ledger<'a> {
     /// Characters a model would read for this item.
     pub fn item_chars(&self, item: Item) -> usize {
         self.item_entry(item).chars()
+    }
+
+    /// Items in recall order (law 6): standing summaries first, ordered by the turns they cover,
+    /// then every other item in file order. `view` itself stays in conversation order, which is
+    /// what planning works on.
+    pub fn recall_order(&self, items: &[Item]) -> Vec<Item> {
+        let mut summaries: Vec<Item> = items
+            .iter()
+            .copied()
+            .filter(|it| matches!(it, Item::Summary(_)))
+            .collect();
+        summaries.sort_by_key(|&it| (self.item_turns(it), self.item_entry(it).line));
+        let mut messages: Vec<Item> = items
+            .iter()
+            .copied()
+            .filter(|it| matches!(it, Item::Message(_)))
+            .collect();
+        messages.sort_by_key(|&it| self.item_entry(it).line);
+        summaries.extend(messages);
+        summaries
     }
 
     /// Characters of the whole recall view.

@@ -269,6 +269,32 @@ fn standing_summaries_hide_exactly_their_ids_and_nest() {
 }
 
 #[test]
+fn recall_order_puts_summaries_first_and_the_rest_in_file_order() {
+    let mut v = convo(6);
+    // A window fold in the middle: S covers turns 3–4; turns 1–2 and 5–6 stay uncovered.
+    v.push(summary_entry("S", 14, &["u3", "a3", "u4", "a4"], 3, 4));
+    let l = Ledger::new(&v, &[]);
+    let conv: Vec<&str> = l
+        .view
+        .iter()
+        .map(|&it| l.item_entry(it).id.as_str())
+        .collect();
+    assert_eq!(
+        conv,
+        ["s", "u1", "a1", "u2", "a2", "S", "u5", "a5", "u6", "a6"]
+    );
+    let recall: Vec<&str> = l
+        .recall_order(&l.view)
+        .iter()
+        .map(|&it| l.item_entry(it).id.as_str())
+        .collect();
+    assert_eq!(
+        recall,
+        ["S", "s", "u1", "a1", "u2", "a2", "u5", "a5", "u6", "a6"]
+    );
+}
+
+#[test]
 fn a_summary_with_a_bad_record_is_an_ordinary_entry() {
     let mut v = convo(3);
     let mut forged = summary_entry("F", 8, &["u1", "nope"], 1, 1);

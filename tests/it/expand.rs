@@ -129,9 +129,9 @@ fn nested_fold_covers_the_first_summary_and_deep_expand_reaches_both_levels() {
     assert_eq!(env.mf(&["expand", "c.jsonl", &s2, "--restore"]).code, 0);
     let recall = json_lines(&env.mf(&["recall", "c.jsonl"]).stdout);
     assert!(
-        recall[1]["content"].as_str().unwrap().contains("turns 1–9"),
+        recall[0]["content"].as_str().unwrap().contains("turns 1–9"),
         "{}",
-        recall[1]
+        recall[0]
     );
     assert_eq!(recall.len(), 1 + 1 + (60 - 18));
 }

@@ -28,19 +28,21 @@ fn recall_hides_covered_entries_and_restore_brings_them_back() {
         .collect();
 
     let after = json_lines(&env.mf(&["recall", "incident-northwind.jsonl"]).stdout);
-    // Preamble, then the summary, then the verbatim tail.
-    assert_eq!(after[0]["role"], "system");
+    // The summary first, then every entry it does not cover, in file order: the preamble, the tail.
     assert!(
         after[0]["content"]
             .as_str()
             .unwrap()
-            .starts_with("You are Ops Helper")
+            .starts_with("[summary of earlier turns"),
+        "{}",
+        after[0]
     );
+    assert_eq!(after[0]["role"], "system");
     assert!(
         after[1]["content"]
             .as_str()
             .unwrap()
-            .starts_with("[summary of earlier turns")
+            .starts_with("You are Ops Helper")
     );
     assert_eq!(after.len(), 56 - covered.len() + 1);
     // None of the covered entries' contents appear; the tail's do.
@@ -97,11 +99,13 @@ fn memory_and_text_formats() {
         .mf(&["recall", "incident-northwind.jsonl", "--format", "memory"])
         .stdout;
     assert!(
-        mem.starts_with("<memory source=\"turn:0\" role=\"system\" id=\"m1\">\nYou are Ops Helper"),
+        mem.starts_with("<memory source=\"turns:1-13\" role=\"summary\" id=\"msg-summary-1-13\">\n[summary of earlier turns 1–13"),
         "{mem}"
     );
     assert!(
-        mem.contains("<memory source=\"turns:1-13\" role=\"summary\" id=\"msg-summary-1-13\">"),
+        mem.contains(
+            "</memory>\n<memory source=\"turn:0\" role=\"system\" id=\"m1\">\nYou are Ops Helper"
+        ),
         "{mem}"
     );
     assert!(
