@@ -65,6 +65,8 @@ pub struct Request {
     pub body: Vec<u8>,
     /// Secret strings that must never appear in errors or logs.
     pub secrets: Vec<String>,
+    /// What the request is for, in `-v` lines (the model).
+    pub label: String,
 }
 
 impl std::fmt::Debug for Request {

@@ -82,6 +82,7 @@ impl Remote {
             headers,
             body: serde_json::to_vec(&body).expect("a request body serializes"),
             secrets: key.into_iter().collect(),
+            label: self.label.clone(),
         }
     }
 

@@ -37,6 +37,7 @@ fn request(server: &TestServer) -> Request {
         headers: vec![],
         body: b"{}".to_vec(),
         secrets: vec![],
+        label: "test".into(),
     }
 }
 
@@ -120,6 +121,7 @@ fn connection_refused_is_retried_then_named() {
         headers: vec![],
         body: b"{}".to_vec(),
         secrets: vec![],
+        label: "test".into(),
     };
     let sleeper = Arc::new(Recording::default());
     let e = block(client(2, sleeper.clone(), || 0.0).post(&req)).unwrap_err();
