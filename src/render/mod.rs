@@ -78,10 +78,6 @@ impl Ui {
         bar
     }
 
-    pub fn stdout_is_terminal(&self) -> bool {
-        self.settings.stdout_is_terminal
-    }
-
     pub fn table(&self) -> Table {
         let mut t = Table::new();
         t.load_preset(UTF8_FULL_CONDENSED);

@@ -54,8 +54,6 @@ pub struct Transcript {
     raw: Vec<String>,
     pub snapshot: Snapshot,
     pub tail: Tail,
-    /// Number of physical lines (the torn tail included).
-    pub line_count: usize,
     /// The models that wrote the conversation, from assistant lines' `model` field, in order of
     /// first appearance.
     pub agent_models: Vec<String>,
@@ -88,7 +86,6 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Transcript, TranscriptError> {
             hash: fnv1a64(bytes),
         },
         tail: Tail::Clean,
-        line_count: 0,
         agent_models: Vec::new(),
     };
     let mut ids: HashSet<String> = HashSet::new();
@@ -185,7 +182,6 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Transcript, TranscriptError> {
         t.entries.push(entry);
         t.raw.push(String::from_utf8_lossy(raw_bytes).into_owned());
     }
-    t.line_count = number;
     Ok(t)
 }
 
