@@ -167,13 +167,15 @@ pub fn decision_table(ui: &Ui, r: &DecisionRecord) -> String {
         )
     });
     t.add_row(vec!["span".to_string(), span]);
+    let v = &r.verbatim;
+    let where_ = match (v.preamble_count, v.from_turn) {
+        (0, _) => turns(v.from_turn, v.to_turn),
+        (_, None) => "preamble".to_string(),
+        (_, Some(_)) => format!("preamble + {}", turns(v.from_turn, v.to_turn)),
+    };
     t.add_row(vec![
         "verbatim".to_string(),
-        format!(
-            "{} · {} entries",
-            turns(r.verbatim.from_turn, r.verbatim.to_turn),
-            r.verbatim.entry_count
-        ),
+        format!("{where_} · {} entries", v.entry_count),
     ]);
     if let Some(s) = &r.summary {
         t.add_row(vec![

@@ -13,4 +13,5 @@ mod pipeline;
 mod providers;
 mod recall;
 mod server;
+mod snapshots;
 mod util;
