@@ -197,8 +197,9 @@ impl HttpClient {
             self.log(
                 req,
                 &format!(
-                    "POST {} ({} bytes) attempt {attempt}/{max_attempts}",
+                    "POST {} model {} ({} bytes) attempt {attempt}/{max_attempts}",
                     req.url,
+                    req.label,
                     req.body.len()
                 ),
             );
