@@ -382,6 +382,7 @@ fn size_window_folds_only_the_newest_entries() {
 
 #[test]
 fn a_held_lock_is_waited_for_and_said() {
+    use std::io::BufRead;
     let env = TestEnv::new();
     let f = env.copy_fixture("incident-northwind.jsonl");
     let holder = std::fs::OpenOptions::new()
@@ -390,7 +391,7 @@ fn a_held_lock_is_waited_for_and_said() {
         .open(&f)
         .unwrap();
     holder.lock().unwrap();
-    let child = env
+    let mut child = env
         .command(
             &[
                 "compact",
@@ -405,14 +406,28 @@ fn a_held_lock_is_waited_for_and_said() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(700));
+    // Wait (bounded) until mf says it is waiting, then release the lock.
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines() {
+            let _ = tx.send(line.unwrap_or_default());
+        }
+    });
+    let said = rx
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("mf said something while waiting");
+    assert!(said.contains("waiting for the lock on"), "{said}");
     let before = read(&f);
+    assert_eq!(
+        before,
+        read(&fixture("incident-northwind.jsonl")),
+        "nothing written while the lock is held"
+    );
     holder.unlock().unwrap();
     drop(holder);
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0));
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(stderr.contains("waiting for the lock on"), "{stderr}");
     assert!(
         read(&f).len() > before.len(),
         "the fold landed after the lock was released"

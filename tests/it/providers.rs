@@ -369,11 +369,11 @@ fn server_errors_back_off_exponentially_then_succeed() {
     assert_eq!(reqs.len(), 3);
     let (g1, g2) = (reqs[1].at - reqs[0].at, reqs[2].at - reqs[1].at);
     assert!(
-        g1 >= Duration::from_millis(370) && g1 < Duration::from_millis(1500),
+        g1 >= Duration::from_millis(370) && g1 < Duration::from_secs(5),
         "{g1:?}"
     );
     assert!(
-        g2 >= Duration::from_millis(740) && g2 < Duration::from_millis(2500),
+        g2 >= Duration::from_millis(740) && g2 < Duration::from_secs(6),
         "{g2:?}"
     );
 }
@@ -888,7 +888,7 @@ fn ctrl_c_during_a_slow_call_exits_130_and_writes_nothing() {
 #[test]
 fn calls_for_several_files_are_bounded_by_jobs() {
     let server = TestServer::start(vec![
-        anthropic_ok(SUMMARY).delay(Duration::from_millis(300)),
+        anthropic_ok(SUMMARY).delay(Duration::from_millis(600)),
     ]);
     let env = TestEnv::new();
     let mut names = Vec::new();
