@@ -15,7 +15,7 @@ use crate::model;
 use crate::render::Ui;
 use crate::settings::{CompactSettings, ModelChoice};
 use crate::summarizer::{Extractive, Remote, Severity, Summarizer, SummaryReply};
-use crate::transcript::{self, Tail, Transcript, TranscriptError};
+use crate::transcript::{self, LockAttempt, Tail, Transcript, TranscriptError};
 
 /// What one compact run needs besides the settings: the summarizer and a clock.
 pub struct Compaction {
@@ -281,7 +281,8 @@ pub async fn compact_file(
                 None,
                 ctx,
                 &mut r,
-            )?;
+            )
+            .await?;
             return Ok(r);
         }
     };
@@ -324,7 +325,8 @@ pub async fn compact_file(
                 None,
                 ctx,
                 &mut r,
-            )?;
+            )
+            .await?;
             Ok(r)
         }
         Verdict::Smaller {
@@ -371,7 +373,8 @@ pub async fn compact_file(
                 Some(&draft.id),
                 ctx,
                 &mut r,
-            )?;
+            )
+            .await?;
             Ok(r)
         }
     }
@@ -430,7 +433,7 @@ fn decline(
 }
 
 /// Append `lines` to the transcript under its lock, or write the copy for `--output`.
-fn write(
+async fn write(
     t: &Transcript,
     plan: &FoldPlan,
     output: Option<&Path>,
@@ -442,13 +445,24 @@ fn write(
     if output.is_some() {
         return finish_copy(t, output, lines, r, false);
     }
-    let ui = ctx.ui;
-    let mut locked = transcript::lock(&t.path, |p| {
-        ui.note(&format!(
-            "waiting for the lock on `{}` (another mf is writing it)",
-            p.display()
-        ));
-    })?;
+    // Wait for the lock without blocking the runtime, so Ctrl-C still lands while another
+    // process holds it (nothing is held or written yet at these awaits).
+    let mut said = false;
+    let mut locked = loop {
+        match transcript::try_lock(&t.path)? {
+            LockAttempt::Locked(l) => break l,
+            LockAttempt::Busy => {
+                if !said {
+                    ctx.ui.note(&format!(
+                        "waiting for the lock on `{}` (another process is writing it)",
+                        t.path.display()
+                    ));
+                    said = true;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+        }
+    };
     let bytes = locked.read_bytes()?;
     let unchanged = bytes.len() as u64 == t.snapshot.len
         && crate::fingerprint::fnv1a64(&bytes) == t.snapshot.hash;

@@ -13,9 +13,16 @@ pub struct Locked {
     path: PathBuf,
 }
 
-/// Open `path` for appending and take an exclusive lock on it. When another process holds the
-/// lock, `on_wait` is called once and then mf waits for it.
-pub fn lock(path: &Path, on_wait: impl FnOnce(&Path)) -> Result<Locked, TranscriptError> {
+/// The outcome of one attempt at the lock.
+#[derive(Debug)]
+pub enum LockAttempt {
+    Locked(Locked),
+    /// Another process holds it; try again later.
+    Busy,
+}
+
+/// Open `path` for appending and try once to take an exclusive lock on it, without waiting.
+pub fn try_lock(path: &Path) -> Result<LockAttempt, TranscriptError> {
     let file = OpenOptions::new()
         .read(true)
         .append(true)
@@ -26,13 +33,7 @@ pub fn lock(path: &Path, on_wait: impl FnOnce(&Path)) -> Result<Locked, Transcri
         })?;
     match file.try_lock() {
         Ok(()) => {}
-        Err(std::fs::TryLockError::WouldBlock) => {
-            on_wait(path);
-            file.lock().map_err(|source| TranscriptError::Lock {
-                path: path.to_path_buf(),
-                source,
-            })?;
-        }
+        Err(std::fs::TryLockError::WouldBlock) => return Ok(LockAttempt::Busy),
         Err(std::fs::TryLockError::Error(source)) => {
             // Filesystems without locks (some network mounts) report "unsupported": carry on
             // unlocked rather than refuse, as cargo does.
@@ -44,10 +45,37 @@ pub fn lock(path: &Path, on_wait: impl FnOnce(&Path)) -> Result<Locked, Transcri
             }
         }
     }
-    Ok(Locked {
+    Ok(LockAttempt::Locked(Locked {
         file,
         path: path.to_path_buf(),
-    })
+    }))
+}
+
+/// Open `path` for appending and take an exclusive lock on it, blocking. When another process
+/// holds the lock, `on_wait` is called once first.
+pub fn lock(path: &Path, on_wait: impl FnOnce(&Path)) -> Result<Locked, TranscriptError> {
+    match try_lock(path)? {
+        LockAttempt::Locked(l) => Ok(l),
+        LockAttempt::Busy => {
+            on_wait(path);
+            let file = OpenOptions::new()
+                .read(true)
+                .append(true)
+                .open(path)
+                .map_err(|source| TranscriptError::Open {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
+            file.lock().map_err(|source| TranscriptError::Lock {
+                path: path.to_path_buf(),
+                source,
+            })?;
+            Ok(Locked {
+                file,
+                path: path.to_path_buf(),
+            })
+        }
+    }
 }
 
 impl Locked {

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-pub use append::{Locked, lock, write_copy};
+pub use append::{LockAttempt, Locked, lock, try_lock, write_copy};
 pub use error::TranscriptError;
 pub use wire::{record_line, summary_line};
 

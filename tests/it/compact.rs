@@ -437,3 +437,43 @@ fn a_held_lock_is_waited_for_and_said() {
         "folded"
     );
 }
+
+#[test]
+fn ctrl_c_while_waiting_for_the_lock_exits_130_and_writes_nothing() {
+    use std::io::BufRead;
+    let env = TestEnv::new();
+    let f = env.copy_fixture("incident-northwind.jsonl");
+    let original = read(&f);
+    let holder = std::fs::OpenOptions::new()
+        .read(true)
+        .append(true)
+        .open(&f)
+        .unwrap();
+    holder.lock().unwrap();
+    let mut child = env
+        .command(
+            &[
+                "compact",
+                "incident-northwind.jsonl",
+                "--model",
+                "extractive",
+            ],
+            &[],
+        )
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let said = lines.next().expect("mf said it is waiting").unwrap();
+    assert!(said.contains("waiting for the lock on"), "{said}");
+    let kill = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    drop(holder);
+    assert_eq!(read(&f), original, "nothing written");
+}
