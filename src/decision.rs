@@ -24,7 +24,7 @@
 use serde::Serialize;
 
 use crate::entry::{Usage, estimate_tokens};
-use crate::fold::{Decision, FoldPlan, Item, Ledger};
+use crate::fold::{Decision, Item, Ledger, Span};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -74,15 +74,15 @@ pub struct SpanRecord {
 }
 
 impl SpanRecord {
-    pub fn of(plan: &FoldPlan) -> Self {
+    pub fn of(span: &Span) -> Self {
         Self {
-            from_turn: plan.from_turn,
-            to_turn: plan.to_turn,
-            entry_count: plan.ids.len(),
-            original_count: plan.leaf_count,
-            covered_ids: plan.ids.clone(),
-            chars: plan.span_chars,
-            tokens: estimate_tokens(plan.span_chars),
+            from_turn: span.from_turn,
+            to_turn: span.to_turn,
+            entry_count: span.ids.len(),
+            original_count: span.leaf_count,
+            covered_ids: span.ids.clone(),
+            chars: span.chars,
+            tokens: estimate_tokens(span.chars),
         }
     }
 }
@@ -206,45 +206,18 @@ impl DecisionRecord {
         match decision {
             Decision::Skip(skip) => {
                 r.reason = skip.reason.describe();
-                if !skip.span.is_empty() {
-                    let chars: usize = skip.span.iter().map(|&it| ledger.item_chars(it)).sum();
-                    let (from, to) = skip.span.iter().fold((u64::MAX, 0), |(a, b), &it| {
-                        let (x, y) = ledger.item_turns(it);
-                        (a.min(x), b.max(y))
-                    });
-                    let originals = skip
-                        .span
-                        .iter()
-                        .map(|it| match it {
-                            Item::Summary(i) => ledger.summaries[i].leaf_count,
-                            Item::Message(_) => 1,
-                        })
-                        .sum();
-                    r.span = Some(SpanRecord {
-                        from_turn: from,
-                        to_turn: to,
-                        entry_count: skip.span.len(),
-                        original_count: originals,
-                        covered_ids: skip
-                            .span
-                            .iter()
-                            .map(|&it| ledger.item_entry(it).id.clone())
-                            .collect(),
-                        chars,
-                        tokens: estimate_tokens(chars),
-                    });
-                }
+                r.span = skip.span.as_ref().map(SpanRecord::of);
             }
             Decision::Fold(plan) => {
                 r.action = Action::Planned;
                 r.reason = format!(
                     "would fold {} entries (turns {}–{}) in one call; {} entries stay verbatim",
-                    plan.ids.len(),
-                    plan.from_turn,
-                    plan.to_turn,
+                    plan.span.ids.len(),
+                    plan.span.from_turn,
+                    plan.span.to_turn,
                     plan.verbatim.len()
                 );
-                r.span = Some(SpanRecord::of(plan));
+                r.span = Some(SpanRecord::of(&plan.span));
                 r.verbatim = VerbatimRecord::of(ledger, &plan.verbatim);
             }
         }

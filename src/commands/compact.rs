@@ -242,8 +242,8 @@ pub async fn compact_file(
         ctx.ui.spinner(format!(
             "{}: summarizing turns {}–{} with {model}",
             path.display(),
-            plan.from_turn,
-            plan.to_turn
+            plan.span.from_turn,
+            plan.span.to_turn
         ))
     } else {
         indicatif::ProgressBar::hidden()
@@ -259,8 +259,8 @@ pub async fn compact_file(
             ctx.ui.warn(&format!(
                 "{}: the summarizer failed, turns {}–{} stay verbatim: {}",
                 path.display(),
-                plan.from_turn,
-                plan.to_turn,
+                plan.span.from_turn,
+                plan.span.to_turn,
                 e.message
             ));
             let record = decline(
@@ -287,7 +287,7 @@ pub async fn compact_file(
         }
     };
 
-    let id = summary::summary_id(plan.from_turn, plan.to_turn, |id| t.has_id(id));
+    let id = summary::summary_id(plan.span.from_turn, plan.span.to_turn, |id| t.has_id(id));
     let draft = summary::draft(&plan, id, &model, &reply.text, reply.usage, now);
     let usage = reply.usage.map(UsageRecord::from);
     r.cost = cost_of(settings, &request, reply.usage);
@@ -339,9 +339,9 @@ pub async fn compact_file(
                 kind: RecordKind::Fold {
                     summary_id: draft.id.clone(),
                     model: model.clone(),
-                    from_turn: plan.from_turn,
-                    to_turn: plan.to_turn,
-                    entry_count: plan.ids.len() as u64,
+                    from_turn: plan.span.from_turn,
+                    to_turn: plan.span.to_turn,
+                    entry_count: plan.span.ids.len() as u64,
                     span_chars: span_chars as u64,
                     summary_chars: summary_chars as u64,
                 },
@@ -353,9 +353,9 @@ pub async fn compact_file(
             r.action = Action::Folded;
             r.reason = format!(
                 "folded {} entries (turns {}–{}) into one summary; {} entries stay verbatim",
-                plan.ids.len(),
-                plan.from_turn,
-                plan.to_turn,
+                plan.span.ids.len(),
+                plan.span.from_turn,
+                plan.span.to_turn,
                 plan.verbatim.len()
             );
             r.usage = usage;
@@ -422,10 +422,10 @@ fn decline(
         kind: RecordKind::Decline {
             reason,
             model: model.to_string(),
-            from_turn: plan.from_turn,
-            to_turn: plan.to_turn,
-            span_ids: plan.ids.clone(),
-            span_chars: plan.span_chars as u64,
+            from_turn: plan.span.from_turn,
+            to_turn: plan.span.to_turn,
+            span_ids: plan.span.ids.clone(),
+            span_chars: plan.span.chars as u64,
             summary_chars,
             detail,
         },

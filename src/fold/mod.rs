@@ -13,7 +13,7 @@ pub mod summary;
 
 pub use budget::fit_budget;
 pub use ledger::{Item, Ledger, Summary};
-pub use plan::{Decision, FoldPlan, Skip, SkipReason, plan};
+pub use plan::{Decision, FoldPlan, Skip, SkipReason, Span, plan};
 pub use policy::{FoldPolicy, PolicyError};
 pub use prompt::SummaryRequest;
 pub use summary::{SummaryDraft, Verdict};

@@ -16,10 +16,51 @@ pub enum Decision {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Skip {
     pub reason: SkipReason,
-    /// What stays verbatim (the whole view, since nothing folds).
-    pub verbatim: Vec<Item>,
     /// The span that would have folded, when there was one (for "too few" and "declined before").
-    pub span: Vec<Item>,
+    pub span: Option<Span>,
+}
+
+/// A run of view items considered for one fold, and what it amounts to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Span {
+    pub items: Vec<Item>,
+    /// Their ids: the coverage a summary of the span carries.
+    pub ids: Vec<String>,
+    pub from_turn: u64,
+    pub to_turn: u64,
+    /// Original messages behind the span, all levels down.
+    pub leaf_count: usize,
+    /// Characters of the span as a model would read it.
+    pub chars: usize,
+}
+
+impl Span {
+    pub fn of(ledger: &Ledger<'_>, items: Vec<Item>) -> Self {
+        let ids = items
+            .iter()
+            .map(|&it| ledger.item_entry(it).id.clone())
+            .collect();
+        let (from_turn, to_turn) = items.iter().fold((u64::MAX, 0), |(lo, hi), &it| {
+            let (a, b) = ledger.item_turns(it);
+            (lo.min(a), hi.max(b))
+        });
+        let leaf_count = items
+            .iter()
+            .map(|it| match it {
+                Item::Summary(i) => ledger.summaries[i].leaf_count,
+                Item::Message(_) => 1,
+            })
+            .sum();
+        let chars = items.iter().map(|&it| ledger.item_chars(it)).sum();
+        Self {
+            items,
+            ids,
+            from_turn,
+            to_turn,
+            leaf_count,
+            chars,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -61,49 +102,38 @@ impl SkipReason {
 /// A span to fold.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FoldPlan {
-    /// The view items folded, in order (earlier summaries included).
-    pub span: Vec<Item>,
-    /// Their ids: the coverage the summary will carry.
-    pub ids: Vec<String>,
-    pub from_turn: u64,
-    pub to_turn: u64,
-    /// Original messages behind the span, all levels down.
-    pub leaf_count: usize,
-    /// Characters of the span as a model would read it.
-    pub span_chars: usize,
+    pub span: Span,
     /// View items that stay verbatim (preamble, anything before the window, the tail).
     pub verbatim: Vec<Item>,
     /// Characters of the whole recall view before the fold.
     pub view_chars: usize,
 }
 
+/// The view after the preamble (which is never folded), and where it starts in the view.
+fn candidates<'v>(ledger: &'v Ledger<'_>) -> (usize, &'v [Item]) {
+    let first = ledger
+        .view
+        .iter()
+        .position(|&it| !ledger.is_preamble(it))
+        .unwrap_or(ledger.view.len());
+    (first, &ledger.view[first..])
+}
+
 /// Decide what to fold.
 pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy) -> Decision {
-    let view = &ledger.view;
+    let skip = |reason, span| Decision::Skip(Skip { reason, span });
     let uncovered = ledger.uncovered_count();
-    let skip = |reason, span: Vec<Item>| {
-        Decision::Skip(Skip {
-            reason,
-            verbatim: view.clone(),
-            span,
-        })
-    };
     if uncovered < policy.trigger {
         return skip(
             SkipReason::BelowTrigger {
                 uncovered,
                 trigger: policy.trigger,
             },
-            Vec::new(),
+            None,
         );
     }
 
-    // Candidates: the view after the preamble.
-    let first = view
-        .iter()
-        .position(|&it| !ledger.is_preamble(it))
-        .unwrap_or(view.len());
-    let cands = &view[first..];
+    let (first, cands) = candidates(ledger);
     let seams = Seams::new(ledger, cands);
 
     // Window: the newest `size` candidates, its start rounded forward to a whole turn so that
@@ -123,54 +153,31 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy) -> Decision {
         end -= 1;
     }
     if end <= start {
-        return skip(SkipReason::NothingBeforeTail { considered }, Vec::new());
+        return skip(SkipReason::NothingBeforeTail { considered }, None);
     }
 
-    let span: Vec<Item> = cands[start..end].to_vec();
-    if span.len() < policy.min_fold {
-        return skip(
-            SkipReason::TooFew {
-                would_fold: span.len(),
-                min_fold: policy.min_fold,
-            },
-            span,
-        );
+    let span = Span::of(ledger, cands[start..end].to_vec());
+    if span.items.len() < policy.min_fold {
+        let reason = SkipReason::TooFew {
+            would_fold: span.items.len(),
+            min_fold: policy.min_fold,
+        };
+        return skip(reason, Some(span));
     }
-    let ids: Vec<String> = span
-        .iter()
-        .map(|&it| ledger.item_entry(it).id.clone())
-        .collect();
-    if let Some(Record { line, at_ms, .. }) = ledger.declined_before(&ids) {
+    if let Some(Record { line, at_ms, .. }) = ledger.declined_before(&span.ids) {
         return skip(
             SkipReason::DeclinedBefore {
                 line: *line,
                 at_ms: *at_ms,
             },
-            span,
+            Some(span),
         );
     }
 
-    let (from_turn, to_turn) = span.iter().fold((u64::MAX, 0), |(lo, hi), &it| {
-        let (a, b) = ledger.item_turns(it);
-        (lo.min(a), hi.max(b))
-    });
-    let leaf_count = span
-        .iter()
-        .map(|it| match it {
-            Item::Summary(i) => ledger.summaries[i].leaf_count,
-            Item::Message(_) => 1,
-        })
-        .sum();
-    let span_chars = span.iter().map(|&it| ledger.item_chars(it)).sum();
-    let mut verbatim: Vec<Item> = view[..first + start].to_vec();
+    let mut verbatim: Vec<Item> = ledger.view[..first + start].to_vec();
     verbatim.extend_from_slice(&cands[end..]);
     Decision::Fold(FoldPlan {
         span,
-        ids,
-        from_turn,
-        to_turn,
-        leaf_count,
-        span_chars,
         verbatim,
         view_chars: ledger.view_chars(),
     })
@@ -181,25 +188,20 @@ impl FoldPlan {
     /// summarizer was working): the span is still a run of view items that starts and ends on
     /// a whole-turn seam that no tool call straddles.
     pub fn holds_in(&self, ledger: &Ledger<'_>) -> bool {
-        let first = ledger
-            .view
+        let (_, cands) = candidates(ledger);
+        let ids = &self.span.ids;
+        let Some(start) = cands
             .iter()
-            .position(|&it| !ledger.is_preamble(it))
-            .unwrap_or(ledger.view.len());
-        let cands = &ledger.view[first..];
-        let ids: Vec<&str> = cands
-            .iter()
-            .map(|&it| ledger.item_entry(it).id.as_str())
-            .collect();
-        let Some(start) = ids.iter().position(|&id| id == self.ids[0]) else {
+            .position(|&it| ledger.item_entry(it).id == ids[0])
+        else {
             return false;
         };
-        let end = start + self.ids.len();
-        if end > ids.len()
-            || ids[start..end]
+        let end = start + ids.len();
+        if end > cands.len()
+            || cands[start..end]
                 .iter()
-                .zip(&self.ids)
-                .any(|(a, b)| *a != b.as_str())
+                .zip(ids)
+                .any(|(&it, id)| ledger.item_entry(it).id != *id)
         {
             return false;
         }

@@ -70,6 +70,7 @@ fn defuse(text: &str) -> String {
 pub fn request(ledger: &Ledger<'_>, plan: &FoldPlan, instruction: Option<&str>) -> SummaryRequest {
     let pieces: Vec<Piece> = plan
         .span
+        .items
         .iter()
         .map(|&item| {
             let entry = ledger.item_entry(item);
@@ -101,12 +102,12 @@ pub fn request(ledger: &Ledger<'_>, plan: &FoldPlan, instruction: Option<&str>) 
             defuse(p.text.trim())
         ));
     }
-    let target_chars = (plan.span_chars / 3).max(1);
+    let target_chars = (plan.span.chars / 3).max(1);
     let user = format!(
         "Summarize turns {}–{} of this conversation ({} messages). Keep the summary under about {} words.\n\n{OPEN}\n{}{CLOSE}",
-        plan.from_turn,
-        plan.to_turn,
-        plan.leaf_count,
+        plan.span.from_turn,
+        plan.span.to_turn,
+        plan.span.leaf_count,
         (target_chars / 6).max(20),
         transcript
     );
@@ -118,7 +119,7 @@ pub fn request(ledger: &Ledger<'_>, plan: &FoldPlan, instruction: Option<&str>) 
         system,
         user,
         pieces,
-        span_chars: plan.span_chars,
+        span_chars: plan.span.chars,
         target_chars,
     }
 }

@@ -59,14 +59,19 @@ pub fn draft(
 ) -> SummaryDraft {
     let content = format!(
         "{}\n\n{}",
-        label(plan.from_turn, plan.to_turn, plan.leaf_count, model),
+        label(
+            plan.span.from_turn,
+            plan.span.to_turn,
+            plan.span.leaf_count,
+            model
+        ),
         text.trim()
     );
     let coverage = Coverage {
-        from_turn: plan.from_turn,
-        to_turn: plan.to_turn,
-        entry_count: plan.ids.len() as u64,
-        covered_ids: plan.ids.clone(),
+        from_turn: plan.span.from_turn,
+        to_turn: plan.span.to_turn,
+        entry_count: plan.span.ids.len() as u64,
+        covered_ids: plan.span.ids.clone(),
         model: model.to_string(),
         summarized_at_ms: now_ms,
         usage,
@@ -74,7 +79,7 @@ pub fn draft(
     };
     SummaryDraft {
         id,
-        turn: plan.to_turn,
+        turn: plan.span.to_turn,
         content,
         coverage,
     }
@@ -125,7 +130,7 @@ pub enum Verdict {
 }
 
 pub fn judge(plan: &FoldPlan, draft: &SummaryDraft) -> Verdict {
-    let (span_chars, summary_chars) = (plan.span_chars, draft.chars());
+    let (span_chars, summary_chars) = (plan.span.chars, draft.chars());
     if summary_chars < span_chars {
         Verdict::Smaller {
             span_chars,

@@ -48,7 +48,7 @@ fn policy(recent: usize) -> FoldPolicy {
 
 fn fold_ids(entries: &[Entry], records: &[Record], p: &FoldPolicy) -> Vec<String> {
     match plan(&Ledger::new(entries, records), p) {
-        Decision::Fold(f) => f.ids,
+        Decision::Fold(f) => f.span.ids,
         Decision::Skip(s) => panic!("expected a fold, got {:?}", s.reason),
     }
 }
@@ -231,8 +231,8 @@ fn standing_summaries_hide_exactly_their_ids_and_nest() {
     assert_eq!(ids, ["S1", "u3", "a3", "u4", "a4", "u5", "a5"]);
     match plan(&l, &policy(2)) {
         Decision::Fold(f) => {
-            assert_eq!(f.leaf_count, 4 + 6);
-            assert_eq!((f.from_turn, f.to_turn), (1, 5));
+            assert_eq!(f.span.leaf_count, 4 + 6);
+            assert_eq!((f.span.from_turn, f.span.to_turn), (1, 5));
         }
         d => panic!("{d:?}"),
     }
@@ -428,10 +428,10 @@ fn random_conversations_always_fold_lawfully() {
                 .position(|&it| l.item_entry(it).id == id)
                 .unwrap()
         };
-        let (first, last) = (pos(&p.ids[0]), pos(p.ids.last().unwrap()));
+        let (first, last) = (pos(&p.span.ids[0]), pos(p.span.ids.last().unwrap()));
         assert_eq!(
             last - first + 1,
-            p.ids.len(),
+            p.span.ids.len(),
             "case {case}: the span is contiguous"
         );
         // Starts and ends on a turn boundary.
@@ -452,7 +452,7 @@ fn random_conversations_always_fold_lawfully() {
         }
         // The preamble is never folded; the tail keeps at least `recent` entries.
         assert!(
-            p.ids.iter().all(|id| l.turns[l.find(id).unwrap()] > 0),
+            p.span.ids.iter().all(|id| l.turns[l.find(id).unwrap()] > 0),
             "case {case}"
         );
         assert!(
@@ -460,7 +460,8 @@ fn random_conversations_always_fold_lawfully() {
             "case {case}"
         );
         // No tool call is separated from any of its results.
-        let folded: std::collections::HashSet<&str> = p.ids.iter().map(String::as_str).collect();
+        let folded: std::collections::HashSet<&str> =
+            p.span.ids.iter().map(String::as_str).collect();
         for x in &v {
             if let Some(call) = &x.tool_call_id {
                 let caller = v.iter().find(|c| c.tool_calls.contains(call)).unwrap();
