@@ -178,20 +178,8 @@ pub async fn compact_file(
     ctx: &Compaction,
 ) -> Result<DecisionRecord> {
     let t = transcript::read(path)?;
-    if let Tail::Torn {
-        line,
-        offset,
-        bytes,
-    } = t.tail
-    {
-        return Err(TranscriptError::Torn {
-            path: path.to_path_buf(),
-            line,
-            offset,
-            bytes,
-        }
-        .into());
-    }
+    // Refuse a torn file before paying for a call; the append would refuse it anyway.
+    t.check_tail()?;
     let output = settings.output_for(path);
     if let Some(out) = &output
         && same_file(path, out)
@@ -464,10 +452,8 @@ async fn write(
         }
     };
     let bytes = locked.read_bytes()?;
-    let unchanged = bytes.len() as u64 == t.snapshot.len
-        && crate::fingerprint::fnv1a64(&bytes) == t.snapshot.hash;
     let reparsed;
-    let now = if unchanged {
+    let now = if t.snapshot.matches(&bytes) {
         t
     } else {
         reparsed = transcript::parse(&t.path, &bytes)?;
@@ -489,15 +475,19 @@ fn check_only_grew(
     plan: &FoldPlan,
     new_id: Option<&str>,
 ) -> Result<()> {
-    let len = usize::try_from(t.snapshot.len).unwrap_or(usize::MAX);
     let changed = |what: &str| TranscriptError::Changed {
         path: t.path.clone(),
         what: what.into(),
     };
-    if bytes.len() < len || crate::fingerprint::fnv1a64(&bytes[..len]) != t.snapshot.hash {
+    if !t.snapshot.is_prefix_of(bytes) {
         return Err(changed("its earlier lines were rewritten or removed").into());
     }
-    if t.tail == Tail::Unterminated && bytes.get(len) != Some(&b'\n') {
+    if t.tail == Tail::Unterminated
+        && usize::try_from(t.snapshot.len)
+            .ok()
+            .and_then(|n| bytes.get(n))
+            != Some(&b'\n')
+    {
         return Err(changed("its unterminated last line was extended").into());
     }
     let ledger = Ledger::new(&now.entries, &now.records);
@@ -525,9 +515,7 @@ fn finish_copy(
     let bytes = std::fs::read(&t.path)
         .with_context(|| format!("cannot read `{}` again", t.path.display()))?;
     // The copy must be of the bytes that were planned on: compare, no need to parse again.
-    if bytes.len() as u64 != t.snapshot.len
-        || crate::fingerprint::fnv1a64(&bytes) != t.snapshot.hash
-    {
+    if !t.snapshot.matches(&bytes) {
         return Err(TranscriptError::Changed {
             path: t.path.clone(),
             what: "it changed while mf was working".into(),

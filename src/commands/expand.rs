@@ -10,7 +10,7 @@ use crate::entry::{Record, RecordKind};
 use crate::error::MfError;
 use crate::fold::{Item, Ledger};
 use crate::render::{self, Ui};
-use crate::transcript::{self, Tail, TranscriptError};
+use crate::transcript::{self, TranscriptError};
 
 pub fn expand(args: &ExpandArgs, ui: &Ui) -> Result<()> {
     let t = read_for_view(&args.file, ui)?;
@@ -135,20 +135,6 @@ fn restore(args: &ExpandArgs, ui: &Ui, ledger: &Ledger<'_>, i: usize) -> Result<
         ));
     })?;
     let (_, now) = locked.reread()?;
-    if let Tail::Torn {
-        line,
-        offset,
-        bytes,
-    } = now.tail
-    {
-        return Err(TranscriptError::Torn {
-            path: args.file.clone(),
-            line,
-            offset,
-            bytes,
-        }
-        .into());
-    }
     let check = Ledger::new(&now.entries, &now.records);
     match check.find(id).and_then(|j| check.summaries.get(&j)) {
         Some(again) if again.retracted_at.is_none() && again.covered_by.is_none() => {}

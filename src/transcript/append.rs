@@ -106,22 +106,10 @@ impl Locked {
         current: &Transcript,
         lines: &[String],
     ) -> Result<u64, TranscriptError> {
+        current.check_tail()?;
         let mut buf = Vec::new();
-        match current.tail {
-            Tail::Torn {
-                line,
-                offset,
-                bytes,
-            } => {
-                return Err(TranscriptError::Torn {
-                    path: self.path.clone(),
-                    line,
-                    offset,
-                    bytes,
-                });
-            }
-            Tail::Unterminated => buf.push(b'\n'),
-            Tail::Clean => {}
+        if current.tail == Tail::Unterminated {
+            buf.push(b'\n');
         }
         for line in lines {
             debug_assert!(!line.contains('\n'));
@@ -160,19 +148,7 @@ pub fn write_copy(
         path: dest.to_path_buf(),
         source,
     };
-    if let Tail::Torn {
-        line,
-        offset,
-        bytes,
-    } = input.tail
-    {
-        return Err(TranscriptError::Torn {
-            path: input.path.clone(),
-            line,
-            offset,
-            bytes,
-        });
-    }
+    input.check_tail()?;
     let dir = match dest.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),

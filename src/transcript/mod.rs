@@ -29,6 +29,18 @@ pub struct Snapshot {
     pub hash: u64,
 }
 
+impl Snapshot {
+    /// Whether `bytes` are exactly the bytes this snapshot was taken of.
+    pub fn matches(&self, bytes: &[u8]) -> bool {
+        bytes.len() as u64 == self.len && fnv1a64(bytes) == self.hash
+    }
+
+    /// Whether `bytes` begin with those bytes (the file has only grown since).
+    pub fn is_prefix_of(&self, bytes: &[u8]) -> bool {
+        usize::try_from(self.len).is_ok_and(|n| n <= bytes.len() && self.matches(&bytes[..n]))
+    }
+}
+
 /// How the file ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tail {
@@ -186,6 +198,23 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Transcript, TranscriptError> {
 }
 
 impl Transcript {
+    /// Refuse a torn last line: nothing may be appended onto it.
+    pub fn check_tail(&self) -> Result<(), TranscriptError> {
+        match self.tail {
+            Tail::Torn {
+                line,
+                offset,
+                bytes,
+            } => Err(TranscriptError::Torn {
+                path: self.path.clone(),
+                line,
+                offset,
+                bytes,
+            }),
+            Tail::Clean | Tail::Unterminated => Ok(()),
+        }
+    }
+
     /// The exact original text of an entry's line.
     pub fn raw_line(&self, entry: usize) -> &str {
         &self.raw[entry]
@@ -450,6 +479,19 @@ mod tests {
         assert!(matches!(t.tail, Tail::Torn { line: 2, .. }), "{:?}", t.tail);
         assert_eq!(t.raw_line(0), "{\"role\":\"user\",\"content\":\"a\"}\r");
         assert_eq!(t.entries[0].text, "a");
+    }
+
+    #[test]
+    fn snapshot_knows_its_bytes_and_their_growth() {
+        let t = p("{\"role\":\"user\",\"content\":\"a\"}\n").unwrap();
+        let same = b"{\"role\":\"user\",\"content\":\"a\"}\n".to_vec();
+        assert!(t.snapshot.matches(&same) && t.snapshot.is_prefix_of(&same));
+        let mut grown = same.clone();
+        grown.extend_from_slice(b"{\"role\":\"user\",\"content\":\"b\"}\n");
+        assert!(!t.snapshot.matches(&grown) && t.snapshot.is_prefix_of(&grown));
+        let edited = b"{\"role\":\"user\",\"content\":\"A\"}\n{}\n".to_vec();
+        assert!(!t.snapshot.is_prefix_of(&edited));
+        assert!(!t.snapshot.is_prefix_of(b"{"));
     }
 
     #[test]
