@@ -277,8 +277,13 @@ pub async fn compact_file(
 
     let id = summary::summary_id(plan.span.from_turn, plan.span.to_turn, |id| t.has_id(id));
     let draft = summary::draft(&plan, id, &model, &reply.text, reply.usage, now);
-    let usage = reply.usage.map(UsageRecord::from);
+    r.usage = reply.usage.map(UsageRecord::from);
     r.cost = cost_of(settings, &request, reply.usage);
+    r.summary = Some(SummaryRecord {
+        id: draft.id.clone(),
+        chars: draft.chars(),
+        tokens: estimate_tokens(draft.chars()),
+    });
     match summary::judge(&plan, &draft) {
         Verdict::NotSmaller {
             span_chars,
@@ -299,12 +304,6 @@ pub async fn compact_file(
             r.reason = format!(
                 "replacement not smaller: {detail}; verdict remembered for this exact span"
             );
-            r.usage = usage;
-            r.summary = Some(SummaryRecord {
-                id: draft.id.clone(),
-                chars: summary_chars,
-                tokens: estimate_tokens(summary_chars),
-            });
             write(
                 &t,
                 &plan,
@@ -346,12 +345,6 @@ pub async fn compact_file(
                 plan.span.to_turn,
                 plan.verbatim.len()
             );
-            r.usage = usage;
-            r.summary = Some(SummaryRecord {
-                id: draft.id.clone(),
-                chars: summary_chars,
-                tokens: estimate_tokens(summary_chars),
-            });
             r.after = Size::of(plan.view_chars - span_chars + summary_chars);
             write(
                 &t,
