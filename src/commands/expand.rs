@@ -23,13 +23,7 @@ pub fn expand(args: &ExpandArgs, ui: &Ui) -> Result<()> {
             let names: Vec<String> = summaries
                 .iter()
                 .map(|s| {
-                    let state = if s.retracted_at.is_some() {
-                        "retracted"
-                    } else if s.covered_by.is_some() {
-                        "nested"
-                    } else {
-                        "standing"
-                    };
+                    let state = s.state();
                     format!(
                         "{} (turns {}–{}, {state})",
                         t.entries[s.entry].id, s.from_turn, s.to_turn

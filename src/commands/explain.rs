@@ -99,13 +99,7 @@ pub fn explain(args: &ExplainArgs, config: &ConfigFile, ui: &Ui) -> Result<()> {
             original_count: s.leaf_count,
             model: s.coverage.model.clone(),
             summarized_at_ms: s.coverage.summarized_at_ms,
-            state: if s.retracted_at.is_some() {
-                "retracted"
-            } else if s.covered_by.is_some() {
-                "nested"
-            } else {
-                "standing"
-            },
+            state: s.state(),
             nested_in: s.covered_by.map(id_of),
             chars: t.entries[s.entry].chars(),
         })
@@ -229,14 +223,19 @@ pub fn explain(args: &ExplainArgs, config: &ConfigFile, ui: &Ui) -> Result<()> {
                     .find(&s.id)
                     .is_some_and(|j| covered_here(&ledger.summaries[&j].coverage.covered_ids))
         });
-        ex.history.retain(|h| {
-            h.summary_id.as_deref() == Some(id.as_str())
-                || t.records.iter().any(|r| {
-                    r.line == h.line
-                        && matches!(&r.kind, RecordKind::Decline { span_ids, .. } if covered_here(span_ids))
-                })
-                || ex.summaries.iter().any(|s| h.summary_id.as_deref() == Some(s.id.as_str()))
-        });
+        // Events were built from the records in order: filter them side by side.
+        let summaries = &ex.summaries;
+        ex.history = t
+            .records
+            .iter()
+            .zip(std::mem::take(&mut ex.history))
+            .filter(|(r, h)| {
+                h.summary_id.as_deref() == Some(id.as_str())
+                    || matches!(&r.kind, RecordKind::Decline { span_ids, .. } if covered_here(span_ids))
+                    || summaries.iter().any(|s| h.summary_id.as_deref() == Some(s.id.as_str()))
+            })
+            .map(|(_, h)| h)
+            .collect();
         ex.flags.retain(|f| &f.id == id);
     }
 

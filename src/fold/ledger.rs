@@ -32,6 +32,17 @@ impl Summary {
     pub fn standing(&self) -> bool {
         self.retracted_at.is_none()
     }
+
+    /// `standing`, `nested` (inside a standing summary) or `retracted`.
+    pub fn state(&self) -> &'static str {
+        if self.retracted_at.is_some() {
+            "retracted"
+        } else if self.covered_by.is_some() {
+            "nested"
+        } else {
+            "standing"
+        }
+    }
 }
 
 /// Something `explain` should point out.

@@ -160,3 +160,27 @@ fn explain_names_what_hides_a_message() {
     assert_eq!(v["focus"]["hiddenBy"], "msg-summary-1-13");
     assert_eq!(v["summaries"].as_array().unwrap().len(), 1);
 }
+
+#[test]
+fn explain_an_id_shows_the_declines_that_named_it_and_nothing_else() {
+    let env = TestEnv::new();
+    let mut s = conversation(12);
+    s += &serde_json::json!({"mfRecord": "decline", "atMs": 5, "reason": "not-smaller", "model": "m",
+        "fromTurn": 1, "toTurn": 2, "spanIds": ["u1", "a1", "u2", "a2"], "spanChars": 10, "summaryChars": 20,
+        "detail": "too long"}).to_string();
+    s.push('\n');
+    s += &serde_json::json!({"mfRecord": "decline", "atMs": 6, "reason": "summarizer-failed", "model": "m",
+        "fromTurn": 5, "toTurn": 6, "spanIds": ["u5", "a5", "u6", "a6"], "spanChars": 10, "detail": "outage"}).to_string();
+    s.push('\n');
+    env.write("d.jsonl", &s);
+    let out = env.mf(&["explain", "d.jsonl", "u1", "--json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let history = v["history"].as_array().unwrap();
+    assert_eq!(history.len(), 1, "{history:?}");
+    assert_eq!(history[0]["reason"], "not-smaller");
+    assert_eq!(history[0]["line"], 26);
+    let all = env.mf(&["explain", "d.jsonl", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&all.stdout).unwrap();
+    assert_eq!(v["history"].as_array().unwrap().len(), 2);
+}
