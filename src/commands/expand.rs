@@ -90,7 +90,7 @@ pub fn expand(args: &ExpandArgs, ui: &Ui) -> Result<()> {
 }
 
 fn collect(ledger: &Ledger<'_>, summary: usize, deep: bool, out: &mut Vec<usize>) {
-    for j in ledger.children(summary) {
+    for &j in ledger.children(summary) {
         if deep && ledger.summaries.contains_key(&j) {
             collect(ledger, j, deep, out);
         } else {

@@ -17,6 +17,8 @@ pub struct Summary {
     pub coverage: Coverage,
     /// Line of the retraction record, if the summary was withdrawn.
     pub retracted_at: Option<usize>,
+    /// The entries it names, one level down, in order (its `coveredIds` resolved).
+    pub children: Vec<usize>,
     /// Index of a standing summary that covers this one (nesting), if any.
     pub covered_by: Option<usize>,
     /// Original (non-summary) messages behind it, all levels down.
@@ -90,7 +92,7 @@ impl<'a> Ledger<'a> {
         let mut valid: HashMap<usize, Coverage> = HashMap::new();
         for (i, e) in entries.iter().enumerate() {
             let Some(claim) = &e.summary else { continue };
-            match check_claim(i, e, claim, &index) {
+            match check_claim(i, claim, &index) {
                 Ok(cov) => {
                     valid.insert(i, cov);
                 }
@@ -131,10 +133,14 @@ impl<'a> Ledger<'a> {
         let mut order: Vec<usize> = valid.keys().copied().collect();
         order.sort_unstable();
         for &i in &order {
-            let cov = valid[&i].clone();
+            let cov = valid.remove(&i).expect("a valid summary");
+            let children: Vec<usize> = cov
+                .covered_ids
+                .iter()
+                .map(|id| index[id.as_str()])
+                .collect();
             let (mut leaves, mut from, mut to, mut first) = (0usize, u64::MAX, 0u64, usize::MAX);
-            for id in &cov.covered_ids {
-                let j = index[id.as_str()];
+            for &j in &children {
                 if let Some(inner) = summaries.get(&j) {
                     leaves += inner.leaf_count;
                     from = from.min(inner.from_turn);
@@ -153,6 +159,7 @@ impl<'a> Ledger<'a> {
                 Summary {
                     entry: i,
                     coverage: cov,
+                    children,
                     retracted_at: retracted.get(&i).copied(),
                     covered_by: None,
                     leaf_count: leaves,
@@ -168,9 +175,7 @@ impl<'a> Ledger<'a> {
             if !summaries[&i].standing() {
                 continue;
             }
-            let ids = summaries[&i].coverage.covered_ids.clone();
-            for id in ids {
-                let j = index[id.as_str()];
+            for j in summaries[&i].children.clone() {
                 if let Some(inner) = summaries.get_mut(&j) {
                     inner.covered_by = Some(i);
                 }
@@ -184,24 +189,13 @@ impl<'a> Ledger<'a> {
             if !s.standing() || s.covered_by.is_some() {
                 continue;
             }
-            let mut stack: Vec<usize> = s
-                .coverage
-                .covered_ids
-                .iter()
-                .map(|id| index[id.as_str()])
-                .collect();
+            let mut stack = s.children.clone();
             while let Some(j) = stack.pop() {
                 if hidden_by.insert(j, i).is_some() {
                     continue;
                 }
                 if let Some(inner) = summaries.get(&j) {
-                    stack.extend(
-                        inner
-                            .coverage
-                            .covered_ids
-                            .iter()
-                            .map(|id| index[id.as_str()]),
-                    );
+                    stack.extend_from_slice(&inner.children);
                 }
             }
         }
@@ -312,13 +306,8 @@ impl<'a> Ledger<'a> {
     }
 
     /// The ids a summary names, one level down, in order.
-    pub fn children(&self, summary: usize) -> Vec<usize> {
-        self.summaries[&summary]
-            .coverage
-            .covered_ids
-            .iter()
-            .map(|id| self.index[id.as_str()])
-            .collect()
+    pub fn children(&self, summary: usize) -> &[usize] {
+        &self.summaries[&summary].children
     }
 
     /// Whether a "not smaller" verdict was already recorded for exactly these ids.
@@ -331,7 +320,6 @@ impl<'a> Ledger<'a> {
 
 fn check_claim(
     i: usize,
-    e: &Entry,
     claim: &crate::entry::SummaryClaim,
     index: &HashMap<&str, usize>,
 ) -> Result<Coverage, String> {
@@ -383,6 +371,5 @@ fn check_claim(
             cov.from_turn, cov.to_turn
         ));
     }
-    let _ = e;
     Ok(cov.clone())
 }
