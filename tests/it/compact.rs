@@ -4,9 +4,7 @@ use crate::util::*;
 
 #[test]
 fn compact_appends_one_summary_and_keeps_every_original_byte() {
-    let env = TestEnv::new();
-    let f = env.copy_fixture("incident-northwind.jsonl");
-    let before = read(&f);
+    let (env, f, before) = incident();
     let out = env.mf(&[
         "compact",
         "incident-northwind.jsonl",
@@ -103,9 +101,7 @@ fn table_output_on_a_pipe_names_the_action() {
 
 #[test]
 fn output_leaves_input_untouched_and_writes_input_plus_new_lines() {
-    let env = TestEnv::new();
-    let f = env.copy_fixture("incident-northwind.jsonl");
-    let before = read(&f);
+    let (env, f, before) = incident();
     let out = env.mf(&[
         "compact",
         "incident-northwind.jsonl",
@@ -147,9 +143,7 @@ fn output_leaves_input_untouched_and_writes_input_plus_new_lines() {
 
 #[test]
 fn dry_run_plans_without_writing() {
-    let env = TestEnv::new();
-    let f = env.copy_fixture("incident-northwind.jsonl");
-    let before = read(&f);
+    let (env, f, before) = incident();
     let out = env.mf(&[
         "compact",
         "incident-northwind.jsonl",
@@ -209,6 +203,14 @@ fn one_bad_file_among_several_fails_the_run_but_not_the_others() {
     ]);
     assert_eq!(out.code, 1, "{out:?}");
     assert!(out.stderr.contains("bad.jsonl:2:"), "{out:?}");
+    assert_eq!(
+        out.stderr
+            .lines()
+            .filter(|l| l.starts_with("error:"))
+            .count(),
+        1,
+        "one error, printed once: {out:?}"
+    );
     let recs = json_lines(&out.stdout);
     assert_eq!(recs.len(), 1);
     assert_eq!(recs[0]["action"], "folded");
@@ -271,7 +273,7 @@ fn recent_cut_inside_a_turn_and_inside_tool_results_keeps_the_whole_turn() {
         "Oslo -3C with snow, Bergen 4C with rain, Tromsø -9C and clear.",
     );
     s.push('\n');
-    let f = env.write("tools.jsonl", &s);
+    env.write("tools.jsonl", &s);
     // --recent 3 lands on `rc2`, inside the results of a13's calls.
     let out = env.mf(&[
         "compact",
@@ -323,7 +325,6 @@ fn recent_cut_inside_a_turn_and_inside_tool_results_keeps_the_whole_turn() {
             "assistant"
         ]
     );
-    let _ = f;
 }
 
 #[test]
@@ -441,9 +442,7 @@ fn a_held_lock_is_waited_for_and_said() {
 #[test]
 fn ctrl_c_while_waiting_for_the_lock_exits_130_and_writes_nothing() {
     use std::io::BufRead;
-    let env = TestEnv::new();
-    let f = env.copy_fixture("incident-northwind.jsonl");
-    let original = read(&f);
+    let (env, f, original) = incident();
     let holder = std::fs::OpenOptions::new()
         .read(true)
         .append(true)

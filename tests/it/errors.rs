@@ -75,9 +75,7 @@ fn not_a_chat_transcript() {
 
 #[test]
 fn size_not_greater_than_recent_is_refused_with_the_reason() {
-    let env = TestEnv::new();
-    let f = env.copy_fixture("incident-northwind.jsonl");
-    let before = read(&f);
+    let (env, f, before) = incident();
     let out = env.mf(&[
         "compact",
         "incident-northwind.jsonl",

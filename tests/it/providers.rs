@@ -54,9 +54,7 @@ fn appended(file: &std::path::Path, original: &[u8]) -> Vec<String> {
 #[test]
 fn anthropic_request_is_exact_and_the_summary_lands() {
     let server = TestServer::start(vec![anthropic_ok(SUMMARY)]);
-    let env = TestEnv::new();
-    let f = env.copy_fixture("incident-northwind.jsonl");
-    let original = read(&f);
+    let (env, f, original) = incident();
     let out = run(
         &env,
         &[
@@ -382,9 +380,7 @@ fn server_errors_back_off_exponentially_then_succeed() {
 fn an_outage_degrades_to_verbatim_with_one_warning_and_exit_0() {
     let err = r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
     let server = TestServer::start(vec![Reply::json(529, err)]);
-    let env = TestEnv::new();
-    let f = env.copy_fixture("incident-northwind.jsonl");
-    let original = read(&f);
+    let (env, f, original) = incident();
     let recall_before = env.mf(&["recall", "incident-northwind.jsonl"]).stdout;
     let out = run(
         &env,
@@ -422,9 +418,7 @@ fn an_outage_degrades_to_verbatim_with_one_warning_and_exit_0() {
 #[test]
 fn a_hung_server_times_out_and_degrades() {
     let server = TestServer::start(vec![Reply::hang()]);
-    let env = TestEnv::new();
-    let f = env.copy_fixture("incident-northwind.jsonl");
-    let original = read(&f);
+    let (env, f, original) = incident();
     let start = Instant::now();
     let out = run(
         &env,
@@ -480,9 +474,7 @@ fn bad_replies_are_failures_never_summaries() {
     ];
     for (name, reply, needle) in cases {
         let server = TestServer::start(vec![reply]);
-        let env = TestEnv::new();
-        let f = env.copy_fixture("incident-northwind.jsonl");
-        let original = read(&f);
+        let (env, f, original) = incident();
         let out = run(
             &env,
             &[
@@ -512,9 +504,7 @@ fn bad_replies_are_failures_never_summaries() {
         200,
         r#"{"choices":[{"message":{"content":"partial"},"finish_reason":"length"}]}"#,
     )]);
-    let env = TestEnv::new();
-    let f = env.copy_fixture("incident-northwind.jsonl");
-    let original = read(&f);
+    let (env, f, original) = incident();
     let out = run(
         &env,
         &[
@@ -537,9 +527,7 @@ fn bad_replies_are_failures_never_summaries() {
 fn a_summary_longer_than_the_span_is_declined_and_remembered() {
     let long = "This summary says far too much. ".repeat(400);
     let server = TestServer::start(vec![anthropic_ok(&long)]);
-    let env = TestEnv::new();
-    let f = env.copy_fixture("incident-northwind.jsonl");
-    let original = read(&f);
+    let (env, f, original) = incident();
     let out = run(
         &env,
         &[
@@ -582,9 +570,7 @@ fn auth_failure_is_one_clear_message_exit_1_and_no_write() {
     let server = TestServer::start(vec![
         Reply::json(401, &body).header("request-id", "req_401"),
     ]);
-    let env = TestEnv::new();
-    let f = env.copy_fixture("incident-northwind.jsonl");
-    let original = read(&f);
+    let (env, f, original) = incident();
     let out = run(
         &env,
         &[
@@ -624,9 +610,7 @@ fn auth_failure_is_one_clear_message_exit_1_and_no_write() {
 fn quota_429_is_not_retried_and_exits_1() {
     let body = r#"{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}"#;
     let server = TestServer::start(vec![Reply::json(429, body)]);
-    let env = TestEnv::new();
-    let f = env.copy_fixture("incident-northwind.jsonl");
-    let original = read(&f);
+    let (env, f, original) = incident();
     let out = run(
         &env,
         &[
@@ -657,9 +641,7 @@ fn quota_429_is_not_retried_and_exits_1() {
 #[test]
 fn missing_key_is_named_before_any_work_but_dry_run_needs_none() {
     let server = TestServer::start(vec![anthropic_ok(SUMMARY)]);
-    let env = TestEnv::new();
-    let f = env.copy_fixture("incident-northwind.jsonl");
-    let original = read(&f);
+    let (env, f, original) = incident();
     let out = run(
         &env,
         &["compact", "incident-northwind.jsonl", "--model", "haiku"],
@@ -741,7 +723,7 @@ fn the_conversations_own_model_is_refused_as_summarizer() {
     assert_eq!(read(&f), s.as_bytes());
     assert!(server.requests().is_empty());
 
-    let plain = env.write("p.jsonl", &conversation(12));
+    env.write("p.jsonl", &conversation(12));
     let out = run(
         &env,
         &[
@@ -755,7 +737,6 @@ fn the_conversations_own_model_is_refused_as_summarizer() {
         &anthropic_env(&server),
     );
     assert_eq!(out.code, 1, "{out:?}");
-    let _ = plain;
     let out = run(
         &env,
         &[
@@ -777,9 +758,7 @@ fn redirects_are_not_followed() {
     let target = TestServer::start(vec![anthropic_ok(SUMMARY)]);
     let location = format!("{}/v1/messages", target.url());
     let server = TestServer::start(vec![Reply::json(307, "").header("location", &location)]);
-    let env = TestEnv::new();
-    let f = env.copy_fixture("incident-northwind.jsonl");
-    let original = read(&f);
+    let (env, f, original) = incident();
     let out = run(
         &env,
         &["compact", "incident-northwind.jsonl", "--model", "haiku"],
@@ -851,9 +830,7 @@ fn verbose_shows_metadata_but_no_bodies() {
 #[test]
 fn ctrl_c_during_a_slow_call_exits_130_and_writes_nothing() {
     let server = TestServer::start(vec![Reply::hang()]);
-    let env = TestEnv::new();
-    let f = env.copy_fixture("incident-northwind.jsonl");
-    let original = read(&f);
+    let (env, f, original) = incident();
     let vars = anthropic_env(&server);
     let v: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let child = env
@@ -918,9 +895,7 @@ fn calls_for_several_files_are_bounded_by_jobs() {
 #[test]
 fn max_cost_refuses_before_the_first_call() {
     let server = TestServer::start(vec![anthropic_ok(SUMMARY)]);
-    let env = TestEnv::new();
-    let f = env.copy_fixture("incident-northwind.jsonl");
-    let original = read(&f);
+    let (env, f, original) = incident();
     let out = run(
         &env,
         &[

@@ -92,6 +92,14 @@ impl TestEnv {
     }
 }
 
+/// A temp dir holding a copy of the incident fixture, its path, and its original bytes.
+pub fn incident() -> (TestEnv, PathBuf, Vec<u8>) {
+    let env = TestEnv::new();
+    let f = env.copy_fixture("incident-northwind.jsonl");
+    let original = read(&f);
+    (env, f, original)
+}
+
 pub fn read(p: &Path) -> Vec<u8> {
     std::fs::read(p).expect("read file")
 }
