@@ -145,7 +145,7 @@ pub struct ProviderArgs {
     pub max_output_tokens: Option<u32>,
 
     /// `anthropic-version` header
-    #[arg(long, value_name = "DATE", default_value = "2023-06-01")]
+    #[arg(long, value_name = "DATE", default_value = crate::summarizer::anthropic::DEFAULT_VERSION)]
     pub anthropic_version: String,
 
     /// The model that wrote the conversation, when the file does not record it

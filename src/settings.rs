@@ -437,7 +437,8 @@ fn remote(
     {
         return Err(MfError::usage(
             format!(
-                "anthropic-version {anthropic_version} does not accept `temperature`; drop --temperature or use 2023-06-01"
+                "anthropic-version {anthropic_version} does not accept `temperature`; drop --temperature or use {}",
+                anthropic::DEFAULT_VERSION
             ),
             None,
         ));

@@ -1102,3 +1102,45 @@ fn system_prompt_replaces_only_the_instruction() {
     assert_eq!(missing.code, 1, "{missing:?}");
     assert!(missing.stderr.contains("nope.txt"), "{missing:?}");
 }
+
+#[test]
+fn a_sampling_parameter_the_api_version_rejects_is_refused_before_any_request() {
+    let server = TestServer::start(vec![anthropic_ok(SUMMARY)]);
+    let (env, f, original) = incident();
+    let out = run(
+        &env,
+        &[
+            "compact",
+            "incident-northwind.jsonl",
+            "--model",
+            "haiku",
+            "--temperature",
+            "0.2",
+            "--anthropic-version",
+            "2026-10-21",
+        ],
+        &anthropic_env(&server),
+    );
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr.contains("does not accept `temperature`"),
+        "{out:?}"
+    );
+    assert!(server.requests().is_empty());
+    assert_eq!(read(&f), original);
+    // With the default version the same temperature is sent as given.
+    let out = run(
+        &env,
+        &[
+            "compact",
+            "incident-northwind.jsonl",
+            "--model",
+            "haiku",
+            "--temperature",
+            "0.2",
+        ],
+        &anthropic_env(&server),
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(server.requests()[0].json()["temperature"], 0.2);
+}
