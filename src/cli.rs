@@ -1,4 +1,5 @@
-//! `Cli`: the command line, as clap derive structs only — no logic, no environment.
+//! `Cli`: the command line, as clap derive structs and the parsers of their values — no logic
+//! beyond checking that a value is one, and no environment (settings reads it).
 
 use std::path::PathBuf;
 
@@ -9,45 +10,61 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     name = "mf",
     version,
     about = "Fold the older turns of a JSONL conversation into a summary — append-only, every original byte kept",
-    long_about = "mf folds the older turns of a JSONL chat transcript into one summary written by a model you name, \
-appends that summary to the same file and deletes nothing: the summary's coverage record (the exact ids it stands \
-for) is what hides the originals from recall. Retract the summary and recall is verbatim again.",
-    after_help = "Examples:\n  mf compact chat.jsonl --model extractive\n  mf recall chat.jsonl --format text\n  mf expand chat.jsonl msg-summary-1-7 --restore\n  mf explain chat.jsonl\n\nExit codes: 0 success (also when there is nothing to fold), 1 bad input or refused operation, 2 usage error or unexpected failure, 130 interrupted."
+    long_about = "mf folds the older turns of a JSONL transcript (a chat log, or a Claude Code, Codex or pi session) \
+into a summary written by a model you name, appends it to the same file and deletes nothing: the summary's \
+coverage record (the exact lines it stands for, with a digest of their bytes) is what hides the originals from \
+recall. Retract the summary and recall is verbatim again.",
+    after_help = concat!(
+        "Examples:\n  mf compact chat.jsonl --model extractive\n  mf recall chat.jsonl --format text\n  mf expand chat.jsonl msg-summary-1-7 --restore\n  mf explain chat.jsonl\n  mf verify chat.jsonl\n\n",
+        "Exit codes: 0 success (also nothing to fold, a declined fold); 1 bad input or refused operation; 2 usage error; 3 not compacted: the summarizer failed (0 with --allow-degraded); 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP."
+    )
 )]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
 
     /// Print no warnings or notes on stderr (errors still print)
-    #[arg(short, long, global = true)]
+    #[arg(short, long, global = true, help_heading = "Global options")]
     pub quiet: bool,
 
-    /// Never draw progress bars (they are only drawn on a terminal anyway; also MF_NO_PROGRESS=1)
-    #[arg(long, global = true)]
+    /// Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]
+    #[arg(long, global = true, help_heading = "Global options")]
     pub no_progress: bool,
 
     /// Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)
-    #[arg(short, long, global = true)]
+    #[arg(short, long, global = true, help_heading = "Global options")]
     pub verbose: bool,
 
-    /// Config file [default: $XDG_CONFIG_HOME/mf/config.toml]
-    #[arg(long, global = true, value_name = "PATH")]
+    /// Config file [default: $XDG_CONFIG_HOME/mf/config.toml] [env: MF_CONFIG]
+    #[arg(long, global = true, value_name = "PATH", help_heading = "Global options")]
     pub config: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Fold older turns into a summary and append it, printing the decision record
+    #[command(after_help = concat!(
+        "Examples:\n  mf compact chat.jsonl --model extractive\n  mf compact ~/.claude/projects/-home-me-app/SESSION.jsonl --model haiku --dry-run\n  find logs -name '*.jsonl' -print0 | mf compact --files-from - -0 --model haiku --json\n\n",
+        "Exit codes: 0 success (also nothing to fold, a declined fold); 1 bad input or refused operation; 2 usage error; 3 not compacted: the summarizer failed (0 with --allow-degraded); 130/143/129 interrupted."
+    ))]
     Compact(Box<CompactArgs>),
     /// Print what a model should see now: standing summaries and the turns they do not cover
+    #[command(after_help = "Examples:\n  mf recall chat.jsonl\n  mf recall chat.jsonl --format text --budget 8000\n  mf recall SESSION.jsonl --format native")]
     Recall(RecallArgs),
     /// Print the originals behind a summary; `--restore` retracts the summary
+    #[command(after_help = "Examples:\n  mf expand chat.jsonl msg-summary-1-7\n  mf expand chat.jsonl msg-summary-1-30 --deep --format text\n  mf expand chat.jsonl msg-summary-1-7 --restore")]
     Expand(ExpandArgs),
     /// Show every decision recorded in the file, suspicious lines, and what `compact` would do now
+    #[command(after_help = "Examples:\n  mf explain chat.jsonl\n  mf explain chat.jsonl m42\n  mf explain chat.jsonl --target-tokens 20000 --json")]
     Explain(ExplainArgs),
-    /// List the summarizer models mf knows: aliases, providers, ids, context sizes and prices
+    /// Check a file's integrity without calling anything: exit 0 when clean, 1 with the problems
+    #[command(after_help = "Examples:\n  mf verify chat.jsonl\n  mf verify logs/*.jsonl --json")]
+    Verify(VerifyArgs),
+    /// List the summarizer models mf knows: aliases, providers, ids, budgets and prices
+    #[command(after_help = "Examples:\n  mf models\n  mf models --json")]
     Models(ModelsArgs),
     /// Print a shell completion script to stdout
+    #[command(after_help = "Examples:\n  mf completions bash > ~/.local/share/bash-completion/completions/mf\n  mf completions zsh > ~/.zfunc/_mf")]
     Completions(CompletionsArgs),
 }
 
@@ -58,10 +75,24 @@ pub struct ModelsArgs {
     pub json: bool,
 }
 
+/// An input format, for `--from`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InputFormat {
+    /// One chat message per line
+    Chat,
+    /// A Claude Code session
+    Claude,
+    /// A Codex CLI rollout
+    Codex,
+    /// A pi coding-agent session
+    Pi,
+}
+
 /// The fold policy flags, shared by `compact` and `explain`.
-#[derive(Debug, Args, Clone)]
+#[derive(Debug, Args, Clone, Default)]
+#[command(next_help_heading = "What to fold")]
 pub struct PolicyArgs {
-    /// Entries at the end that stay verbatim; the seam is rounded out to a whole turn [default: 5]
+    /// Entries at the end that stay verbatim; the seam is rounded out to a whole turn, and the last turn always stays [default: 5] [env: MF_RECENT]
     #[arg(long, value_name = "N")]
     pub recent: Option<usize>,
 
@@ -74,74 +105,228 @@ pub struct PolicyArgs {
     pub trigger: Option<usize>,
 
     /// Make no call unless at least N entries would fold [default: 2]
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = positive_usize)]
     pub min_fold: Option<usize>,
+
+    /// Fold the oldest turns until the recall view is at most T estimated tokens
+    #[arg(long, value_name = "T", value_parser = positive_usize)]
+    pub target_tokens: Option<usize>,
+
+    /// Most tokens one summarizer call may carry; larger spans are split into chunks [default: the model's budget]
+    #[arg(long, value_name = "TOKENS", value_parser = positive_usize)]
+    pub max_span_tokens: Option<usize>,
+
+    /// Keep real user messages out of every fold (they stay verbatim)
+    #[arg(long, value_name = "WHO", value_enum)]
+    pub protect: Option<Protect>,
+
+    /// What to fold with: summary, mask (stub old tool results, no call), mask,summary, cited
+    #[arg(long, value_name = "STRATEGY", value_parser = parse_strategy)]
+    pub strategy: Option<StrategyArg>,
+
+    /// With --strategy mask: the most recent tool results that stay verbatim [default: 3]
+    #[arg(long, value_name = "N", value_parser = positive_usize)]
+    pub keep_tool_results: Option<usize>,
+
+    /// Read the file as this format instead of detecting it
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub from: Option<InputFormat>,
+}
+
+/// Whose messages `--protect` keeps out of folds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Protect {
+    /// Real user messages
+    User,
+    /// Nothing (the default, except for --strategy cited)
+    None,
+}
+
+/// A `--strategy` value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StrategyArg {
+    Summary,
+    Mask,
+    MaskSummary,
+    Cited,
+}
+
+fn parse_strategy(s: &str) -> Result<StrategyArg, String> {
+    Ok(match s.replace(' ', "").as_str() {
+        "summary" => StrategyArg::Summary,
+        "mask" => StrategyArg::Mask,
+        "mask,summary" | "summary,mask" => StrategyArg::MaskSummary,
+        "cited" => StrategyArg::Cited,
+        other => {
+            return Err(format!(
+                "`{other}` is not a strategy (summary, mask, mask,summary, cited)"
+            ));
+        }
+    })
+}
+
+fn positive_usize(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("`{s}` is not a whole number")),
+    }
+}
+
+/// A finite number in `lo..=hi`.
+fn number_in(s: &str, lo: f64, hi: f64, what: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number"))?;
+    if !v.is_finite() {
+        return Err(format!("{what} must be a finite number, not `{s}`"));
+    }
+    if v < lo || v > hi {
+        return Err(format!("{what} must be between {lo} and {hi}, not {v}"));
+    }
+    Ok(v)
+}
+
+fn parse_temperature(s: &str) -> Result<f64, String> {
+    number_in(s, 0.0, 2.0, "the temperature")
+}
+
+fn parse_price(s: &str) -> Result<f64, String> {
+    number_in(s, 0.0, 10_000.0, "a price per million tokens (USD)")
+}
+
+fn parse_usd(s: &str) -> Result<f64, String> {
+    number_in(s, 0.0, 1_000_000.0, "a cost in USD")
+}
+
+fn parse_timeout(s: &str) -> Result<f64, String> {
+    let v = number_in(s, 0.0, 86_400.0, "the timeout (seconds)")?;
+    if v <= 0.0 {
+        return Err("the timeout must be more than 0 seconds".into());
+    }
+    Ok(v)
+}
+
+fn parse_output_tokens(s: &str) -> Result<u32, String> {
+    match s.trim().parse::<u32>() {
+        Ok(n) if (16..=1_000_000).contains(&n) => Ok(n),
+        Ok(n) => Err(format!("must be between 16 and 1000000, not {n}")),
+        Err(_) => Err(format!("`{s}` is not a whole number")),
+    }
+}
+
+fn parse_share(s: &str) -> Result<f64, String> {
+    number_in(s, 0.0, 1.0, "a share")
 }
 
 #[derive(Debug, Args)]
 pub struct CompactArgs {
-    /// Transcript files (JSONL, one chat message per line)
-    #[arg(required = true, value_name = "FILE")]
+    /// Transcript files (`-` reads one from standard input)
+    #[arg(value_name = "FILE", required_unless_present = "files_from")]
     pub files: Vec<PathBuf>,
 
-    /// Summarizer model (required; or MF_MODEL). `extractive` is the built-in offline summarizer
-    #[arg(short, long, value_name = "MODEL")]
+    /// Read file paths from FILE (`-` for standard input), one per line
+    #[arg(long, value_name = "FILE")]
+    pub files_from: Option<PathBuf>,
+
+    /// With --files-from: paths are separated by NUL bytes (as `find -print0` writes them)
+    #[arg(short = '0', long = "null", requires = "files_from")]
+    pub null: bool,
+
+    /// Summarizer model (required; never defaulted); `extractive` is the built-in offline one [env: MF_MODEL]
+    #[arg(short, long, value_name = "MODEL", value_parser = ModelName, hide_possible_values = true)]
     pub model: Option<String>,
 
     #[command(flatten)]
     pub policy: PolicyArgs,
 
+    /// After chunk summaries, fold them into one covering summary (every level stays expandable)
+    #[arg(long, help_heading = "What to fold")]
+    pub rollup: bool,
+
     /// Replace the summarizer instruction: TEXT, or @FILE to read it from a file
-    #[arg(long, value_name = "TEXT|@FILE")]
+    #[arg(long, value_name = "TEXT|@FILE", help_heading = "Summarizer model")]
     pub system_prompt: Option<String>,
 
-    /// Print the plan without calling the summarizer or writing anything
+    /// Print the plan and its estimated cost without calling or writing anything
     #[arg(long)]
     pub dry_run: bool,
 
-    /// Leave the input untouched; write the input's bytes plus the new lines to PATH
-    /// (a directory when several files are given)
+    /// Leave the input untouched; write its bytes plus the new lines to PATH (a directory for several files; `-` for stdout)
     #[arg(short, long, value_name = "PATH")]
     pub output: Option<PathBuf>,
 
-    /// Print decision records as JSON, one object per line
+    /// Let --output replace an existing file, and write to an agent session that looks live
+    #[arg(long)]
+    pub force: bool,
+
+    /// Print one JSON decision record per file (errors included), one per line
     #[arg(long)]
     pub json: bool,
 
-    /// Files compacted at once
-    #[arg(short = 'j', long, value_name = "N", default_value_t = 4)]
+    /// Files compacted and summarizer calls in flight at once
+    #[arg(short = 'j', long, value_name = "N", default_value_t = 4, value_parser = positive_usize)]
     pub jobs: usize,
+
+    /// Exit 0 even when a summarizer failed and the span stayed verbatim
+    #[arg(long)]
+    pub allow_degraded: bool,
+
+    #[command(flatten)]
+    pub audit: AuditArgs,
 
     #[command(flatten)]
     pub provider: ProviderArgs,
+}
+
+/// How summaries are audited before they are written.
+#[derive(Debug, Args, Clone, Default)]
+#[command(next_help_heading = "Fidelity audit")]
+pub struct AuditArgs {
+    /// Decline a summary that keeps less than this share of the span's items (0 turns it off) [default: 0.5]
+    #[arg(long, value_name = "SHARE", value_parser = parse_share)]
+    pub min_retention: Option<f64>,
+
+    /// Ask once more, naming the missing items, when a summary is lossy
+    #[arg(long)]
+    pub retry_lossy: bool,
+
+    /// Also decline summaries with inventions or superseded values
+    #[arg(long)]
+    pub strict_audit: bool,
+
+    /// Count items found only in tool results toward the retention threshold
+    #[arg(long)]
+    pub audit_tool_results: bool,
 }
 
 /// How to reach and pay for a summarizer model.
 #[derive(Debug, Args, Clone, Default)]
 #[command(next_help_heading = "Summarizer model")]
 pub struct ProviderArgs {
-    /// API base URL (beats ANTHROPIC_BASE_URL / OPENAI_BASE_URL; required for openai-compatible:NAME; or MF_BASE_URL)
+    /// API base URL (beats ANTHROPIC_BASE_URL / OPENAI_BASE_URL; required for openai-compatible:NAME) [env: MF_BASE_URL]
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
 
-    /// Seconds one request may take, connect to last byte [default: 120]
-    #[arg(long, value_name = "SECS")]
+    /// Seconds one request may take, connect to last byte [default: 120] [env: MF_TIMEOUT]
+    #[arg(long, value_name = "SECS", value_parser = parse_timeout)]
     pub timeout: Option<f64>,
 
     /// Retries after a failed attempt (connection errors, timeouts, 408, 409, 429, 5xx) [default: 2]
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=10))]
     pub retries: Option<u32>,
 
-    /// Sampling temperature (sent only when given)
-    #[arg(long, value_name = "T")]
+    /// Sampling temperature, 0 to 2 (sent only when given)
+    #[arg(long, value_name = "T", value_parser = parse_temperature)]
     pub temperature: Option<f64>,
 
     /// Seed for OpenAI-style servers that honour it (with --temperature 0 for repeatable output)
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
 
-    /// Cap on the summary's output tokens [default: sized to the span]
-    #[arg(long, value_name = "N")]
+    /// Cap on one summary's output tokens [default: the model's output budget]
+    #[arg(long, value_name = "N", value_parser = parse_output_tokens)]
     pub max_output_tokens: Option<u32>,
 
     /// `anthropic-version` header
@@ -160,16 +345,20 @@ pub struct ProviderArgs {
     #[arg(long)]
     pub allow_insecure_http: bool,
 
+    /// Send spans as they are, without replacing keys, tokens and passwords by placeholders
+    #[arg(long)]
+    pub no_redact: bool,
+
     /// Input price in USD per million tokens (overrides the table)
-    #[arg(long, value_name = "USD")]
+    #[arg(long, value_name = "USD", value_parser = parse_price)]
     pub price_in: Option<f64>,
 
     /// Output price in USD per million tokens (overrides the table)
-    #[arg(long, value_name = "USD")]
+    #[arg(long, value_name = "USD", value_parser = parse_price)]
     pub price_out: Option<f64>,
 
     /// Refuse to start calls whose estimated total cost exceeds USD
-    #[arg(long, value_name = "USD")]
+    #[arg(long, value_name = "USD", value_parser = parse_usd)]
     pub max_cost: Option<f64>,
 
     /// With -v, also print request and response bodies (they hold the transcript; keys stay redacted)
@@ -177,10 +366,41 @@ pub struct ProviderArgs {
     pub debug_bodies: bool,
 }
 
+/// A `--model` value: any name (it is resolved later), with the known names offered to shell
+/// completion.
+#[derive(Debug, Clone, Copy)]
+struct ModelName;
+
+impl clap::builder::TypedValueParser for ModelName {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        _cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        Ok(value.to_string_lossy().into_owned())
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            crate::model::completion_names()
+                .into_iter()
+                .map(clap::builder::PossibleValue::new),
+        ))
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum RecallFormat {
-    /// Chat-shaped JSON lines, ready to send to a model
-    Jsonl,
+    /// Chat-shaped JSON lines (`role`, `content`, tool fields), ready to send to a model
+    #[value(alias = "jsonl")]
+    Chat,
+    /// The source's own line shape (what the agent reads back)
+    Native,
     /// Readable text
     Text,
     /// `<memory source="turn:N">…</memory>` blocks
@@ -189,17 +409,21 @@ pub enum RecallFormat {
 
 #[derive(Debug, Args)]
 pub struct RecallArgs {
-    /// Transcript file
+    /// Transcript file (`-` for standard input)
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
 
     /// Output format
-    #[arg(long, value_enum, default_value_t = RecallFormat::Jsonl)]
+    #[arg(long, value_enum, default_value_t = RecallFormat::Chat)]
     pub format: RecallFormat,
 
     /// Keep summaries first, then the newest entries that fit in TOKENS (4 characters a token, 256 reserved)
     #[arg(long, value_name = "TOKENS")]
     pub budget: Option<usize>,
+
+    /// Read the file as this format instead of detecting it
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub from: Option<InputFormat>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -216,7 +440,7 @@ pub struct ExpandArgs {
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
 
-    /// Id of a summary (for example msg-summary-1-7)
+    /// Id of a summary or stub (for example msg-summary-1-7), or @LINE
     #[arg(value_name = "ID")]
     pub id: String,
 
@@ -228,18 +452,26 @@ pub struct ExpandArgs {
     #[arg(long)]
     pub restore: bool,
 
+    /// With --restore: write to an agent session that looks live
+    #[arg(long)]
+    pub force: bool,
+
     /// Output format
     #[arg(long, value_enum, default_value_t = ExpandFormat::Jsonl)]
     pub format: ExpandFormat,
+
+    /// Read the file as this format instead of detecting it
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub from: Option<InputFormat>,
 }
 
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
-    /// Transcript file
+    /// Transcript file (`-` for standard input)
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
 
-    /// Only what concerns this id (a summary, or a message a summary covers)
+    /// Only what concerns this entry (an id, or @LINE)
     #[arg(value_name = "ID")]
     pub id: Option<String>,
 
@@ -252,8 +484,50 @@ pub struct ExplainArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// Transcript files
+    #[arg(value_name = "FILE", required = true)]
+    pub files: Vec<PathBuf>,
+
+    /// Print one JSON object per file
+    #[arg(long)]
+    pub json: bool,
+
+    /// Read the files as this format instead of detecting it
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub from: Option<InputFormat>,
+}
+
+#[derive(Debug, Args)]
 pub struct CompletionsArgs {
     /// Shell to generate for
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_must_be_finite_and_in_range() {
+        assert!(parse_temperature("NaN").is_err());
+        assert!(parse_temperature("inf").is_err());
+        assert!(parse_temperature("3").is_err());
+        assert_eq!(parse_temperature("0.2"), Ok(0.2));
+        assert!(parse_usd("NaN").is_err());
+        assert!(parse_usd("-1").is_err());
+        assert!(parse_price("1e308").is_err());
+        assert!(parse_output_tokens("0").is_err());
+        assert!(parse_timeout("0").is_err());
+        assert!(parse_timeout("nan").is_err());
+        assert!(positive_usize("0").is_err());
+        assert!(parse_share("1.5").is_err());
+    }
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
 }

@@ -1,52 +1,37 @@
 //! `DecisionRecord`: the output contract of `compact` (and the "now" part of `explain`), as
-//! printed by `--json`.
-//!
-//! # Format
-//!
-//! One JSON object per file, camelCase keys:
-//!
-//! | key | type | meaning |
-//! |---|---|---|
-//! | `file` | string | the transcript |
-//! | `action` | `"folded"` \| `"declined"` \| `"skipped"` \| `"planned"` | what happened |
-//! | `reason` | string | why, in words |
-//! | `model` | string \| null | the summarizer (null when no call was considered) |
-//! | `span` | object \| null | what folded or would fold: `fromTurn`, `toTurn`, `entryCount`, `originalCount`, `coveredIds`, `chars`, `tokens` |
-//! | `verbatim` | object | what stays verbatim: `entryCount`, `preambleCount` (system lines before the first user message, never folded), `fromTurn`, `toTurn` (of the rest; null when none), `ids` |
-//! | `summary` | object \| null | the summary written or judged: `id`, `chars`, `tokens` |
-//! | `usage` | object \| null | tokens the summarizer reported: `inputTokens`, `outputTokens` |
-//! | `before`, `after` | object | the recall view before and after: `chars`, `tokens` (estimated, 4 chars a token) |
-//! | `cost` | object \| null | `usd` and `estimated` (true when from mf's token estimate, false when from reported usage); null when no price is known or nothing was called |
-//! | `written` | bool | whether anything was appended (a summary, or a decline record) |
-//! | `linesAppended` | number | lines appended to the file (or to `output`) |
-//! | `output` | string \| null | the `--output` path written, if any |
+//! printed by `--json`: one object per input file, errors included. The README documents every
+//! key; keys are camelCase and optional ones are omitted when empty.
 
 use serde::Serialize;
 
 use crate::entry::{Usage, estimate_tokens};
-use crate::fold::{Decision, Item, Ledger, Span};
+use crate::fold::{Item, Ledger, Plan, Span};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Action {
     Folded,
+    Masked,
     Declined,
     Skipped,
     Planned,
+    Error,
 }
 
 impl Action {
     pub fn as_str(self) -> &'static str {
         match self {
             Action::Folded => "folded",
+            Action::Masked => "masked",
             Action::Declined => "declined",
             Action::Skipped => "skipped",
             Action::Planned => "planned",
+            Action::Error => "error",
         }
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
 pub struct Size {
     pub chars: usize,
     pub tokens: usize,
@@ -67,22 +52,30 @@ pub struct SpanRecord {
     pub from_turn: u64,
     pub to_turn: u64,
     pub entry_count: usize,
+    /// Original messages behind it, through nested summaries.
     pub original_count: usize,
-    pub covered_ids: Vec<String>,
+    /// Anchor-line ranges of the entries it covers.
+    pub lines: Vec<[u32; 2]>,
+    pub first_id: String,
+    pub last_id: String,
+    pub digest: String,
     pub chars: usize,
     pub tokens: usize,
 }
 
 impl SpanRecord {
-    pub fn of(span: &Span) -> Self {
+    pub fn of(span: &Span, id_of: &dyn Fn(Item) -> String) -> Self {
         Self {
             from_turn: span.from_turn,
             to_turn: span.to_turn,
-            entry_count: span.ids.len(),
+            entry_count: span.items.len(),
             original_count: span.leaf_count,
-            covered_ids: span.ids.clone(),
+            lines: span.ranges.clone(),
+            first_id: span.items.first().map(|&i| id_of(i)).unwrap_or_default(),
+            last_id: span.items.last().map(|&i| id_of(i)).unwrap_or_default(),
+            digest: span.digest.clone(),
             chars: span.chars,
-            tokens: estimate_tokens(span.chars),
+            tokens: span.tokens(),
         }
     }
 }
@@ -91,40 +84,46 @@ impl SpanRecord {
 #[serde(rename_all = "camelCase")]
 pub struct VerbatimRecord {
     pub entry_count: usize,
-    /// Of those, entries of the preamble (system messages before the first user message).
+    /// Of those, entries of the preamble (before the first user message, never folded).
     pub preamble_count: usize,
+    /// Of those, user messages kept out of the fold (`--protect user`).
+    pub protected_count: usize,
     pub from_turn: Option<u64>,
     pub to_turn: Option<u64>,
-    pub ids: Vec<String>,
 }
 
 impl VerbatimRecord {
-    pub fn of(ledger: &Ledger<'_>, items: &[Item]) -> Self {
+    pub fn of(ledger: &Ledger<'_>, items: &[Item], protected: usize) -> Self {
         let preamble_count = items.iter().filter(|&&it| ledger.is_preamble(it)).count();
         let turns = items
             .iter()
             .filter(|&&it| !ledger.is_preamble(it))
             .map(|&it| ledger.item_turns(it));
-        let from = turns.clone().map(|t| t.0).min();
-        let to = turns.map(|t| t.1).max();
         Self {
             entry_count: items.len(),
             preamble_count,
-            from_turn: from,
-            to_turn: to,
-            ids: items
-                .iter()
-                .map(|&it| ledger.item_entry(it).id.clone())
-                .collect(),
+            protected_count: protected,
+            from_turn: turns.clone().map(|t| t.0).min(),
+            to_turn: turns.map(|t| t.1).max(),
         }
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// One summary or stub written (or judged).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct SummaryRecord {
     pub id: String,
+    pub from_turn: u64,
+    pub to_turn: u64,
+    pub entry_count: usize,
     pub chars: usize,
     pub tokens: usize,
+    /// The retention audit of this summary (absent for stubs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub audit: Option<serde_json::Value>,
+    /// What became of it: `written`, or why it was declined.
+    pub outcome: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -143,32 +142,24 @@ impl From<Usage> for UsageRecord {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct DecisionRecord {
-    pub file: String,
-    pub action: Action,
-    pub reason: String,
-    pub model: Option<String>,
-    pub span: Option<SpanRecord>,
-    pub verbatim: VerbatimRecord,
-    pub summary: Option<SummaryRecord>,
-    pub usage: Option<UsageRecord>,
-    pub before: Size,
-    pub after: Size,
-    pub cost: Option<CostRecord>,
-    pub written: bool,
-    pub lines_appended: usize,
-    pub output: Option<String>,
-}
-
-/// What a call cost (or would cost), from the price table or `--price-in` / `--price-out`.
+/// What a run cost (or would cost), from the price table or `--price-in` / `--price-out`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CostRecord {
+    /// US dollars, rounded to a tenth of a cent's useful precision (6 significant digits).
+    #[serde(serialize_with = "round_usd")]
     pub usd: f64,
     /// True when computed from mf's estimate of the tokens rather than the provider's usage.
     pub estimated: bool,
+}
+
+fn round_usd<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(round6(*v))
+}
+
+/// Round to 6 decimal places (a millionth of a dollar): no binary noise like `…0000001`.
+pub fn round6(v: f64) -> f64 {
+    (v * 1e6).round() / 1e6
 }
 
 impl CostRecord {
@@ -176,51 +167,143 @@ impl CostRecord {
         let usd = (input_tokens as f64 * price.0 + output_tokens as f64 * price.1) / 1_000_000.0;
         Self { usd, estimated }
     }
+
+    pub fn add(self, other: CostRecord) -> Self {
+        Self {
+            usd: self.usd + other.usd,
+            estimated: self.estimated || other.estimated,
+        }
+    }
+}
+
+/// The error a file ended in (`action: "error"`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ErrorRecord {
+    pub message: String,
+    pub exit_code: u8,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hints: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DecisionRecord {
+    pub file: String,
+    /// The transcript's format (`chat`, `claude`, `codex`, `pi`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    pub action: Action,
+    pub reason: String,
+    pub model: Option<String>,
+    pub span: Option<SpanRecord>,
+    pub verbatim: Option<VerbatimRecord>,
+    /// Every summary (one per chunk, then the rollup) and stub written or judged.
+    pub summaries: Vec<SummaryRecord>,
+    pub usage: Option<UsageRecord>,
+    pub before: Size,
+    pub after: Size,
+    pub cost: Option<CostRecord>,
+    /// Secrets replaced by placeholders before the span left the machine, by kind.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub redacted: std::collections::BTreeMap<&'static str, usize>,
+    /// Secrets removed from summaries before they were written, by kind.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub scrubbed: std::collections::BTreeMap<&'static str, usize>,
+    /// Calls made to the summarizer.
+    pub calls: usize,
+    pub written: bool,
+    pub lines_appended: usize,
+    pub output: Option<String>,
+    /// Remarks: a target that cannot be met, a fold inside a turn, …
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorRecord>,
+    /// A summarizer failed on some span (it stayed verbatim): the file is not fully compacted.
+    #[serde(skip)]
+    pub degraded: bool,
 }
 
 impl DecisionRecord {
-    /// The record of a decision before any call: `planned` for a fold, `skipped` otherwise.
-    pub fn from_decision(
-        file: &str,
-        ledger: &Ledger<'_>,
-        decision: &Decision,
-        model: Option<&str>,
-    ) -> Self {
-        let view = Size::of(ledger.view_chars());
-        let mut r = DecisionRecord {
+    /// An empty record for `file`.
+    pub fn new(file: &str, model: Option<&str>) -> Self {
+        DecisionRecord {
             file: file.to_string(),
+            format: None,
             action: Action::Skipped,
             reason: String::new(),
             model: model.map(str::to_string),
             span: None,
-            verbatim: VerbatimRecord::of(ledger, &ledger.view),
-            summary: None,
+            verbatim: None,
+            summaries: Vec::new(),
             usage: None,
-            before: view,
-            after: view,
+            before: Size::default(),
+            after: Size::default(),
             cost: None,
+            redacted: Default::default(),
+            scrubbed: Default::default(),
+            calls: 0,
             written: false,
             lines_appended: 0,
             output: None,
-        };
-        match decision {
-            Decision::Skip(skip) => {
-                r.reason = skip.reason.describe();
-                r.span = skip.span.as_ref().map(SpanRecord::of);
-            }
-            Decision::Fold(plan) => {
-                r.action = Action::Planned;
-                r.reason = format!(
-                    "would fold {} entries (turns {}–{}) in one call; {} entries stay verbatim",
-                    plan.span.ids.len(),
-                    plan.span.from_turn,
-                    plan.span.to_turn,
-                    plan.verbatim.len()
-                );
-                r.span = Some(SpanRecord::of(&plan.span));
-                r.verbatim = VerbatimRecord::of(ledger, &plan.verbatim);
-            }
+            notes: Vec::new(),
+            error: None,
+            degraded: false,
         }
+    }
+
+    /// The record of a file that failed.
+    pub fn error(file: &str, message: String, exit_code: u8, hints: Vec<String>) -> Self {
+        let mut r = Self::new(file, None);
+        r.action = Action::Error;
+        r.reason = message.clone();
+        r.error = Some(ErrorRecord {
+            message,
+            exit_code,
+            hints,
+        });
         r
+    }
+
+    /// What a plan would do, before any call.
+    pub fn planned(&mut self, ledger: &Ledger<'_>, plan: &Plan, id_of: &dyn Fn(Item) -> String) {
+        self.action = Action::Planned;
+        let chunks = plan.spans.len();
+        self.reason = format!(
+            "would fold {} entries (turns {}–{}) in {}; {} entries stay verbatim",
+            plan.whole.items.len(),
+            plan.whole.from_turn,
+            plan.whole.to_turn,
+            if chunks == 1 {
+                "one call".to_string()
+            } else {
+                format!("{chunks} calls (the span is over the model's budget for one call)")
+            },
+            plan.verbatim.len()
+        );
+        self.span = Some(SpanRecord::of(&plan.whole, id_of));
+        self.verbatim = Some(VerbatimRecord::of(
+            ledger,
+            &plan.verbatim,
+            plan.protected.len(),
+        ));
+        if plan.in_turn {
+            self.notes.push(
+                "a turn larger than one call's budget is folded inside the turn, at tool-unit boundaries"
+                    .into(),
+            );
+        }
+        if !plan.oversized.is_empty() {
+            self.notes.push(format!(
+                "{} tool unit{} too large for one call stay{} verbatim",
+                plan.oversized.len(),
+                if plan.oversized.len() == 1 { "" } else { "s" },
+                if plan.oversized.len() == 1 { "s" } else { "" },
+            ));
+        }
+        if let Some(n) = &plan.note {
+            self.notes.push(n.clone());
+        }
     }
 }

@@ -1,16 +1,28 @@
-//! The domain view of one transcript line: `Entry` (a message) and `Record` (mf's own bookkeeping).
-//!
-//! These types know nothing of JSON: the transcript module builds them from lines and writes
-//! them back. The fold engine reads them and nothing else.
+//! `Entry`: one message of the conversation as the engine sees it — where its bytes are, who
+//! spoke, how long it is, which tool calls it opens and answers — and the claims and records mf
+//! reads back from its own lines. No JSON and no I/O: the transcript module builds these, the
+//! fold engine reads them. Entries are small and `Copy` so that a million of them fit in a
+//! fraction of the file's size; text is read back from the file only when it is needed.
+
+/// The start of mf's label: the first line of every summary's content. A line whose content
+/// starts with it claims to be a summary; whether the claim holds is the engine's call.
+pub const LABEL_PREFIX: &str = "[summary of earlier turns";
+
+/// The start of a stub's content (a tool result hidden by `--strategy mask`).
+pub const STUB_PREFIX: &str = "[tool result hidden by mf";
+
+/// "No index" in the `u32` index fields below.
+pub const NONE: u32 = u32::MAX;
 
 /// Who spoke.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
 pub enum Role {
-    /// `system` (and `developer`, its newer OpenAI name).
+    /// `system` / `developer`, and an agent's injected context.
     System,
     User,
     Assistant,
-    /// `tool` (and the legacy `function`).
+    /// A tool's result.
     Tool,
 }
 
@@ -25,56 +37,113 @@ impl Role {
     }
 }
 
-/// One message line of the transcript.
-#[derive(Debug, Clone, PartialEq)]
+/// Entry flags, a bit set (`Entry::flags`).
+pub mod flag {
+    /// A real user message: it starts a turn.
+    pub const TURN_START: u8 = 1;
+    /// Not part of what the agent's model sees (off the active branch, before the agent's own
+    /// compaction, or marked by the agent as not sent). Kept in the file, never shown or folded.
+    pub const UNSEEN: u8 = 2;
+    /// An agent's own compaction summary (a floor: what lies before it is already summarized).
+    pub const NATIVE_SUMMARY: u8 = 4;
+    /// Never folded (carried verbatim by every fold, like the preamble).
+    pub const PINNED: u8 = 8;
+}
+
+/// One message (or one message-like unit) of the conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Entry {
-    /// Stable id: the line's own `id`, else derived from its line number (`line-N`).
-    pub id: String,
-    /// 1-based physical line number in the file.
-    pub line: usize,
+    /// 1-based physical line where the entry starts: its anchor, stable under appends.
+    pub line: u32,
     pub role: Role,
-    /// The model-visible text: content parts, tool calls and their arguments, rendered as text.
-    /// Images and other binary parts become short placeholders.
-    pub text: String,
-    /// Ids of the tool calls this (assistant) message makes.
-    pub tool_calls: Vec<String>,
-    /// For a tool result: the id of the call it answers.
-    pub tool_call_id: Option<String>,
-    /// For a tool result: the tool's name, when the line says it.
-    pub tool_name: Option<String>,
-    /// Set when the line claims to be an mf summary, by a coverage record or by mf's label text.
-    /// Whether the claim holds is the engine's call (see `fold::Ledger`).
-    pub summary: Option<SummaryClaim>,
+    /// `flag::*` bits.
+    pub flags: u8,
+    /// Characters of model-visible text (content, tool calls and their arguments, results).
+    pub chars: u32,
+    /// Hash of the entry's exact bytes (every line of it), for coverage digests.
+    pub hash: u64,
+    /// Hash of the entry's id string (its own id, its uuid, or `line-N`).
+    pub id: u64,
+    /// Byte offset of the entry's first line in the file.
+    pub pos: u64,
+    /// Bytes of the first line (without its line end).
+    pub len: u32,
+    /// Index of the entry's further pieces in the transcript's piece table, or `NONE`.
+    pub more: u32,
+    /// Index into `Conversation::links` (tool calls opened and answered), or `NONE`.
+    pub link: u32,
+    /// Index into `Conversation::claims` when the line claims to be mf's, or `NONE`.
+    pub claim: u32,
 }
 
 impl Entry {
-    /// Characters of model-visible text, the unit every size in mf is measured in.
-    pub fn chars(&self) -> usize {
-        self.text.chars().count()
+    pub fn has(&self, f: u8) -> bool {
+        self.flags & f != 0
     }
 }
 
-/// What a line says about itself as an mf summary.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SummaryClaim {
-    /// The exact `content` string (the fingerprint is taken over it), if content is a string.
-    pub content: Option<String>,
-    /// The parsed coverage record, or why it could not be read.
-    pub coverage: Result<Coverage, String>,
+/// The tool calls an entry opens and the calls it answers, as ranges into `Conversation::tool_ids`
+/// (hashes of the call ids).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Link {
+    pub calls: std::ops::Range<u32>,
+    pub answers: std::ops::Range<u32>,
 }
 
-/// The coverage record of a summary (`summarizes` in the file).
+/// What kind of mf line a claim is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClaimKind {
+    /// A summary standing for the entries it covers.
+    Summary,
+    /// A stub standing in, in place, for one tool result (`--strategy mask`).
+    Stub,
+}
+
+/// What a line says about itself as an mf summary or stub. Whether the claim holds is the
+/// engine's call (`fold::Ledger`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Claim {
+    pub entry: u32,
+    pub kind: ClaimKind,
+    /// The line's own `id` string.
+    pub id: String,
+    /// The parsed coverage record, or why it could not be read.
+    pub coverage: Result<Coverage, String>,
+    /// Fingerprint of the exact content string, computed on read (`None`: content not a string).
+    pub content_fingerprint: Option<String>,
+    /// The first line of the content (where mf's label stands).
+    pub label: String,
+    /// Whether the line has the role and shape mf writes for this kind in this format.
+    pub shape_ok: Result<(), String>,
+}
+
+/// How a summary's coverage names its entries.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Covered {
+    /// mf 0.1.0: entry ids. Honoured only when every id is an explicit id that occurs once.
+    Ids(Vec<String>),
+    /// Inclusive ranges of anchor lines, in conversation order, with a digest of the covered
+    /// entries' bytes.
+    Lines { ranges: Vec<[u32; 2]>, digest: String },
+}
+
+/// The coverage record of a summary or stub.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Coverage {
+    /// 1 (mf 0.1.0) or 2.
+    pub version: u32,
     pub from_turn: u64,
     pub to_turn: u64,
     pub entry_count: u64,
-    /// The exact ids this summary stands for, in conversation order.
-    pub covered_ids: Vec<String>,
+    pub covered: Covered,
+    /// Anchor line of the first entry of the verbatim tail when the fold was planned (v2).
+    pub tail_line: Option<u32>,
+    /// For a stub: how many newer tool results were kept verbatim when it was written.
+    pub kept_results: Option<u32>,
     pub model: String,
     pub summarized_at_ms: u64,
     pub usage: Option<Usage>,
-    /// FNV-1a 64 of the exact content string, 16 hex digits.
+    /// Fingerprint of the exact content string.
     pub fingerprint: String,
 }
 
@@ -85,17 +154,29 @@ pub struct Usage {
     pub output_tokens: u64,
 }
 
+/// A span named by its ends, its size and a digest of its entries (bounded, however big the span).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpanRef {
+    pub from_line: u32,
+    pub to_line: u32,
+    pub count: u64,
+    pub digest: String,
+    pub from_turn: u64,
+    pub to_turn: u64,
+}
+
 /// A non-message line mf wrote: a remembered decision. Recall ignores these.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Record {
-    pub line: usize,
+    pub line: u32,
     pub at_ms: u64,
     pub kind: RecordKind,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum RecordKind {
-    /// A summary was written.
+    /// A summary was written (mf 0.1.0 wrote these beside each summary; newer summaries carry
+    /// everything in their own line).
     Fold {
         summary_id: String,
         model: String,
@@ -109,9 +190,7 @@ pub enum RecordKind {
     Decline {
         reason: DeclineReason,
         model: String,
-        from_turn: u64,
-        to_turn: u64,
-        span_ids: Vec<String>,
+        span: DeclinedSpan,
         span_chars: u64,
         summary_chars: Option<u64>,
         detail: String,
@@ -121,15 +200,48 @@ pub enum RecordKind {
         summary_id: String,
         fingerprint: String,
     },
-    /// A record kind from a newer mf: kept, shown by `explain`, otherwise ignored.
+    /// A record kind from a newer mf, or a damaged one: kept, shown by `explain`, otherwise ignored.
     Unknown { kind: String },
 }
 
+/// Which span a decline is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DeclinedSpan {
+    /// mf 0.1.0 listed every id.
+    Ids {
+        ids: Vec<String>,
+        from_turn: u64,
+        to_turn: u64,
+    },
+    Ref(SpanRef),
+}
+
+impl DeclinedSpan {
+    pub fn turns(&self) -> (u64, u64) {
+        match self {
+            DeclinedSpan::Ids {
+                from_turn, to_turn, ..
+            } => (*from_turn, *to_turn),
+            DeclinedSpan::Ref(r) => (r.from_turn, r.to_turn),
+        }
+    }
+
+    pub fn count(&self) -> u64 {
+        match self {
+            DeclinedSpan::Ids { ids, .. } => ids.len() as u64,
+            DeclinedSpan::Ref(r) => r.count,
+        }
+    }
+}
+
 /// Why a fold was declined.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DeclineReason {
-    /// Label plus summary would not be shorter than the span. Persisted: the same span is never asked again.
+    /// Label plus summary would not be shorter than the span. Binding: never asked again.
     NotSmaller,
+    /// The summary kept too little of the span, echoed the instruction or forged structure.
+    /// Binding for the same span and model.
+    Lossy,
     /// The summarizer failed; the span stayed verbatim. Not binding: a later run asks again.
     SummarizerFailed,
 }
@@ -138,6 +250,7 @@ impl DeclineReason {
     pub fn as_str(self) -> &'static str {
         match self {
             DeclineReason::NotSmaller => "not-smaller",
+            DeclineReason::Lossy => "lossy",
             DeclineReason::SummarizerFailed => "summarizer-failed",
         }
     }
@@ -145,8 +258,55 @@ impl DeclineReason {
     pub fn parse(s: &str) -> Option<Self> {
         match s {
             "not-smaller" => Some(Self::NotSmaller),
+            "lossy" => Some(Self::Lossy),
             "summarizer-failed" => Some(Self::SummarizerFailed),
             _ => None,
+        }
+    }
+
+    /// Whether the verdict keeps the same span from being asked again.
+    pub fn binding(self) -> bool {
+        !matches!(self, DeclineReason::SummarizerFailed)
+    }
+}
+
+/// Everything the engine reads about one transcript, borrowed from it.
+#[derive(Debug, Clone, Copy)]
+pub struct Conversation<'a> {
+    pub entries: &'a [Entry],
+    pub links: &'a [Link],
+    pub tool_ids: &'a [u64],
+    pub claims: &'a [Claim],
+    pub records: &'a [Record],
+}
+
+impl<'a> Conversation<'a> {
+    /// Hashes of the call ids an entry opens.
+    pub fn calls(&self, i: usize) -> &'a [u64] {
+        match self.entries[i].link {
+            NONE => &[],
+            l => {
+                let r = &self.links[l as usize].calls;
+                &self.tool_ids[r.start as usize..r.end as usize]
+            }
+        }
+    }
+
+    /// Hashes of the call ids an entry answers.
+    pub fn answers(&self, i: usize) -> &'a [u64] {
+        match self.entries[i].link {
+            NONE => &[],
+            l => {
+                let r = &self.links[l as usize].answers;
+                &self.tool_ids[r.start as usize..r.end as usize]
+            }
+        }
+    }
+
+    pub fn claim(&self, i: usize) -> Option<&'a Claim> {
+        match self.entries[i].claim {
+            NONE => None,
+            c => Some(&self.claims[c as usize]),
         }
     }
 }
@@ -154,4 +314,26 @@ impl DeclineReason {
 /// Estimated tokens for a number of characters: 4 characters a token, rounded up.
 pub fn estimate_tokens(chars: usize) -> usize {
     chars.div_ceil(4)
+}
+
+/// A summary or stub mf is about to write, before any format shapes it into lines.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Draft {
+    pub kind: ClaimKind,
+    pub id: String,
+    /// The last turn it covers (never one the conversation has not reached).
+    pub turn: u64,
+    /// mf's label, a blank line, the text.
+    pub content: String,
+    pub coverage: Coverage,
+    /// For a stub: the entry it stands in for (its call id and tool name are copied).
+    pub stub_of: Option<u32>,
+    /// Further fields of mf's record, each already serialized as JSON (`audit`, `redacted`, …).
+    pub extra: Vec<(&'static str, String)>,
+}
+
+impl Draft {
+    pub fn chars(&self) -> usize {
+        self.content.chars().count()
+    }
 }

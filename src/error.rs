@@ -21,7 +21,7 @@ pub enum MfError {
         message: String,
         hint: Option<String>,
     },
-    /// Ctrl-C (exit 130).
+    /// A signal stopped the work in flight (exit 128 + the signal).
     #[error("interrupted; nothing was written for the work in flight")]
     Interrupted,
 }
@@ -49,7 +49,7 @@ pub fn classify(err: &anyhow::Error) -> ExitStatus {
             return match e {
                 MfError::Usage { .. } => ExitStatus::Error,
                 MfError::Refused { .. } => ExitStatus::Failure,
-                MfError::Interrupted => ExitStatus::Interrupted,
+                MfError::Interrupted => ExitStatus::Interrupted(2),
             };
         }
         if cause.downcast_ref::<TranscriptError>().is_some() {
@@ -61,7 +61,8 @@ pub fn classify(err: &anyhow::Error) -> ExitStatus {
         if let Some(e) = cause.downcast_ref::<SummarizerError>() {
             return match e.severity {
                 Severity::Fatal => ExitStatus::Failure,
-                Severity::Degrade => ExitStatus::Error,
+                Severity::Unreachable | Severity::Degrade => ExitStatus::NotCompacted,
+                Severity::Interrupted => ExitStatus::Interrupted(2),
             };
         }
         if let Some(io) = cause.downcast_ref::<std::io::Error>()

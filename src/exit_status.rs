@@ -3,14 +3,16 @@
 /// How mf ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExitStatus {
-    /// 0: done, including "nothing to fold" and a closed output pipe.
+    /// 0: done, including "nothing to fold", a declined fold and a closed output pipe.
     Success,
     /// 1: bad input (malformed, torn, missing file) or a refused operation.
     Failure,
-    /// 2: usage error or unexpected failure.
+    /// 2: usage error (bad flags) or an unexpected failure.
     Error,
-    /// 130: interrupted (Ctrl-C); nothing was written for the span in flight.
-    Interrupted,
+    /// 3: not compacted — the summarizer failed or could not be reached (0 with `--allow-degraded`).
+    NotCompacted,
+    /// 128 + the signal: interrupted (130 SIGINT, 143 SIGTERM, 129 SIGHUP).
+    Interrupted(i32),
 }
 
 impl ExitStatus {
@@ -19,8 +21,22 @@ impl ExitStatus {
             ExitStatus::Success => 0,
             ExitStatus::Failure => 1,
             ExitStatus::Error => 2,
-            ExitStatus::Interrupted => 130,
+            ExitStatus::NotCompacted => 3,
+            ExitStatus::Interrupted(sig) => crate::interrupt::exit_code(sig),
         }
+    }
+
+    /// The more serious of two statuses (an interruption beats everything, then usage errors,
+    /// then refusals, then an uncompacted file).
+    pub fn worst(self, other: ExitStatus) -> ExitStatus {
+        let rank = |s: ExitStatus| match s {
+            ExitStatus::Success => 0,
+            ExitStatus::NotCompacted => 1,
+            ExitStatus::Failure => 2,
+            ExitStatus::Error => 3,
+            ExitStatus::Interrupted(_) => 4,
+        };
+        if rank(other) > rank(self) { other } else { self }
     }
 }
 
@@ -33,6 +49,12 @@ mod tests {
         assert_eq!(ExitStatus::Success.code(), 0);
         assert_eq!(ExitStatus::Failure.code(), 1);
         assert_eq!(ExitStatus::Error.code(), 2);
-        assert_eq!(ExitStatus::Interrupted.code(), 130);
+        assert_eq!(ExitStatus::NotCompacted.code(), 3);
+        assert_eq!(ExitStatus::Interrupted(2).code(), 130);
+        assert_eq!(ExitStatus::Interrupted(15).code(), 143);
+        assert_eq!(
+            ExitStatus::Failure.worst(ExitStatus::NotCompacted),
+            ExitStatus::Failure
+        );
     }
 }

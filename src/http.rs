@@ -105,6 +105,8 @@ pub enum FailureKind {
     WaitTooLong,
     /// A redirect, which mf does not follow (a key must not travel to another host).
     Redirect,
+    /// Nothing answered: connection refused, or the host name did not resolve (a setup error).
+    Unreachable,
 }
 
 #[derive(Debug, Clone, thiserror::Error)]
@@ -224,14 +226,17 @@ impl HttpClient {
                     let resp_headers = resp.headers().clone();
                     match resp.bytes().await {
                         Ok(body) => Ok((status, resp_headers, body.to_vec())),
-                        Err(e) => Err(transport_message(e, &self.settings)),
+                        Err(e) => Err((transport_message(e, &self.settings), false)),
                     }
                 }
-                Err(e) => Err(transport_message(e, &self.settings)),
+                Err(e) => {
+                    let connect = e.is_connect();
+                    Err((transport_message(e, &self.settings), connect))
+                }
             };
             let (status, resp_headers, body) = match outcome {
                 Ok(ok) => ok,
-                Err(what) => {
+                Err((what, connect)) => {
                     self.log(
                         req,
                         &format!("{what} after {:.1}s", started.elapsed().as_secs_f64()),
@@ -243,7 +248,11 @@ impl HttpClient {
                         continue;
                     }
                     return Err(HttpError {
-                        kind: FailureKind::Exhausted,
+                        kind: if connect {
+                            FailureKind::Unreachable
+                        } else {
+                            FailureKind::Exhausted
+                        },
                         status: None,
                         error_type: None,
                         request_id: None,

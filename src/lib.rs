@@ -1,23 +1,25 @@
-//! mf folds the older turns of a JSONL conversation into one summary entry, appended to the same
-//! file; nothing is deleted, and the summary's coverage record (the exact ids it stands for) is
-//! what hides the originals from recall.
+//! mf folds the older turns of a JSONL conversation into summary entries appended to the same
+//! file; nothing is deleted, and a summary's coverage record (the exact lines it stands for,
+//! with a digest of their bytes) is what hides the originals from recall.
 //!
-//! Code map: `cli` (flags) → `settings` (flags + env resolved; the only env reader) →
-//! `commands` (glue) → `transcript` (the file format; the only module that reads and appends
-//! lines) → `fold` (the pure engine: ledger, plan, summary, prompt, budget) → `summarizer`
-//! (extractive and, later, HTTP models) → `decision` (the output contract) → `render` (the only
-//! module that prints). `main` is a thin shell around [`run`].
+//! Layers, lowest first (a module imports only from layers below it):
+//! `entry`, `digest` (domain types and hashes) → `transcript` (the file: formats, reading,
+//! appending) and `fold` (the pure engine) and `redact` → `summarizer`, `http`, `model` →
+//! `decision` (the output contract) → `settings` (flags, env, config; the only env reader) →
+//! `render` (the only printer) → `commands` (glue) → this `run`. `main` is a thin shell.
 
 pub mod cli;
 pub mod commands;
 pub mod decision;
+pub mod digest;
 pub mod entry;
 pub mod error;
 pub mod exit_status;
-pub mod fingerprint;
 pub mod fold;
 pub mod http;
+pub mod interrupt;
 pub mod model;
+pub mod redact;
 pub mod render;
 pub mod settings;
 pub mod summarizer;
@@ -26,51 +28,55 @@ pub mod transcript;
 use std::sync::Arc;
 
 use anyhow::Result;
+use tokio::sync::Semaphore;
 
 use crate::cli::{Cli, Command};
 use crate::commands::compact::{self, Compaction, system_now_ms};
-use crate::error::{MfError, classify, hints};
+use crate::decision::DecisionRecord;
+use crate::error::{classify, hints};
 use crate::exit_status::ExitStatus;
+use crate::interrupt::Interrupt;
+use crate::redact::Redactor;
 use crate::render::Ui;
-use crate::settings::{CompactSettings, UiSettings};
+use crate::settings::{CompactSettings, ModelChoice, UiSettings};
 
-/// Run one command line. Errors that end the whole run come back as `Err`; per-file errors of a
-/// multi-file `compact` are printed here and folded into the exit status.
+/// Run one command line. Errors that end the whole run come back as `Err`; per-file errors of
+/// `compact` are printed (and, with `--json`, recorded) and folded into the exit status.
 pub fn run(cli: Cli) -> Result<ExitStatus> {
+    let interrupt = Interrupt::install();
     let ui = Ui::new(UiSettings::resolve(cli.quiet, cli.no_progress, cli.verbose));
     let config = cli.config.as_deref();
     match cli.command {
         Command::Compact(args) => {
             let settings = CompactSettings::resolve(*args, config)?;
-            let summarizer = compact::summarizer_for(&settings, ui)?;
+            interrupt.graceful();
+            let key = match &settings.model {
+                ModelChoice::Remote(r) => r.key_value(),
+                ModelChoice::Extractive => None,
+            };
             let ctx = Arc::new(Compaction {
-                summarizer,
+                summarizer: compact::summarizer_for(&settings, ui)?,
                 now_ms: system_now_ms,
                 ui,
+                interrupt: interrupt.clone(),
+                calls: Arc::new(Semaphore::new(settings.jobs)),
+                redactor: Redactor::new(key),
             });
-            let results = block_on_interruptible(compact::run(&settings, ctx))??;
-            let mut status = ExitStatus::Success;
-            let mut records = Vec::new();
-            let single = results.len() == 1;
-            for result in results {
-                match result {
-                    Ok(r) => records.push(r),
-                    Err(e) if single => return Err(e),
-                    Err(e) => {
-                        render::error(&e, &hints(&e));
-                        status = worst(status, classify(&e));
-                    }
-                }
-            }
-            render::decisions(&ui, &records, settings.json)?;
-            Ok(status)
+            let results = block_on(compact::run(&settings, ctx))??;
+            finish_compact(&settings, &ui, &interrupt, results)
         }
         Command::Recall(args) => commands::recall::recall(&args, &ui).map(|()| ExitStatus::Success),
-        Command::Expand(args) => commands::expand::expand(&args, &ui).map(|()| ExitStatus::Success),
+        Command::Expand(args) => {
+            if args.restore {
+                interrupt.graceful();
+            }
+            commands::expand::expand(&args, &ui, &interrupt).map(|()| ExitStatus::Success)
+        }
         Command::Explain(args) => {
             let config = settings::load_config(config)?;
             commands::explain::explain(&args, &config, &ui).map(|()| ExitStatus::Success)
         }
+        Command::Verify(args) => commands::verify::verify(&args, &ui),
         Command::Models(args) => {
             commands::models::models(args.json, &ui)?;
             Ok(ExitStatus::Success)
@@ -82,26 +88,86 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
     }
 }
 
-fn worst(a: ExitStatus, b: ExitStatus) -> ExitStatus {
-    let rank = |s| match s {
-        ExitStatus::Success => 0,
-        ExitStatus::Failure => 1,
-        ExitStatus::Error => 2,
-        ExitStatus::Interrupted => 3,
-    };
-    if rank(b) > rank(a) { b } else { a }
+/// Print every file's record (errors included) and say what the run amounts to.
+fn finish_compact(
+    settings: &CompactSettings,
+    ui: &Ui,
+    interrupt: &Interrupt,
+    results: Vec<Result<DecisionRecord>>,
+) -> Result<ExitStatus> {
+    let mut status = ExitStatus::Success;
+    let mut records = Vec::with_capacity(results.len());
+    let single = results.len() == 1;
+    for (file, result) in settings.files.iter().zip(results) {
+        match result {
+            Ok(r) => {
+                if r.degraded && !settings.allow_degraded {
+                    status = status.worst(ExitStatus::NotCompacted);
+                }
+                records.push(r);
+            }
+            Err(e) => {
+                let code = match classify(&e) {
+                    ExitStatus::Interrupted(_) => {
+                        ExitStatus::Interrupted(interrupt.received().unwrap_or(2))
+                    }
+                    other => other,
+                };
+                status = status.worst(code);
+                if !matches!(code, ExitStatus::Interrupted(_)) {
+                    render::error(&e, &hints(&e));
+                }
+                if settings.json || !single {
+                    records.push(DecisionRecord::error(
+                        &file.display().to_string(),
+                        e.to_string(),
+                        code.code(),
+                        hints(&e),
+                    ));
+                }
+            }
+        }
+    }
+    if let Some(sig) = interrupt.received() {
+        status = ExitStatus::Interrupted(sig);
+        let written: Vec<String> = records
+            .iter()
+            .filter(|r| r.written)
+            .map(|r| {
+                format!(
+                    "{} line{} to {}",
+                    r.lines_appended,
+                    if r.lines_appended == 1 { "" } else { "s" },
+                    r.output.as_deref().unwrap_or(&r.file)
+                )
+            })
+            .collect();
+        ui.note(&format!(
+            "interrupted by {}: {}",
+            interrupt::name(sig),
+            if written.is_empty() {
+                "nothing was written".to_string()
+            } else {
+                format!(
+                    "wrote {} (complete); nothing else was written",
+                    written.join(", ")
+                )
+            }
+        ));
+    }
+    // What was written stands even if stdout is closed: printing comes last.
+    if let Err(e) = render::decisions(ui, &records, settings.json)
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        return Err(e.into());
+    }
+    Ok(status)
 }
 
-/// Run async work to completion, or stop at Ctrl-C: the work is dropped where it stands (an
-/// in-flight request is abandoned; appends have no await inside them, so none is cut short).
-fn block_on_interruptible<T>(work: impl std::future::Future<Output = T>) -> Result<T> {
+/// Run async work to completion on a runtime of this thread.
+fn block_on<T>(work: impl std::future::Future<Output = T>) -> Result<T> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    rt.block_on(async {
-        tokio::select! {
-            out = work => Ok(out),
-            _ = tokio::signal::ctrl_c() => Err(MfError::Interrupted.into()),
-        }
-    })
+    Ok(rt.block_on(work))
 }

@@ -41,6 +41,10 @@ pub struct ModelRow {
     pub provider: Provider,
     pub id: &'static str,
     pub context_tokens: u64,
+    /// The most one summarizer call may carry, in tokens: spans over it are split into chunks.
+    pub span_tokens: u64,
+    /// The most one summary may be, in tokens (the request's output cap).
+    pub output_tokens: u64,
     /// USD per million input tokens (the base band where a provider has several).
     pub price_in: f64,
     /// USD per million output tokens.
@@ -56,6 +60,8 @@ pub const MODELS: &[ModelRow] = &[
         provider: Provider::Builtin,
         id: "extractive",
         context_tokens: 0,
+        span_tokens: 2_000_000,
+        output_tokens: 2048,
         price_in: 0.0,
         price_out: 0.0,
         verified: "built in",
@@ -65,6 +71,8 @@ pub const MODELS: &[ModelRow] = &[
         provider: Provider::Anthropic,
         id: "claude-haiku-5-5",
         context_tokens: 1_000_000,
+        span_tokens: 150_000,
+        output_tokens: 4096,
         price_in: 0.10,
         price_out: 0.50,
         verified: "platform.claude.com models overview, 2026-10 (prompts ≤100K tokens; $0.50/$2.50 above)",
@@ -74,6 +82,8 @@ pub const MODELS: &[ModelRow] = &[
         provider: Provider::Anthropic,
         id: "claude-sonnet-5-5",
         context_tokens: 1_000_000,
+        span_tokens: 150_000,
+        output_tokens: 4096,
         price_in: 2.0,
         price_out: 10.0,
         verified: "platform.claude.com models overview, 2026-10",
@@ -83,6 +93,8 @@ pub const MODELS: &[ModelRow] = &[
         provider: Provider::Anthropic,
         id: "claude-opus-5-5",
         context_tokens: 1_000_000,
+        span_tokens: 150_000,
+        output_tokens: 4096,
         price_in: 4.0,
         price_out: 20.0,
         verified: "platform.claude.com models overview, 2026-10",
@@ -92,6 +104,8 @@ pub const MODELS: &[ModelRow] = &[
         provider: Provider::Anthropic,
         id: "claude-haiku-4-5",
         context_tokens: 200_000,
+        span_tokens: 150_000,
+        output_tokens: 4096,
         price_in: 1.0,
         price_out: 5.0,
         verified: "platform.claude.com pricing, 2026",
@@ -101,6 +115,8 @@ pub const MODELS: &[ModelRow] = &[
         provider: Provider::Anthropic,
         id: "claude-sonnet-4-6",
         context_tokens: 200_000,
+        span_tokens: 150_000,
+        output_tokens: 4096,
         price_in: 3.0,
         price_out: 15.0,
         verified: "platform.claude.com pricing, 2026",
@@ -110,6 +126,8 @@ pub const MODELS: &[ModelRow] = &[
         provider: Provider::Anthropic,
         id: "claude-opus-4-6",
         context_tokens: 200_000,
+        span_tokens: 150_000,
+        output_tokens: 4096,
         price_in: 5.0,
         price_out: 25.0,
         verified: "platform.claude.com pricing, 2026",
@@ -119,6 +137,8 @@ pub const MODELS: &[ModelRow] = &[
         provider: Provider::OpenAi,
         id: "gpt-4o-mini",
         context_tokens: 128_000,
+        span_tokens: 100_000,
+        output_tokens: 4096,
         price_in: 0.15,
         price_out: 0.60,
         verified: "OpenAI pricing as transcribed, 2026",
@@ -128,6 +148,8 @@ pub const MODELS: &[ModelRow] = &[
         provider: Provider::OpenAi,
         id: "gpt-4.1-mini",
         context_tokens: 1_047_576,
+        span_tokens: 150_000,
+        output_tokens: 4096,
         price_in: 0.40,
         price_out: 1.60,
         verified: "OpenAI pricing as transcribed, 2026",
@@ -137,11 +159,44 @@ pub const MODELS: &[ModelRow] = &[
         provider: Provider::OpenAi,
         id: "gpt-5-mini",
         context_tokens: 400_000,
+        span_tokens: 150_000,
+        output_tokens: 4096,
         price_in: 0.25,
         price_out: 2.0,
         verified: "OpenAI pricing as transcribed, 2026",
     },
 ];
+
+/// The budgets for a model not in the table: a local OpenAI-compatible server gets a small span
+/// budget, since many silently cut prompts longer than their context; a cloud model gets a
+/// moderate one.
+pub fn default_budgets(provider: Provider) -> (u64, u64) {
+    match provider {
+        Provider::OpenAiCompatible => (3_000, 1_024),
+        Provider::Builtin => (2_000_000, 2_048),
+        Provider::Anthropic | Provider::OpenAi => (100_000, 4_096),
+    }
+}
+
+/// Names offered to shell completion for `--model`.
+pub fn completion_names() -> Vec<&'static str> {
+    let mut v: Vec<&'static str> = MODELS.iter().filter_map(|r| r.alias).collect();
+    v.extend(
+        MODELS
+            .iter()
+            .filter(|r| r.alias.is_none())
+            .map(|r| match r.provider {
+                Provider::Anthropic => match r.id {
+                    "claude-haiku-4-5" => "anthropic:claude-haiku-4-5",
+                    "claude-sonnet-4-6" => "anthropic:claude-sonnet-4-6",
+                    _ => "anthropic:claude-opus-4-6",
+                },
+                _ => r.id,
+            }),
+    );
+    v.push("openai-compatible:");
+    v
+}
 
 /// A resolved `--model`.
 #[derive(Debug, Clone, PartialEq)]
@@ -154,6 +209,17 @@ pub struct ModelRef {
 }
 
 impl ModelRef {
+    /// The span and output budgets of one call, in tokens.
+    pub fn budgets(&self) -> (u64, u64) {
+        self.row
+            .map_or_else(|| default_budgets(self.provider), |r| (r.span_tokens, r.output_tokens))
+    }
+
+    /// The model's context window, when known.
+    pub fn context(&self) -> Option<u64> {
+        self.row.map(|r| r.context_tokens).filter(|&c| c > 0)
+    }
+
     /// The name written into summaries: `provider:id`, or `extractive`.
     pub fn label(&self) -> String {
         match self.provider {

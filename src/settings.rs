@@ -8,12 +8,13 @@ use std::time::Duration;
 use secrecy::SecretString;
 use serde::Deserialize;
 
-use crate::cli::{CompactArgs, PolicyArgs, ProviderArgs};
+use crate::cli::{AuditArgs, CompactArgs, InputFormat, PolicyArgs, Protect, ProviderArgs, StrategyArg};
 use crate::error::MfError;
-use crate::fold::FoldPolicy;
+use crate::fold::{FoldPolicy, Strategy};
 use crate::http::HttpSettings;
 use crate::model::{self, ModelRef, Provider};
 use crate::summarizer::{RemoteConfig, anthropic, openai};
+use crate::transcript::{Format, OutputTarget, ReadOptions};
 
 /// Environment variables mf reads.
 pub mod env_vars {
@@ -33,6 +34,13 @@ pub mod env_vars {
     pub const OPENAI_API_KEY: &str = "OPENAI_API_KEY";
     pub const OPENAI_BASE_URL: &str = "OPENAI_BASE_URL";
     pub const XDG_CONFIG_HOME: &str = "XDG_CONFIG_HOME";
+    pub const XDG_CACHE_HOME: &str = "XDG_CACHE_HOME";
+    /// A config file to use instead of the default one.
+    pub const MF_CONFIG: &str = "MF_CONFIG";
+    /// How long an append waits for another program to finish its line (milliseconds).
+    pub const MF_TAIL_WAIT_MS: &str = "MF_TAIL_WAIT_MS";
+    /// How recently an agent session may have been written and still be compacted (seconds).
+    pub const MF_LIVE_SECONDS: &str = "MF_LIVE_SECONDS";
     pub const HOME: &str = "HOME";
 }
 
@@ -85,8 +93,9 @@ pub struct ConfigFile {
 /// Read the config file: `--config PATH` (must exist), else `$XDG_CONFIG_HOME/mf/config.toml`
 /// or `~/.config/mf/config.toml` (used when present).
 pub fn load_config(explicit: Option<&Path>) -> Result<ConfigFile, MfError> {
-    let (path, required) = match explicit {
-        Some(p) => (p.to_path_buf(), true),
+    let from_env = var(ev::MF_CONFIG).map(PathBuf::from);
+    let (path, required) = match explicit.map(Path::to_path_buf).or(from_env) {
+        Some(p) => (p, true),
         None => {
             let base = var(ev::XDG_CONFIG_HOME)
                 .map(PathBuf::from)
@@ -132,28 +141,190 @@ fn parse_env<T: std::str::FromStr>(name: &str) -> Result<Option<T>, MfError> {
     }
 }
 
-/// Resolve the policy flags over env, the config file and the defaults.
-pub fn resolve_policy(args: &PolicyArgs, config: &ConfigFile) -> Result<FoldPolicy, MfError> {
+/// What a model lends the policy: its span and output budgets.
+#[derive(Debug, Clone, Copy)]
+pub struct ModelBudgets {
+    pub span_tokens: usize,
+    pub output_tokens: usize,
+}
+
+/// Resolve the policy flags over env, the config file, the model's budgets and the defaults.
+pub fn resolve_policy(
+    args: &PolicyArgs,
+    config: &ConfigFile,
+    budgets: Option<ModelBudgets>,
+    max_output_tokens: Option<u32>,
+) -> Result<FoldPolicy, MfError> {
     let d = FoldPolicy::default();
-    let PolicyArgs {
-        recent,
-        size,
-        trigger,
-        min_fold,
-    } = args.clone();
-    let recent = match recent {
+    let recent = match args.recent {
         Some(r) => r,
         None => parse_env(ev::MF_RECENT)?
             .or(config.recent)
             .unwrap_or(d.recent),
     };
-    FoldPolicy::new(
+    let strategy = match args.strategy {
+        None | Some(StrategyArg::Summary) => Strategy::Summary,
+        Some(StrategyArg::Mask) => Strategy::Mask,
+        Some(StrategyArg::MaskSummary) => Strategy::MaskThenSummary,
+        Some(StrategyArg::Cited) => Strategy::Cited,
+    };
+    let protect_user = match args.protect {
+        Some(Protect::User) => true,
+        Some(Protect::None) => false,
+        None => strategy == Strategy::Cited,
+    };
+    FoldPolicy {
         recent,
-        size,
-        trigger.or(config.trigger).unwrap_or(d.trigger),
-        min_fold.or(config.min_fold).unwrap_or(d.min_fold),
-    )
+        size: args.size,
+        trigger: args.trigger.or(config.trigger).unwrap_or(d.trigger),
+        min_fold: args.min_fold.or(config.min_fold).unwrap_or(d.min_fold),
+        protect_user,
+        max_span_tokens: args
+            .max_span_tokens
+            .or(budgets.map(|b| b.span_tokens)),
+        target_tokens: args.target_tokens,
+        compression: d.compression,
+        max_output_tokens: max_output_tokens
+            .map(|n| n as usize)
+            .or(budgets.map(|b| b.output_tokens))
+            .unwrap_or(d.max_output_tokens),
+        strategy,
+        keep_tool_results: args.keep_tool_results.unwrap_or(d.keep_tool_results),
+    }
+    .validate()
     .map_err(|e| MfError::usage(e.to_string(), None))
+}
+
+/// The read options the flags ask for.
+pub fn read_options(from: Option<InputFormat>) -> ReadOptions {
+    ReadOptions {
+        format: from.map(|f| match f {
+            InputFormat::Chat => Format::Chat,
+            InputFormat::Claude => Format::Claude,
+            InputFormat::Codex => Format::Codex,
+            InputFormat::Pi => Format::Pi,
+        }),
+    }
+}
+
+/// How long an append waits for another writer's line to end.
+pub fn tail_wait() -> Duration {
+    Duration::from_millis(
+        var(ev::MF_TAIL_WAIT_MS)
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(2_000),
+    )
+}
+
+/// How recently an agent session may have been written and still count as not live.
+pub fn live_window() -> Duration {
+    Duration::from_secs(
+        var(ev::MF_LIVE_SECONDS)
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(10),
+    )
+}
+
+/// The lines of `--files-from`: one path a line, or NUL-separated.
+fn files_from(source: &Path, nul: bool) -> Result<Vec<PathBuf>, MfError> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    let read = if source.as_os_str() == "-" {
+        std::io::stdin().lock().read_to_end(&mut bytes)
+    } else {
+        std::fs::File::open(source).and_then(|mut f| f.read_to_end(&mut bytes))
+    };
+    read.map_err(|e| {
+        MfError::refused(
+            format!("cannot read the file list `{}`: {e}", source.display()),
+            None,
+        )
+    })?;
+    let sep = if nul { b'\0' } else { b'\n' };
+    Ok(bytes
+        .split(|&b| b == sep)
+        .map(|p| p.strip_suffix(b"\r").filter(|_| !nul).unwrap_or(p))
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            use std::os::unix::ffi::OsStrExt;
+            PathBuf::from(std::ffi::OsStr::from_bytes(p))
+        })
+        .collect())
+}
+
+/// Where each input's copy goes with `--output`: checked before any work. Two inputs mapping to
+/// one output, or an existing output without `--force`, is a usage error.
+fn output_targets(
+    out: &Path,
+    files: &[PathBuf],
+    force: bool,
+) -> Result<Vec<OutputTarget>, MfError> {
+    if out.as_os_str() == "-" {
+        if files.len() != 1 {
+            return Err(MfError::usage(
+                "`--output -` streams one transcript to standard output; give one file",
+                None,
+            ));
+        }
+        return Ok(vec![OutputTarget::Stdout]);
+    }
+    let targets: Vec<PathBuf> = if out.is_dir() {
+        files
+            .iter()
+            .map(|f| {
+                let name = if f.as_os_str() == "-" {
+                    std::ffi::OsString::from("stdin.jsonl")
+                } else {
+                    f.file_name().unwrap_or_default().to_os_string()
+                };
+                out.join(name)
+            })
+            .collect()
+    } else if files.len() > 1 {
+        return Err(MfError::usage(
+            format!(
+                "with several files, `--output` must be an existing directory (`{}` is not)",
+                out.display()
+            ),
+            None,
+        ));
+    } else {
+        vec![out.to_path_buf()]
+    };
+    let mut seen = std::collections::HashMap::new();
+    for (f, t) in files.iter().zip(&targets) {
+        if let Some(other) = seen.insert(t.clone(), f.clone()) {
+            return Err(MfError::usage(
+                format!(
+                    "`{}` and `{}` would both be written to `{}`",
+                    other.display(),
+                    f.display(),
+                    t.display()
+                ),
+                Some("give them separate output directories, or rename one".into()),
+            ));
+        }
+        if same_file(f, t) {
+            return Err(MfError::usage(
+                format!("`--output {}` is the input file", t.display()),
+                Some("drop `--output` to compact the file in place (append-only)".into()),
+            ));
+        }
+        if !force && std::fs::symlink_metadata(t).is_ok() {
+            return Err(MfError::usage(
+                format!("`{}` already exists; mf does not overwrite it", t.display()),
+                Some("choose another path, or pass --force to replace it".into()),
+            ));
+        }
+    }
+    Ok(targets.into_iter().map(OutputTarget::File).collect())
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
 }
 
 /// The summarizer a command will use.
@@ -199,6 +370,15 @@ fn is_loopback(host: &str) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
+/// How summaries are audited.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AuditSettings {
+    pub min_retention: f64,
+    pub retry_lossy: bool,
+    pub strict: bool,
+    pub count_tool_results: bool,
+}
+
 /// Everything `compact` needs.
 #[derive(Debug, Clone)]
 pub struct CompactSettings {
@@ -208,7 +388,9 @@ pub struct CompactSettings {
     /// Replacement instruction, if given.
     pub instruction: Option<String>,
     pub dry_run: bool,
-    pub output: Option<PathBuf>,
+    /// `--output`: one target per file, in order.
+    pub outputs: Option<Vec<OutputTarget>>,
+    pub force: bool,
     pub json: bool,
     pub jobs: usize,
     pub http: HttpSettings,
@@ -218,19 +400,35 @@ pub struct CompactSettings {
     pub agent_model: Option<String>,
     pub allow_same_model: bool,
     pub debug_bodies: bool,
+    pub read: ReadOptions,
+    /// Replace secrets in spans before they leave the machine.
+    pub redact: bool,
+    pub rollup: bool,
+    /// The model's context window, for `--dry-run` warnings.
+    pub context_tokens: Option<u64>,
+    pub tail_wait: Duration,
+    pub live_window: Duration,
+    pub allow_degraded: bool,
+    pub audit: AuditSettings,
 }
 
 impl CompactSettings {
     pub fn resolve(args: CompactArgs, config_path: Option<&Path>) -> Result<Self, MfError> {
         let CompactArgs {
-            files,
+            mut files,
+            files_from: list,
+            null,
             model,
             policy,
+            rollup,
             system_prompt,
             dry_run,
             output,
+            force,
             json,
             jobs,
+            allow_degraded,
+            audit,
             provider,
         } = args;
         let ProviderArgs {
@@ -244,14 +442,52 @@ impl CompactSettings {
             agent_model,
             allow_same_model,
             allow_insecure_http,
+            no_redact,
             price_in,
             price_out,
             max_cost,
             debug_bodies,
         } = provider;
+        let AuditArgs {
+            min_retention,
+            retry_lossy,
+            strict_audit,
+            audit_tool_results,
+        } = audit;
         let config = load_config(config_path)?;
+        if let Some(list) = &list {
+            files.extend(files_from(list, null)?);
+        }
+        if files.is_empty() {
+            return Err(MfError::usage("no transcript files given", None));
+        }
+        if files.iter().filter(|f| f.as_os_str() == "-").count() > 1
+            || (list.as_deref().is_some_and(|l| l.as_os_str() == "-")
+                && files.iter().any(|f| f.as_os_str() == "-"))
+        {
+            return Err(MfError::usage(
+                "standard input can be read once: give `-` as one file, or as the file list",
+                None,
+            ));
+        }
+        if !dry_run
+            && output.is_none()
+            && files.iter().any(|f| f.as_os_str() == "-")
+        {
+            return Err(MfError::usage(
+                "a transcript read from standard input cannot be compacted in place",
+                Some("add `--output -` to stream it with the new lines to standard output, or `--output PATH`".into()),
+            ));
+        }
         let model_ref = resolve_model_name(model.as_deref(), &config)?;
-        let policy = resolve_policy(&policy, &config)?;
+        let (span, out) = model_ref.budgets();
+        let budgets = ModelBudgets {
+            span_tokens: span as usize,
+            output_tokens: out as usize,
+        };
+        let context_tokens = model_ref.context();
+        let read = read_options(policy.from);
+        let policy = resolve_policy(&policy, &config, Some(budgets), max_output_tokens)?;
         let instruction = match system_prompt {
             None => None,
             Some(p) => {
@@ -270,21 +506,10 @@ impl CompactSettings {
                 Some(text)
             }
         };
-        if jobs == 0 {
-            return Err(MfError::usage("`-j` must be at least 1", None));
-        }
-        if let Some(out) = &output
-            && files.len() > 1
-            && !out.is_dir()
-        {
-            return Err(MfError::usage(
-                format!(
-                    "with several files, `--output` must be an existing directory (`{}` is not)",
-                    out.display()
-                ),
-                None,
-            ));
-        }
+        let outputs = match &output {
+            Some(out) => Some(output_targets(out, &files, force)?),
+            None => None,
+        };
 
         let timeout = match timeout {
             Some(t) => t,
@@ -292,9 +517,9 @@ impl CompactSettings {
                 .or(config.timeout)
                 .unwrap_or(120.0),
         };
-        if !(timeout.is_finite() && timeout > 0.0) {
+        if !(timeout.is_finite() && timeout > 0.0 && timeout <= 86_400.0) {
             return Err(MfError::usage(
-                "`--timeout` must be a positive number of seconds",
+                "`--timeout` must be a positive number of seconds (at most a day)",
                 None,
             ));
         }
@@ -313,7 +538,8 @@ impl CompactSettings {
             (None, Some(o), None) => Some((0.0, o)),
         };
 
-        let model = if model_ref.provider == Provider::Builtin {
+        let local = model_ref.provider == Provider::Builtin;
+        let model = if local {
             ModelChoice::Extractive
         } else {
             ModelChoice::Remote(Box::new(remote(
@@ -328,13 +554,26 @@ impl CompactSettings {
                 dry_run,
             )?))
         };
+        // Spans leave the machine for a cloud provider, or a compatible server elsewhere.
+        let leaves_machine = match &model {
+            ModelChoice::Extractive => false,
+            ModelChoice::Remote(r) => {
+                r.model.provider != Provider::OpenAiCompatible
+                    || reqwest::Url::parse(&r.base_url)
+                        .ok()
+                        .and_then(|u| u.host_str().map(|h| !is_loopback(h)))
+                        .unwrap_or(true)
+            }
+        };
         Ok(Self {
             files,
             model,
+            read,
             policy,
             instruction,
             dry_run,
-            output,
+            outputs,
+            force,
             json,
             jobs,
             http,
@@ -343,17 +582,60 @@ impl CompactSettings {
             agent_model,
             allow_same_model,
             debug_bodies,
+            redact: leaves_machine && !no_redact,
+            rollup,
+            context_tokens,
+            tail_wait: tail_wait(),
+            live_window: live_window(),
+            allow_degraded,
+            audit: AuditSettings {
+                min_retention: min_retention.unwrap_or(0.5),
+                retry_lossy,
+                strict: strict_audit,
+                count_tool_results: audit_tool_results,
+            },
         })
     }
 
-    /// Where the compacted copy of `file` goes, when `--output` is given.
-    pub fn output_for(&self, file: &Path) -> Option<PathBuf> {
-        let out = self.output.as_ref()?;
-        if out.is_dir() {
-            Some(out.join(file.file_name().unwrap_or_default()))
-        } else {
-            Some(out.clone())
+    /// Settings for compacting `files` with `model` and everything else at its default (for
+    /// callers that drive the pipeline in-process).
+    pub fn with_defaults(files: Vec<PathBuf>, model: ModelChoice) -> Self {
+        Self {
+            files,
+            model,
+            policy: FoldPolicy::default(),
+            instruction: None,
+            dry_run: false,
+            outputs: None,
+            force: false,
+            json: true,
+            jobs: 1,
+            http: HttpSettings::default(),
+            price: None,
+            max_cost: None,
+            agent_model: None,
+            allow_same_model: false,
+            debug_bodies: false,
+            read: ReadOptions::default(),
+            redact: false,
+            rollup: false,
+            context_tokens: None,
+            tail_wait: Duration::from_millis(200),
+            live_window: Duration::from_secs(10),
+            allow_degraded: false,
+            audit: AuditSettings {
+                min_retention: 0.5,
+                retry_lossy: false,
+                strict: false,
+                count_tool_results: false,
+            },
         }
+    }
+
+    /// Where the compacted copy of `file` goes, when `--output` is given.
+    pub fn output_for(&self, file: &Path) -> Option<OutputTarget> {
+        let i = self.files.iter().position(|f| f == file)?;
+        self.outputs.as_ref().map(|o| o[i].clone())
     }
 }
 

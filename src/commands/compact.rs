@@ -1,34 +1,68 @@
-//! `mf compact`: read → plan → one summarizer call per span → judge → append under lock → record.
+//! `mf compact`: open the file for appending (so nothing is paid for that cannot be written) →
+//! lock it → read → plan → one summarizer call per span, concurrently → vet, scrub, audit and
+//! judge each summary → append under the lock, checked at that instant → record.
 
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use tokio::sync::Semaphore;
 
-use crate::decision::{Action, CostRecord, DecisionRecord, Size, SummaryRecord, UsageRecord};
-use crate::entry::{DeclineReason, Record, RecordKind, estimate_tokens};
+use crate::decision::{
+    Action, CostRecord, DecisionRecord, Size, SpanRecord, SummaryRecord, UsageRecord,
+};
+use crate::entry::{
+    DeclineReason, DeclinedSpan, Draft, RecordKind, Role, SpanRef, Usage, estimate_tokens,
+};
 use crate::error::MfError;
-use crate::fold::{self, Decision, FoldPlan, Ledger, Verdict, prompt, summary};
+use crate::fold::summary::{StubInfo, Verdict};
+use crate::fold::{self, Decision, Item, ItemKind, Ledger, Piece, Plan, Span, prompt, summary};
 use crate::http::HttpClient;
+use crate::interrupt::Interrupt;
 use crate::model;
+use crate::redact::{Counts, Redactor};
 use crate::render::Ui;
 use crate::settings::{CompactSettings, ModelChoice};
-use crate::summarizer::{Extractive, Remote, Severity, Summarizer, SummaryReply};
-use crate::transcript::{self, LockAttempt, Tail, Transcript, TranscriptError};
+use crate::summarizer::{Extractive, Remote, Summarizer, SummarizerError, SummaryReply};
+use crate::transcript::{self, Locked, OutputTarget, Source, Transcript, TranscriptError};
 
-/// What one compact run needs besides the settings: the summarizer and a clock.
+/// What one compact run needs besides the settings.
 pub struct Compaction {
     pub summarizer: Arc<dyn Summarizer>,
     /// Milliseconds since the Unix epoch, for `summarizedAtMs` and record times.
     pub now_ms: fn() -> u64,
     pub ui: Ui,
+    pub interrupt: Interrupt,
+    /// Bounds the summarizer calls in flight across all files (`-j`).
+    pub calls: Arc<Semaphore>,
+    /// Finds secrets (with the key in use).
+    pub redactor: Redactor,
+}
+
+impl Compaction {
+    /// A context for driving the pipeline in-process: no signal handlers, one call at a time.
+    pub fn in_process(summarizer: Arc<dyn Summarizer>, now_ms: fn() -> u64, ui: Ui) -> Self {
+        Compaction {
+            summarizer,
+            now_ms,
+            ui,
+            interrupt: Interrupt::inert(),
+            calls: Arc::new(Semaphore::new(4)),
+            redactor: Redactor::default(),
+        }
+    }
 }
 
 pub fn system_now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// A fresh nonce for one request's delimiters.
+fn nonce() -> String {
+    format!("{:08x}", fastrand::u32(..))
 }
 
 /// The summarizer the settings name.
@@ -53,12 +87,9 @@ pub fn summarizer_for(settings: &CompactSettings, ui: Ui) -> Result<Arc<dyn Summ
     })
 }
 
-/// Estimated tokens in and out for one request.
-fn estimate(request: &fold::SummaryRequest) -> (u64, u64) {
-    let input =
-        estimate_tokens(request.system.chars().count() + request.user.chars().count()) as u64;
-    let output = (request.target_chars / 4) as u64;
-    (input, output)
+/// Read a transcript for a read-only look (`--dry-run`, `--max-cost`, `-o`).
+fn read_only(path: &Path, settings: &CompactSettings) -> Result<Transcript, TranscriptError> {
+    transcript::read(path, settings.read)
 }
 
 /// `--max-cost`: plan every file first and refuse before the first call if the estimated total
@@ -76,22 +107,24 @@ fn check_max_cost(settings: &CompactSettings, model: &str) -> Result<()> {
     };
     let (mut total, mut calls) = (0.0, 0usize);
     for file in &settings.files {
-        let Ok(t) = transcript::read(file) else {
+        let Ok(t) = read_only(file, settings) else {
             continue;
         };
-        let ledger = Ledger::new(&t.entries, &t.records);
-        if let Decision::Fold(plan) = fold::plan(&ledger, &settings.policy) {
-            let request = prompt::request(&ledger, &plan, settings.instruction.as_deref());
-            let (i, o) = estimate(&request);
-            total += CostRecord::of(price, i, o, true).usd;
-            calls += 1;
+        let ledger = Ledger::new(t.conversation());
+        if let Decision::Fold(plan) = fold::plan(&ledger, &settings.policy, model) {
+            for span in &plan.spans {
+                let (i, o) = estimate_request(&ledger, &settings.policy, span, settings);
+                total += CostRecord::of(price, i, o, true).usd;
+                calls += 1;
+            }
         }
     }
     if total > max {
         return Err(MfError::refused(
             format!(
-                "the estimated cost of {calls} call{} is ${total:.4}, over `--max-cost {max}`; nothing was called",
-                if calls == 1 { "" } else { "s" }
+                "the estimated cost of {calls} call{} is ${}, over `--max-cost {max}`; nothing was called",
+                if calls == 1 { "" } else { "s" },
+                crate::render::usd(total)
             ),
             Some("raise --max-cost, or use --dry-run to see the estimate per file".into()),
         )
@@ -100,8 +133,29 @@ fn check_max_cost(settings: &CompactSettings, model: &str) -> Result<()> {
     Ok(())
 }
 
-/// Compact every file (at most `jobs` at once). Returns one record per file that could be
-/// handled, in the order given, and the errors of those that could not.
+/// Estimated tokens in and out for one span's request, without reading its text.
+fn estimate_request(
+    ledger: &Ledger<'_>,
+    policy: &fold::FoldPolicy,
+    span: &Span,
+    settings: &CompactSettings,
+) -> (u64, u64) {
+    let instruction = settings
+        .instruction
+        .as_deref()
+        .unwrap_or(prompt::DEFAULT_INSTRUCTION)
+        .chars()
+        .count();
+    let chars = span.chars
+        + span.items.len() * fold::plan::PIECE_OVERHEAD_CHARS
+        + instruction
+        + 700;
+    let _ = ledger;
+    let out = policy.summary_target_tokens(span.tokens());
+    (estimate_tokens(chars) as u64, out as u64)
+}
+
+/// Compact every file (at most `jobs` at once). Returns one result per file, in order.
 pub async fn run(
     settings: &CompactSettings,
     ctx: Arc<Compaction>,
@@ -125,6 +179,10 @@ pub async fn run(
                 .acquire_owned()
                 .await
                 .expect("the semaphore is never closed");
+            if ctx.interrupt.received().is_some() {
+                return (i, Err(MfError::Interrupted.into()));
+            }
+            bar.set_message(file.display().to_string());
             let out = compact_file(&file, &settings, &ctx).await;
             bar.inc(1);
             (i, out)
@@ -154,14 +212,13 @@ fn check_same_model(t: &Transcript, settings: &CompactSettings) -> Result<()> {
     if settings.allow_same_model {
         return Ok(());
     }
-    let agents = t.agent_models.iter().chain(settings.agent_model.iter());
-    for agent in agents {
+    for agent in t.agent_models.iter().chain(settings.agent_model.iter()) {
         if model::same_model(agent, &remote.model.id) {
             return Err(MfError::refused(
                 format!(
                     "`{}` is the model that wrote `{}` (`{agent}`): summarizing with it bills compression at the main model's price",
                     remote.model.label(),
-                    t.path.display()
+                    t.display()
                 ),
                 Some("name a cheaper summarizer with --model, or pass --allow-same-model to do it anyway".into()),
             )
@@ -171,201 +228,667 @@ fn check_same_model(t: &Transcript, settings: &CompactSettings) -> Result<()> {
     Ok(())
 }
 
+/// An agent session modified in the last few seconds may be in use: refuse to write to it.
+pub fn live_check(t: &Transcript, window: Duration) -> Result<()> {
+    let Ok(meta) = std::fs::metadata(&t.path) else {
+        return Ok(());
+    };
+    let age = meta
+        .modified()
+        .ok()
+        .and_then(|m| m.elapsed().ok())
+        .unwrap_or(Duration::MAX);
+    if age < window {
+        return Err(MfError::refused(
+            format!(
+                "`{}` is {} that was written {:.1} s ago: the agent may still be running, and mf does not write to a live session",
+                t.display(),
+                t.format.describe(),
+                age.as_secs_f64()
+            ),
+            Some(format!(
+                "stop the agent (or wait {} s), then run mf again; pass --force to write anyway",
+                window.as_secs()
+            )),
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// Wait for the file's lock without blocking the runtime, so a signal still lands.
+async fn wait_lock(h: &Locked, ctx: &Compaction) -> Result<()> {
+    let mut said = false;
+    loop {
+        if h.try_lock()? {
+            return Ok(());
+        }
+        if !said {
+            ctx.ui.note(&format!(
+                "waiting for the lock on `{}` (another mf is working on it)",
+                h.path().display()
+            ));
+            said = true;
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_millis(25)) => {}
+            _ = ctx.interrupt.cancelled() => return Err(MfError::Interrupted.into()),
+        }
+    }
+}
+
+/// Where the lines of a file go.
+struct Sink<'a> {
+    /// In place: the file, opened for appending and locked.
+    handle: Option<Locked>,
+    output: Option<&'a OutputTarget>,
+}
+
 /// Compact one file.
 pub async fn compact_file(
     path: &Path,
     settings: &CompactSettings,
     ctx: &Compaction,
 ) -> Result<DecisionRecord> {
-    let t = transcript::read(path)?;
-    // Refuse a torn file before paying for a call; the append would refuse it anyway.
-    t.check_tail()?;
-    let output = settings.output_for(path);
-    if let Some(out) = &output
-        && same_file(path, out)
-    {
-        return Err(MfError::usage(
-            format!("`--output {}` is the input file", out.display()),
-            Some("drop `--output` to compact the file in place (append-only)".into()),
-        )
-        .into());
-    }
-    check_same_model(&t, settings)?;
-    let ledger = Ledger::new(&t.entries, &t.records);
     let model = ctx.summarizer.model().to_string();
-    let decision = fold::plan(&ledger, &settings.policy);
-    let mut r = DecisionRecord::from_decision(
-        &path.display().to_string(),
-        &ledger,
-        &decision,
-        Some(&model),
+    let output = settings.output_for(path);
+    let in_place = !settings.dry_run && output.is_none();
+    // Open for appending first: a file mf could not write is refused before anything is paid.
+    let handle = if in_place {
+        let h = transcript::open_for_append(path)?;
+        wait_lock(&h, ctx).await?;
+        Some(h)
+    } else {
+        None
+    };
+    let t = match &handle {
+        Some(h) => {
+            let file = h.file().try_clone().map_err(|source| TranscriptError::Open {
+                path: path.to_path_buf(),
+                source,
+            })?;
+            transcript::read_source(Source::from_file(path, file)?, settings.read)?
+        }
+        None => read_only(path, settings)?,
+    };
+    let mut r = DecisionRecord::new(&t.display(), Some(&model));
+    r.format = Some(t.format.name().to_string());
+    if in_place && t.format.is_agent() && !settings.force {
+        live_check(&t, settings.live_window)?;
+    }
+    t.check_tail()?;
+    check_same_model(&t, settings)?;
+    let mut sink = Sink {
+        handle,
+        output: output.as_ref(),
+    };
+    let ledger = Ledger::new(t.conversation());
+    r.before = Size::of(ledger.view_chars());
+    r.after = r.before;
+
+    let policy = &settings.policy;
+    if policy.strategy.masks() {
+        let lines = mask(&t, &ledger, settings, ctx, &mut r)?;
+        if !policy.strategy.summarizes() || settings.dry_run {
+            if !policy.strategy.summarizes() {
+                write(&t, &mut sink, &lines, settings, ctx, &mut r, None)?;
+                return Ok(r);
+            }
+        } else if !lines.is_empty() {
+            write(&t, &mut sink, &lines, settings, ctx, &mut r, None)?;
+            // Plan the summary on the file as it now is.
+            let t2 = reread(&t, &sink, settings)?;
+            return summarize_file(t2, sink, settings, ctx, r, &model).await;
+        }
+    }
+    summarize_file(t, sink, settings, ctx, r, &model).await
+}
+
+/// The file again, after mf's own append (in place), or as it was (a copy).
+fn reread(t: &Transcript, sink: &Sink<'_>, settings: &CompactSettings) -> Result<Transcript> {
+    match &sink.handle {
+        Some(h) => {
+            let file = h.file().try_clone().map_err(|source| TranscriptError::Open {
+                path: t.path.clone(),
+                source,
+            })?;
+            Ok(transcript::read_source(
+                Source::from_file(&t.path, file)?,
+                settings.read,
+            )?)
+        }
+        None => Ok(read_only(&t.path, settings)?),
+    }
+}
+
+/// `--strategy mask`: stubs for old tool results, no call.
+fn mask(
+    t: &Transcript,
+    ledger: &Ledger<'_>,
+    settings: &CompactSettings,
+    ctx: &Compaction,
+    r: &mut DecisionRecord,
+) -> Result<Vec<String>> {
+    let results = match fold::plan_mask(ledger, &settings.policy) {
+        Ok(v) => v,
+        Err(reason) => {
+            r.reason = reason.describe();
+            return Ok(Vec::new());
+        }
+    };
+    let now = (ctx.now_ms)();
+    let mut drafts = Vec::new();
+    let mut saved = 0usize;
+    let mut taken: Vec<String> = Vec::new();
+    for it in results {
+        let span = Span::of(ledger, vec![it]);
+        let text = t.text(it as usize)?;
+        let info = StubInfo {
+            tool: t.tool_name(it as usize),
+            chars: text.chars().count(),
+            first_line: text.lines().find(|l| !l.trim().is_empty()).unwrap_or("").to_string(),
+        };
+        let base = format!("msg-stub-{}", ledger.conv.entries[it as usize].line);
+        let id = summary::fresh_id(&base, |id| t.has_id(id) || taken.iter().any(|x| x == id));
+        taken.push(id.clone());
+        let d = summary::stub(
+            &span,
+            id.clone(),
+            &info,
+            &t.display(),
+            settings.policy.keep_tool_results,
+            now,
+        );
+        saved += info.chars.saturating_sub(d.chars());
+        r.summaries.push(SummaryRecord {
+            id,
+            from_turn: span.from_turn,
+            to_turn: span.to_turn,
+            entry_count: 1,
+            chars: d.chars(),
+            tokens: estimate_tokens(d.chars()),
+            audit: None,
+            outcome: if settings.dry_run { "planned" } else { "written" }.into(),
+        });
+        drafts.push(d);
+    }
+    r.action = if settings.dry_run {
+        Action::Planned
+    } else {
+        Action::Masked
+    };
+    r.reason = format!(
+        "{} {} old tool result{} with stubs (no model call); the {} most recent stay verbatim",
+        if settings.dry_run { "would replace" } else { "replaced" },
+        drafts.len(),
+        if drafts.len() == 1 { "" } else { "s" },
+        settings.policy.keep_tool_results
     );
-    let plan = match decision {
-        Decision::Skip(_) => {
-            finish_copy(&t, output.as_deref(), &[], &mut r, settings.dry_run)?;
+    r.after = Size::of(r.after.chars.saturating_sub(saved));
+    if settings.dry_run {
+        return Ok(Vec::new());
+    }
+    Ok(t.draft_lines(&drafts)?)
+}
+
+/// The pieces a summarizer reads for a span, secrets replaced when the span leaves the machine.
+fn pieces_of(
+    t: &Transcript,
+    ledger: &Ledger<'_>,
+    span: &Span,
+    redactor: Option<&Redactor>,
+    counts: &mut Counts,
+) -> Result<Vec<Piece>> {
+    let mut out = Vec::with_capacity(span.items.len());
+    for &it in &span.items {
+        let e = &ledger.conv.entries[it as usize];
+        let mut text = t.text(it as usize)?;
+        if let Some(r) = redactor {
+            text = r.redact(&text, counts);
+        }
+        out.push(match ledger.kind(it) {
+            ItemKind::Summary => {
+                let s = &ledger.summaries[&it];
+                Piece {
+                    turn: s.to_turn,
+                    author: format!("summary of turns {}–{}", s.from_turn, s.to_turn),
+                    role: None,
+                    text: summary::body(&text).to_string(),
+                }
+            }
+            _ => Piece {
+                turn: u64::from(ledger.turns[it as usize]),
+                author: match (e.role, t.tool_name(it as usize)) {
+                    (Role::Tool, Some(name)) => format!("tool:{name}"),
+                    (role, _) => role.as_str().to_string(),
+                },
+                role: Some(e.role),
+                text,
+            },
+        });
+    }
+    Ok(out)
+}
+
+/// One span's call and what came of it.
+struct Asked {
+    span: Span,
+    request: fold::SummaryRequest,
+    reply: Result<SummaryReply, SummarizerError>,
+}
+
+async fn ask(ctx: &Compaction, request: &fold::SummaryRequest) -> Result<SummaryReply, SummarizerError> {
+    let _permit = ctx
+        .calls
+        .acquire()
+        .await
+        .expect("the semaphore is never closed");
+    tokio::select! {
+        reply = ctx.summarizer.summarize(request) => reply,
+        _ = ctx.interrupt.cancelled() => Err(SummarizerError::interrupted()),
+    }
+}
+
+async fn summarize_file(
+    t: Transcript,
+    mut sink: Sink<'_>,
+    settings: &CompactSettings,
+    ctx: &Compaction,
+    mut r: DecisionRecord,
+    model: &str,
+) -> Result<DecisionRecord> {
+    let ledger = Ledger::new(t.conversation());
+    let policy = &settings.policy;
+    let id_of = |i: Item| t.id_string(i as usize);
+    let plan = match fold::plan(&ledger, policy, model) {
+        Decision::Skip(skip) => {
+            if r.action != Action::Masked {
+                r.action = Action::Skipped;
+                r.reason = skip.reason.describe();
+                r.span = skip.span.as_ref().map(|s| SpanRecord::of(s, &id_of));
+                r.verbatim = Some(crate::decision::VerbatimRecord::of(&ledger, &ledger.view, 0));
+            }
+            write(&t, &mut sink, &[], settings, ctx, &mut r, None)?;
             return Ok(r);
         }
         Decision::Fold(plan) => plan,
     };
+    let masked = std::mem::take(&mut r.summaries);
+    r.planned(&ledger, &plan, &id_of);
+    r.summaries = masked;
 
-    let request = prompt::request(&ledger, &plan, settings.instruction.as_deref());
     if settings.dry_run {
-        let (tokens_in, tokens_out) = estimate(&request);
-        r.cost = cost_of(settings, &request, None);
-        let cost = match r.cost {
-            Some(c) => format!("estimated cost ${:.4}", c.usd),
-            None => {
-                "cost unknown (no price for this model; see --price-in/--price-out)".to_string()
-            }
-        };
-        r.reason = format!(
-            "dry run: {}; the request to {model} would be ~{tokens_in} tokens in, ~{tokens_out} out; {cost}; nothing called or written",
-            r.reason,
-        );
+        dry_run(&ledger, &plan, settings, ctx, &mut r);
         return Ok(r);
     }
 
-    // One file: a spinner while the summarizer works; several: the files bar says it all.
+    // One request per span; secrets out of anything that leaves the machine.
+    let redactor = settings.redact.then_some(&ctx.redactor);
+    let mut requests = Vec::with_capacity(plan.spans.len());
+    for span in &plan.spans {
+        let pieces = pieces_of(&t, &ledger, span, redactor, &mut r.redacted)?;
+        let request = prompt::request(
+            pieces,
+            prompt::Ask {
+                from_turn: span.from_turn,
+                to_turn: span.to_turn,
+                messages: span.leaf_count,
+                span_chars: span.chars,
+                target_tokens: policy.summary_target_tokens(span.tokens()),
+                max_output_tokens: policy.max_output_tokens,
+                instruction: settings.instruction.as_deref(),
+                nonce: &nonce(),
+                retry_note: None,
+            },
+        );
+        requests.push((span.clone(), request));
+    }
     let spinner = if settings.files.len() == 1 {
         ctx.ui.spinner(format!(
-            "{}: summarizing turns {}–{} with {model}",
-            path.display(),
-            plan.span.from_turn,
-            plan.span.to_turn
+            "{}: summarizing turns {}–{} with {model}{}",
+            t.display(),
+            plan.whole.from_turn,
+            plan.whole.to_turn,
+            if requests.len() > 1 {
+                format!(" ({} calls)", requests.len())
+            } else {
+                String::new()
+            }
         ))
     } else {
         indicatif::ProgressBar::hidden()
     };
-    let reply = ctx.summarizer.summarize(&request).await;
+    let asked: Vec<Asked> = futures_join(requests.into_iter().map(|(span, request)| async move {
+        let reply = ask(ctx, &request).await;
+        Asked {
+            span,
+            request,
+            reply,
+        }
+    }))
+    .await;
     spinner.finish_and_clear();
+    r.calls += asked.len();
+    if ctx.interrupt.received().is_some() {
+        return Err(MfError::Interrupted.into());
+    }
+    // A setup error (bad key, quota, nothing listening) stops the file: nothing is written.
+    if let Some(e) = asked.iter().find_map(|a| match &a.reply {
+        Err(e) if e.stops() => Some(e.clone()),
+        _ => None,
+    }) {
+        return Err(e.into());
+    }
     let now = (ctx.now_ms)();
+    let mut lines: Vec<String> = Vec::new();
+    let mut drafts: Vec<Draft> = Vec::new();
+    let mut declines: Vec<(DeclineReason, Span, Option<usize>, String)> = Vec::new();
+    let mut written_chars = (0usize, 0usize); // (span chars folded, summary chars written)
+    let mut taken: Vec<String> = Vec::new();
+    for a in asked {
+        let reply = match a.reply.and_then(|rep| {
+            summary::vet(&rep.text)
+                .map(|text| SummaryReply { text, ..rep })
+                .map_err(SummarizerError::degrade)
+        }) {
+            Ok(reply) => reply,
+            Err(e) => {
+                ctx.ui.warn(&format!(
+                    "{}: the summarizer failed, turns {}–{} stay verbatim: {}",
+                    t.display(),
+                    a.span.from_turn,
+                    a.span.to_turn,
+                    e.message
+                ));
+                r.degraded = true;
+                declines.push((DeclineReason::SummarizerFailed, a.span, None, e.message));
+                continue;
+            }
+        };
+        add_usage(&mut r, reply.usage, settings, &a.request);
+        // Secrets never reach the file: the key in use, and anything shaped like one.
+        let text = ctx.redactor.redact(&reply.text, &mut r.scrubbed);
+        let id = summary::summary_id(a.span.from_turn, a.span.to_turn, |id| {
+            t.has_id(id) || taken.iter().any(|x| x == id)
+        });
+        let d = summary::draft(
+            &a.span,
+            id.clone(),
+            model,
+            &text,
+            reply.usage,
+            now,
+            plan.tail_line,
+            Vec::new(),
+        );
+        let mut rec = SummaryRecord {
+            id: id.clone(),
+            from_turn: a.span.from_turn,
+            to_turn: a.span.to_turn,
+            entry_count: a.span.items.len(),
+            chars: d.chars(),
+            tokens: estimate_tokens(d.chars()),
+            audit: None,
+            outcome: "written".into(),
+        };
+        match summary::judge(&a.span, &d) {
+            Verdict::NotSmaller {
+                span_chars,
+                summary_chars,
+            } => {
+                let detail = format!(
+                    "label and summary would be {summary_chars} chars, not shorter than the {span_chars} chars they replace"
+                );
+                rec.outcome = format!("declined: {detail}");
+                declines.push((DeclineReason::NotSmaller, a.span, Some(summary_chars), detail));
+            }
+            Verdict::Smaller {
+                span_chars,
+                summary_chars,
+            } => {
+                taken.push(id);
+                written_chars.0 += span_chars;
+                written_chars.1 += summary_chars;
+                drafts.push(d);
+            }
+        }
+        r.summaries.push(rec);
+    }
+    lines.extend(t.draft_lines(&drafts)?);
+    for (reason, span, summary_chars, detail) in &declines {
+        if already_declined(&ledger, *reason, model, &span.digest) {
+            continue;
+        }
+        let kind = RecordKind::Decline {
+            reason: *reason,
+            model: model.to_string(),
+            span: DeclinedSpan::Ref(SpanRef {
+                from_line: span.first_line,
+                to_line: span.last_line,
+                count: span.items.len() as u64,
+                digest: span.digest.clone(),
+                from_turn: span.from_turn,
+                to_turn: span.to_turn,
+            }),
+            span_chars: span.chars as u64,
+            summary_chars: summary_chars.map(|c| c as u64),
+            detail: short(detail, 200),
+        };
+        lines.push(transcript::wire::record_line(&kind, now));
+    }
+    let folded = drafts.len();
+    if folded > 0 {
+        r.action = Action::Folded;
+        r.reason = format!(
+            "folded {} entries (turns {}–{}) into {}; {} entries stay verbatim",
+            drafts.iter().map(|d| d.coverage.entry_count).sum::<u64>(),
+            plan.whole.from_turn,
+            plan.whole.to_turn,
+            if folded == 1 {
+                "one summary".to_string()
+            } else {
+                format!("{folded} summaries")
+            },
+            plan.verbatim.len()
+        );
+        r.after = Size::of(r.after.chars - written_chars.0 + written_chars.1);
+    } else if r.action != Action::Masked {
+        r.action = Action::Declined;
+        r.reason = match declines.first() {
+            Some((DeclineReason::SummarizerFailed, _, _, m)) => format!("summarizer failed: {m}"),
+            Some((DeclineReason::NotSmaller, _, _, d)) => format!(
+                "replacement not smaller: {d}; verdict remembered for this exact span"
+            ),
+            Some((DeclineReason::Lossy, _, _, d)) => {
+                format!("summary declined as lossy: {d}; verdict remembered for this span and model")
+            }
+            None => "nothing was written".into(),
+        };
+    }
+    write(&t, &mut sink, &lines, settings, ctx, &mut r, Some(&plan))?;
+    if settings.rollup && folded > 1 && sink.handle.is_some() && ctx.interrupt.received().is_none() {
+        rollup(&t, &mut sink, settings, ctx, &mut r, model, drafts.len()).await?;
+    }
+    Ok(r)
+}
 
-    let reply = match reply.and_then(validate_reply) {
-        Ok(reply) => reply,
-        Err(e) if e.severity == Severity::Fatal => return Err(e.into()),
+/// Run futures concurrently, collecting their outputs in order.
+async fn futures_join<F: std::future::Future>(futs: impl IntoIterator<Item = F>) -> Vec<F::Output> {
+    let futs: Vec<_> = futs.into_iter().map(Box::pin).collect();
+    let mut outs: Vec<Option<F::Output>> = futs.iter().map(|_| None).collect();
+    let mut pending: Vec<(usize, std::pin::Pin<Box<F>>)> = futs.into_iter().enumerate().collect();
+    std::future::poll_fn(|cx| {
+        pending.retain_mut(|(i, f)| match f.as_mut().poll(cx) {
+            std::task::Poll::Ready(v) => {
+                outs[*i] = Some(v);
+                false
+            }
+            std::task::Poll::Pending => true,
+        });
+        if pending.is_empty() {
+            std::task::Poll::Ready(())
+        } else {
+            std::task::Poll::Pending
+        }
+    })
+    .await;
+    outs.into_iter().map(|o| o.expect("every future finished")).collect()
+}
+
+/// `--rollup`: fold the chunk summaries just written into one covering summary.
+async fn rollup(
+    t: &Transcript,
+    sink: &mut Sink<'_>,
+    settings: &CompactSettings,
+    ctx: &Compaction,
+    r: &mut DecisionRecord,
+    model: &str,
+    chunks: usize,
+) -> Result<()> {
+    let t2 = reread(t, sink, settings)?;
+    let ledger = Ledger::new(t2.conversation());
+    // The chunk summaries are the newest standing summaries.
+    let mut newest: Vec<Item> = ledger
+        .summaries_in_order()
+        .into_iter()
+        .filter(|s| s.standing() && s.covered_by.is_none() && s.kind == crate::entry::ClaimKind::Summary)
+        .map(|s| s.entry)
+        .collect();
+    newest.sort_unstable();
+    let items: Vec<Item> = newest.split_off(newest.len().saturating_sub(chunks));
+    if items.len() < 2 {
+        return Ok(());
+    }
+    // In conversation order.
+    let mut items = items;
+    items.sort_by_key(|&i| ledger.summaries[&i].first_leaf);
+    let span = Span::of(&ledger, items);
+    let mut counts = Counts::new();
+    let pieces = pieces_of(&t2, &ledger, &span, None, &mut counts)?;
+    let request = prompt::request(
+        pieces,
+        prompt::Ask {
+            from_turn: span.from_turn,
+            to_turn: span.to_turn,
+            messages: span.leaf_count,
+            span_chars: span.chars,
+            target_tokens: settings.policy.summary_target_tokens(span.tokens()),
+            max_output_tokens: settings.policy.max_output_tokens,
+            instruction: settings.instruction.as_deref(),
+            nonce: &nonce(),
+            retry_note: None,
+        },
+    );
+    let reply = ask(ctx, &request).await;
+    r.calls += 1;
+    let reply = match reply.and_then(|rep| {
+        summary::vet(&rep.text)
+            .map(|text| SummaryReply { text, ..rep })
+            .map_err(SummarizerError::degrade)
+    }) {
+        Ok(rep) => rep,
+        Err(e) if e.stops() => return Err(e.into()),
         Err(e) => {
             ctx.ui.warn(&format!(
-                "{}: the summarizer failed, turns {}–{} stay verbatim: {}",
-                path.display(),
-                plan.span.from_turn,
-                plan.span.to_turn,
+                "{}: the rollup summary failed; the {} chunk summaries stand: {}",
+                t.display(),
+                span.items.len(),
                 e.message
             ));
-            let record = decline(
-                &plan,
-                DeclineReason::SummarizerFailed,
-                &model,
-                None,
-                e.message.clone(),
-                now,
-            );
-            r.action = Action::Declined;
-            r.reason = format!("summarizer failed: {}", e.message);
-            write(
-                &t,
-                &plan,
-                output.as_deref(),
-                &[transcript::record_line(&record)],
-                None,
-                ctx,
-                &mut r,
-            )
-            .await?;
-            return Ok(r);
+            r.notes.push(format!("rollup failed: {}", e.message));
+            return Ok(());
         }
     };
-
-    let id = summary::summary_id(plan.span.from_turn, plan.span.to_turn, |id| t.has_id(id));
-    let draft = summary::draft(&plan, id, &model, &reply.text, reply.usage, now);
-    r.usage = reply.usage.map(UsageRecord::from);
-    r.cost = cost_of(settings, &request, reply.usage);
-    r.summary = Some(SummaryRecord {
-        id: draft.id.clone(),
-        chars: draft.chars(),
-        tokens: estimate_tokens(draft.chars()),
-    });
-    match summary::judge(&plan, &draft) {
-        Verdict::NotSmaller {
-            span_chars,
-            summary_chars,
-        } => {
-            let detail = format!(
-                "label and summary would be {summary_chars} chars, not shorter than the {span_chars} chars they replace"
-            );
-            let record = decline(
-                &plan,
-                DeclineReason::NotSmaller,
-                &model,
-                Some(summary_chars as u64),
-                detail.clone(),
-                now,
-            );
-            r.action = Action::Declined;
-            r.reason = format!(
-                "replacement not smaller: {detail}; verdict remembered for this exact span"
-            );
-            write(
-                &t,
-                &plan,
-                output.as_deref(),
-                &[transcript::record_line(&record)],
-                None,
-                ctx,
-                &mut r,
-            )
-            .await?;
-            Ok(r)
-        }
-        Verdict::Smaller {
-            span_chars,
-            summary_chars,
-        } => {
-            let record = Record {
-                line: 0,
-                at_ms: now,
-                kind: RecordKind::Fold {
-                    summary_id: draft.id.clone(),
-                    model: model.clone(),
-                    from_turn: plan.span.from_turn,
-                    to_turn: plan.span.to_turn,
-                    entry_count: plan.span.ids.len() as u64,
-                    span_chars: span_chars as u64,
-                    summary_chars: summary_chars as u64,
-                },
-            };
-            let lines = [
-                transcript::summary_line(&draft),
-                transcript::record_line(&record),
-            ];
-            r.action = Action::Folded;
-            r.reason = format!(
-                "folded {} entries (turns {}–{}) into one summary; {} entries stay verbatim",
-                plan.span.ids.len(),
-                plan.span.from_turn,
-                plan.span.to_turn,
-                plan.verbatim.len()
-            );
-            r.after = Size::of(plan.view_chars - span_chars + summary_chars);
-            write(
-                &t,
-                &plan,
-                output.as_deref(),
-                &lines,
-                Some(&draft.id),
-                ctx,
-                &mut r,
-            )
-            .await?;
-            Ok(r)
-        }
+    add_usage(r, reply.usage, settings, &request);
+    let text = ctx.redactor.redact(&reply.text, &mut r.scrubbed);
+    let id = summary::summary_id(span.from_turn, span.to_turn, |id| t2.has_id(id));
+    let tail = ledger
+        .view
+        .iter()
+        .find(|&&it| {
+            ledger.kind(it) == ItemKind::Message
+                && ledger.conv.entries[it as usize].has(crate::entry::flag::TURN_START)
+                && ledger.conv.entries[it as usize].line > span.last_line.min(u32::MAX)
+        })
+        .map(|&it| ledger.conv.entries[it as usize].line);
+    let d = summary::draft(
+        &span,
+        id.clone(),
+        model,
+        &text,
+        reply.usage,
+        (ctx.now_ms)(),
+        tail.filter(|&l| l < span.first_line),
+        Vec::new(),
+    );
+    let rec = SummaryRecord {
+        id,
+        from_turn: span.from_turn,
+        to_turn: span.to_turn,
+        entry_count: span.items.len(),
+        chars: d.chars(),
+        tokens: estimate_tokens(d.chars()),
+        audit: None,
+        outcome: "written (rollup)".into(),
+    };
+    if let Verdict::NotSmaller { .. } = summary::judge(&span, &d) {
+        r.notes.push("the rollup summary was not shorter than the chunk summaries; they stand".into());
+        return Ok(());
     }
+    let lines = t2.draft_lines(&[d])?;
+    let before = r.after.chars;
+    write(&t2, sink, &lines, settings, ctx, r, None)?;
+    r.after = Size::of(before - span.chars + rec.chars);
+    r.summaries.push(rec);
+    Ok(())
+}
+
+fn short(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(max - 1).collect();
+        t.push('…');
+        t
+    }
+}
+
+/// Whether the same verdict for the same span and model is already in the file.
+fn already_declined(ledger: &Ledger<'_>, reason: DeclineReason, model: &str, digest: &str) -> bool {
+    ledger.conv.records.iter().any(|rec| {
+        matches!(&rec.kind, RecordKind::Decline { reason: r, model: m, span: DeclinedSpan::Ref(s), .. }
+            if *r == reason && m == model && s.digest == digest)
+    })
+}
+
+fn add_usage(
+    r: &mut DecisionRecord,
+    usage: Option<Usage>,
+    settings: &CompactSettings,
+    request: &fold::SummaryRequest,
+) {
+    if let Some(u) = usage {
+        let prev = r.usage.unwrap_or(UsageRecord {
+            input_tokens: 0,
+            output_tokens: 0,
+        });
+        r.usage = Some(UsageRecord {
+            input_tokens: prev.input_tokens + u.input_tokens,
+            output_tokens: prev.output_tokens + u.output_tokens,
+        });
+    }
+    let cost = cost_of(settings, request, usage);
+    r.cost = match (r.cost, cost) {
+        (Some(a), Some(b)) => Some(a.add(b)),
+        (a, b) => a.or(b),
+    };
 }
 
 /// The cost of one call: from reported usage, else from mf's estimate; nothing for the built-in.
 fn cost_of(
     settings: &CompactSettings,
     request: &fold::SummaryRequest,
-    usage: Option<crate::entry::Usage>,
+    usage: Option<Usage>,
 ) -> Option<CostRecord> {
     if matches!(settings.model, ModelChoice::Extractive) {
         return Some(CostRecord {
@@ -377,154 +900,141 @@ fn cost_of(
     Some(match usage {
         Some(u) => CostRecord::of(price, u.input_tokens, u.output_tokens, false),
         None => {
-            let (i, o) = estimate(request);
+            let (i, o) = request.estimate();
             CostRecord::of(price, i, o, true)
         }
     })
 }
 
-/// A reply is a summary only if its text passes the engine's checks.
-fn validate_reply(reply: SummaryReply) -> Result<SummaryReply, crate::summarizer::SummarizerError> {
-    let text = summary::vet(&reply.text).map_err(crate::summarizer::SummarizerError::degrade)?;
-    Ok(SummaryReply { text, ..reply })
-}
-
-fn decline(
-    plan: &FoldPlan,
-    reason: DeclineReason,
-    model: &str,
-    summary_chars: Option<u64>,
-    detail: String,
-    now: u64,
-) -> Record {
-    Record {
-        line: 0,
-        at_ms: now,
-        kind: RecordKind::Decline {
-            reason,
-            model: model.to_string(),
-            from_turn: plan.span.from_turn,
-            to_turn: plan.span.to_turn,
-            span_ids: plan.span.ids.clone(),
-            span_chars: plan.span.chars as u64,
-            summary_chars,
-            detail,
-        },
-    }
-}
-
-/// Append `lines` to the transcript under its lock, or write the copy for `--output`.
-async fn write(
-    t: &Transcript,
-    plan: &FoldPlan,
-    output: Option<&Path>,
-    lines: &[String],
-    new_id: Option<&str>,
+/// `--dry-run`: the plan, what the calls would cost, and whether any request is over the
+/// model's context — before anything is paid.
+fn dry_run(
+    ledger: &Ledger<'_>,
+    plan: &Plan,
+    settings: &CompactSettings,
     ctx: &Compaction,
     r: &mut DecisionRecord,
-) -> Result<()> {
-    if output.is_some() {
-        return finish_copy(t, output, lines, r, false);
-    }
-    // Wait for the lock without blocking the runtime, so Ctrl-C still lands while another
-    // process holds it (nothing is held or written yet at these awaits).
-    let mut said = false;
-    let mut locked = loop {
-        match transcript::try_lock(&t.path)? {
-            LockAttempt::Locked(l) => break l,
-            LockAttempt::Busy => {
-                if !said {
-                    ctx.ui.note(&format!(
-                        "waiting for the lock on `{}` (another process is writing it)",
-                        t.path.display()
-                    ));
-                    said = true;
-                }
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-            }
+) {
+    let model = ctx.summarizer.model();
+    let (mut tin, mut tout) = (0u64, 0u64);
+    let context = settings.context_tokens;
+    for span in &plan.spans {
+        let (i, o) = estimate_request(ledger, &settings.policy, span, settings);
+        if let Some(ctx_tokens) = context
+            && i + o > ctx_tokens
+        {
+            let w = format!(
+                "a planned request of ~{} tokens (turns {}–{}) is over {model}'s context of {ctx_tokens} tokens; lower --max-span-tokens",
+                i + o,
+                span.from_turn,
+                span.to_turn
+            );
+            ctx.ui.warn(&format!("{}: {w}", r.file));
+            r.notes.push(w);
         }
+        tin += i;
+        tout += o;
+        if let Some(price) = settings.price {
+            let c = CostRecord::of(price, i, o, true);
+            r.cost = Some(r.cost.map_or(c, |p| p.add(c)));
+        }
+    }
+    if matches!(settings.model, ModelChoice::Extractive) {
+        r.cost = Some(CostRecord {
+            usd: 0.0,
+            estimated: false,
+        });
+    }
+    let cost = match r.cost {
+        Some(c) => format!("estimated cost ${}", crate::render::usd(c.usd)),
+        None => "cost unknown (no price for this model; see --price-in/--price-out)".to_string(),
     };
-    let bytes = locked.read_bytes()?;
-    let reparsed;
-    let now = if t.snapshot.matches(&bytes) {
-        t
-    } else {
-        reparsed = transcript::parse(&t.path, &bytes)?;
-        check_only_grew(t, &bytes, &reparsed, plan, new_id)?;
-        &reparsed
-    };
-    locked.append(now, lines)?;
-    r.written = true;
-    r.lines_appended = lines.len();
-    Ok(())
+    r.reason = format!(
+        "dry run: {}; the request{} to {model} would be ~{tin} tokens in, ~{tout} out; {cost}; nothing called or written",
+        r.reason,
+        if plan.spans.len() == 1 { "" } else { "s" },
+    );
 }
 
-/// The file changed between reading and writing. Go on only if lines were appended after the
-/// bytes mf read (an agent still writing), and the fold is still lawful with them.
-fn check_only_grew(
+/// Append `lines` to the transcript under its lock (checked at that instant), or write the copy
+/// for `--output`. A signal during the append takes effect after it.
+fn write(
     t: &Transcript,
-    bytes: &[u8],
-    now: &Transcript,
-    plan: &FoldPlan,
-    new_id: Option<&str>,
-) -> Result<()> {
-    let changed = |what: &str| TranscriptError::Changed {
-        path: t.path.clone(),
-        what: what.into(),
-    };
-    if !t.snapshot.is_prefix_of(bytes) {
-        return Err(changed("its earlier lines were rewritten or removed").into());
-    }
-    if t.tail == Tail::Unterminated
-        && usize::try_from(t.snapshot.len)
-            .ok()
-            .and_then(|n| bytes.get(n))
-            != Some(&b'\n')
-    {
-        return Err(changed("its unterminated last line was extended").into());
-    }
-    let ledger = Ledger::new(&now.entries, &now.records);
-    if !plan.holds_in(&ledger) {
-        return Err(changed("lines appended meanwhile change what may be folded").into());
-    }
-    if new_id.is_some_and(|id| now.has_id(id)) {
-        return Err(changed("a line with the new summary's id appeared").into());
-    }
-    Ok(())
-}
-
-/// For `--output`: write the input's bytes plus `lines` to the output path.
-fn finish_copy(
-    t: &Transcript,
-    output: Option<&Path>,
+    sink: &mut Sink<'_>,
     lines: &[String],
+    settings: &CompactSettings,
+    ctx: &Compaction,
     r: &mut DecisionRecord,
-    dry_run: bool,
+    plan: Option<&Plan>,
 ) -> Result<()> {
-    let Some(out) = output else { return Ok(()) };
-    if dry_run {
+    if settings.dry_run {
         return Ok(());
     }
-    let bytes = std::fs::read(&t.path)
-        .with_context(|| format!("cannot read `{}` again", t.path.display()))?;
-    // The copy must be of the bytes that were planned on: compare, no need to parse again.
-    if !t.snapshot.matches(&bytes) {
-        return Err(TranscriptError::Changed {
-            path: t.path.clone(),
-            what: "it changed while mf was working".into(),
+    if let Some(target) = sink.output {
+        let _critical = ctx.interrupt.critical();
+        transcript::write_copy(target, t, lines, settings.force)?;
+        r.written = !lines.is_empty();
+        r.lines_appended += lines.len();
+        r.output = Some(match target {
+            OutputTarget::Stdout => "-".to_string(),
+            OutputTarget::File(p) => p.display().to_string(),
+        });
+        return Ok(());
+    }
+    if lines.is_empty() {
+        return Ok(());
+    }
+    let h = sink.handle.as_mut().expect("in place, the file is open");
+    let _critical = ctx.interrupt.critical();
+    let size = h.check_same(t)?;
+    if let Some(plan) = plan {
+        if size > t.len {
+            // An agent appended meanwhile: the fold must still be lawful with its lines.
+            let file = h.file().try_clone().map_err(|source| TranscriptError::Open {
+                path: t.path.clone(),
+                source,
+            })?;
+            let now = transcript::read_source(Source::from_file(&t.path, file)?, settings.read)?;
+            let ledger = Ledger::new(now.conversation());
+            if !plan.holds_in(&ledger) {
+                return Err(TranscriptError::Changed {
+                    path: t.path.clone(),
+                    what: "lines appended meanwhile change what may be folded".into(),
+                }
+                .into());
+            }
+        } else {
+            let items: Vec<usize> = plan
+                .spans
+                .iter()
+                .flat_map(|s| s.items.iter().map(|&i| i as usize))
+                .collect();
+            if !t.still_holds(h.file(), &items).map_err(|source| TranscriptError::Open {
+                path: t.path.clone(),
+                source,
+            })? {
+                return Err(TranscriptError::Changed {
+                    path: t.path.clone(),
+                    what: "the lines being folded were edited".into(),
+                }
+                .into());
+            }
         }
-        .into());
     }
-    transcript::write_copy(out, t, &bytes, lines)?;
-    r.written = !lines.is_empty();
-    r.lines_appended = lines.len();
-    r.output = Some(out.display().to_string());
+    let a = h.append(t, lines, settings.tail_wait)?;
+    r.written = true;
+    r.lines_appended += lines.len();
+    if a.closed_torn_mf {
+        r.notes.push(
+            "closed a line an earlier mf run began and did not finish (it is skipped on read)".into(),
+        );
+    }
+    if a.interleaved {
+        ctx.ui.warn(&format!(
+            "{}: another program wrote to the file at the same instant as mf; mf's lines and its are both kept (`mf verify` shows where)",
+            t.display()
+        ));
+        r.notes.push("another writer wrote at the same instant; both lines are kept".into());
+    }
     Ok(())
-}
-
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => false,
-    }
 }

@@ -1,61 +1,158 @@
-//! `mf expand`: the originals behind a summary, one level or all the way down; `--restore`
-//! retracts the summary so recall is verbatim again.
+//! `mf expand`: the originals behind a summary or stub, one level or all the way down;
+//! `--restore` retracts it so recall is verbatim again. The retraction is written before
+//! anything is printed, so a closed pipe never keeps it from happening or hides it.
 
 use anyhow::Result;
 
 use crate::cli::{ExpandArgs, ExpandFormat};
 use crate::commands::compact::system_now_ms;
 use crate::commands::recall::{item, read_for_view};
-use crate::entry::{Record, RecordKind};
+use crate::entry::RecordKind;
 use crate::error::MfError;
 use crate::fold::{Item, Ledger};
+use crate::interrupt::Interrupt;
+use crate::render::recall::Format;
 use crate::render::{self, Ui};
-use crate::transcript::{self, TranscriptError};
+use crate::settings::{read_options, tail_wait};
+use crate::transcript::{self, Source, Transcript, TranscriptError};
 
-pub fn expand(args: &ExpandArgs, ui: &Ui) -> Result<()> {
-    let t = read_for_view(&args.file, ui)?;
-    let ledger = Ledger::new(&t.entries, &t.records);
-    let summaries = ledger.summaries_in_order();
+/// The entry an address names, or an error that says what the file has.
+pub fn resolve(t: &Transcript, ledger: &Ledger<'_>, address: &str) -> Result<u32> {
     let list = || {
+        let summaries = ledger.summaries_in_order();
         if summaries.is_empty() {
-            format!("`{}` has no summaries", args.file.display())
+            format!("`{}` has no summaries", t.display())
         } else {
             let names: Vec<String> = summaries
                 .iter()
                 .map(|s| {
-                    let state = s.state();
                     format!(
-                        "{} (turns {}–{}, {state})",
-                        t.entries[s.entry].id, s.from_turn, s.to_turn
+                        "{} (turns {}–{}, {})",
+                        t.id_string(s.entry as usize),
+                        s.from_turn,
+                        s.to_turn,
+                        s.state()
                     )
                 })
                 .collect();
             format!("its summaries: {}", names.join(", "))
         }
     };
-    let Some(i) = ledger.find(&args.id) else {
-        return Err(MfError::refused(
-            format!("no entry `{}` in `{}`", args.id, args.file.display()),
+    match t.find(address)[..] {
+        [] => Err(MfError::refused(
+            format!("no entry `{address}` in `{}`", t.display()),
             Some(list()),
         )
-        .into());
+        .into()),
+        [i] => Ok(i as u32),
+        ref many => Err(MfError::refused(
+            format!(
+                "`{address}` names {} entries of `{}` (lines {})",
+                many.len(),
+                t.display(),
+                many.iter()
+                    .map(|&i| t.entries[i].line.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Some(format!(
+                "address one by its line: `@{}`",
+                t.entries[many[0]].line
+            )),
+        )
+        .into()),
+    }
+}
+
+pub fn expand(args: &ExpandArgs, ui: &Ui, interrupt: &Interrupt) -> Result<()> {
+    let opts = read_options(args.from);
+    // --restore writes: open for appending (and lock) before reading, so what is checked is
+    // what is written to.
+    let handle = if args.restore {
+        let h = transcript::open_for_append(&args.file)?;
+        if !h.try_lock()? {
+            ui.note(&format!(
+                "waiting for the lock on `{}` (another mf is working on it)",
+                args.file.display()
+            ));
+            h.lock()?;
+        }
+        Some(h)
+    } else {
+        None
     };
-    if !ledger.summaries.contains_key(&i) {
-        let why = ledger.flags.iter().find(|f| f.entry == i).map_or_else(
+    let t = match &handle {
+        Some(h) => {
+            let file = h.file().try_clone().map_err(|source| TranscriptError::Open {
+                path: args.file.clone(),
+                source,
+            })?;
+            transcript::read_source(Source::from_file(&args.file, file)?, opts)?
+        }
+        None => read_for_view(&args.file, opts, ui)?,
+    };
+    let ledger = Ledger::new(t.conversation());
+    let i = resolve(&t, &ledger, &args.id)?;
+    let Some(s) = ledger.summaries.get(&i) else {
+        let why = ledger.flags.iter().find(|f| f.entry == Some(i)).map_or_else(
             || {
                 format!(
                     "`{}` is an ordinary message (line {}), not a summary",
-                    args.id, t.entries[i].line
+                    args.id, t.entries[i as usize].line
                 )
             },
             |f| {
                 format!(
                     "`{}` (line {}) is not a valid summary: {}",
-                    args.id, t.entries[i].line, f.why
+                    args.id, t.entries[i as usize].line, f.why
                 )
             },
         );
-        return Err(MfError::refused(why, Some(list())).into());
+        return Err(MfError::refused(why, None).into());
+    };
+
+    if let Some(mut h) = handle {
+        let id = t.id_string(i as usize);
+        if s.retracted_at.is_some() {
+            ui.note(&format!("`{id}` is already retracted; nothing written"));
+        } else if let Some(outer) = s.covered_by {
+            let outer_id = t.id_string(outer as usize);
+            return Err(MfError::refused(
+                format!("`{id}` is inside the standing summary `{outer_id}`; retracting it alone would change nothing in recall"),
+                Some(format!("restore `{outer_id}` first: mf expand {} {outer_id} --restore", args.file.display())),
+            )
+            .into());
+        } else {
+            if t.format.is_agent() && !args.force {
+                crate::commands::compact::live_check(&t, crate::settings::live_window())?;
+            }
+            t.check_tail()?;
+            let fingerprint = t
+                .claims
+                .get(t.entries[i as usize].claim as usize)
+                .and_then(|c| c.coverage.as_ref().ok())
+                .map(|c| c.fingerprint.clone())
+                .unwrap_or_default();
+            let kind = RecordKind::Retract {
+                summary_id: id.clone(),
+                fingerprint,
+            };
+            let lines = t.retract_lines(i as usize, &kind, system_now_ms())?;
+            {
+                let _critical = interrupt.critical();
+                h.append(&t, &lines, tail_wait())?;
+            }
+            ui.note(&format!(
+                "retracted `{id}`: {} verbatim in recall again ({} original message{})",
+                if s.kind == crate::entry::ClaimKind::Stub {
+                    "the tool result is".to_string()
+                } else {
+                    format!("turns {}–{} are", s.from_turn, s.to_turn)
+                },
+                s.leaf_count,
+                if s.leaf_count == 1 { "" } else { "s" }
+            ));
+        }
     }
 
     // The originals, in order: one level, or down through nested summaries.
@@ -63,87 +160,31 @@ pub fn expand(args: &ExpandArgs, ui: &Ui) -> Result<()> {
     collect(&ledger, i, args.deep, &mut order);
     match args.format {
         ExpandFormat::Jsonl => {
-            let mut s = String::new();
+            let mut out = Vec::new();
             for &j in &order {
-                s.push_str(t.raw_line(j));
-                s.push('\n');
+                for line in t.raw_lines(j as usize)? {
+                    out.extend_from_slice(&line);
+                    out.push(b'\n');
+                }
             }
-            render::stdout(&s)?;
+            render::stdout_bytes(&out)?;
         }
         ExpandFormat::Text => {
-            let items = order.iter().map(|&j| {
-                let it = if ledger.summaries.contains_key(&j) {
-                    Item::Summary(j)
-                } else {
-                    Item::Message(j)
-                };
-                item(&t, &ledger, it)
-            });
-            render::recall::write(crate::cli::RecallFormat::Text, items)?;
+            render::recall::write(
+                Format::Text,
+                order.iter().map(|&j| item(&t, &ledger, j)),
+            )?;
         }
-    }
-
-    if args.restore {
-        restore(args, ui, &ledger, i)?;
     }
     Ok(())
 }
 
-fn collect(ledger: &Ledger<'_>, summary: usize, deep: bool, out: &mut Vec<usize>) {
-    for &j in ledger.children(summary) {
+fn collect(ledger: &Ledger<'_>, summary: u32, deep: bool, out: &mut Vec<Item>) {
+    for &j in &ledger.summaries[&summary].children {
         if deep && ledger.summaries.contains_key(&j) {
             collect(ledger, j, deep, out);
         } else {
             out.push(j);
         }
     }
-}
-
-fn restore(args: &ExpandArgs, ui: &Ui, ledger: &Ledger<'_>, i: usize) -> Result<()> {
-    let s = &ledger.summaries[&i];
-    let id = &ledger.entries[i].id;
-    if s.retracted_at.is_some() {
-        ui.note(&format!("`{id}` is already retracted; nothing written"));
-        return Ok(());
-    }
-    if let Some(outer) = s.covered_by {
-        let outer_id = &ledger.entries[outer].id;
-        return Err(MfError::refused(
-            format!("`{id}` is inside the standing summary `{outer_id}`; retracting it alone would change nothing in recall"),
-            Some(format!("restore `{outer_id}` first: mf expand {} {outer_id} --restore", args.file.display())),
-        )
-        .into());
-    }
-    let record = Record {
-        line: 0,
-        at_ms: system_now_ms(),
-        kind: RecordKind::Retract {
-            summary_id: id.clone(),
-            fingerprint: s.coverage.fingerprint.clone(),
-        },
-    };
-    let mut locked = transcript::lock(&args.file, |p| {
-        ui.note(&format!(
-            "waiting for the lock on `{}` (another mf is writing it)",
-            p.display()
-        ));
-    })?;
-    let (_, now) = locked.reread()?;
-    let check = Ledger::new(&now.entries, &now.records);
-    match check.find(id).and_then(|j| check.summaries.get(&j)) {
-        Some(again) if again.retracted_at.is_none() && again.covered_by.is_none() => {}
-        _ => {
-            return Err(TranscriptError::Changed {
-                path: args.file.clone(),
-                what: format!("`{id}` is no longer a standing summary"),
-            }
-            .into());
-        }
-    }
-    locked.append(&now, &[transcript::record_line(&record)])?;
-    ui.note(&format!(
-        "retracted `{id}`: turns {}–{} are verbatim in recall again ({} original messages)",
-        s.from_turn, s.to_turn, s.leaf_count
-    ));
-    Ok(())
 }

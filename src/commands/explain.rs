@@ -1,242 +1,274 @@
-//! `mf explain`: the decisions recorded in a file, suspicious lines, and what `compact` would do
-//! now — without calling a summarizer or writing anything.
+//! `mf explain`: the decisions recorded in a file, its summaries and their audits, suspicious
+//! lines, the agent's own compactions, and what `compact` would do now — without calling a
+//! summarizer or writing anything.
 
 use anyhow::Result;
-use serde::Serialize;
 
 use crate::cli::ExplainArgs;
+use crate::commands::expand::resolve;
 use crate::commands::recall::read_for_view;
-use crate::decision::DecisionRecord;
-use crate::entry::RecordKind;
-use crate::error::MfError;
-use crate::fold::{self, Ledger};
+use crate::decision::{DecisionRecord, SpanRecord, VerbatimRecord};
+use crate::entry::{ClaimKind, DeclinedSpan, RecordKind};
+use crate::fold::{self, Decision, Item, ItemKind, Ledger};
+use crate::render::explain::{
+    Explanation, FlagView, Focus, HistoryEvent, NativeView, NoteView, SummaryView,
+};
 use crate::render::{self, Ui};
-use crate::settings::{ConfigFile, resolve_policy};
+use crate::settings::{ConfigFile, read_options, resolve_policy};
+use crate::transcript::{NoteKind, Transcript};
 
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Explanation {
-    pub file: String,
-    /// Message entries in the file (summaries included).
-    pub entries: usize,
-    pub turns: u64,
-    pub summaries: Vec<SummaryView>,
-    pub history: Vec<HistoryEvent>,
-    pub flags: Vec<FlagView>,
-    /// What `compact` would do now with the given policy.
-    pub now: DecisionRecord,
-    /// With an ID: what that id is and what hides it.
-    pub focus: Option<Focus>,
+/// The `mf` object's audit of a summary, read back from its line.
+pub fn audit_of(t: &Transcript, i: usize) -> Option<serde_json::Value> {
+    let values = t.values(i).ok()?;
+    values
+        .iter()
+        .find_map(|v| v.get("mf").and_then(|m| m.get("audit")).cloned())
 }
 
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SummaryView {
-    pub id: String,
-    pub line: usize,
-    pub from_turn: u64,
-    pub to_turn: u64,
-    pub entry_count: usize,
-    pub original_count: usize,
-    pub model: String,
-    pub summarized_at_ms: u64,
-    /// `standing`, `nested` (inside a standing summary) or `retracted`.
-    pub state: &'static str,
-    pub nested_in: Option<String>,
-    pub chars: usize,
+pub fn note_view(kind: &NoteKind) -> (&'static str, String) {
+    match kind {
+        NoteKind::TornMf => (
+            "torn-mf-line",
+            "a line an interrupted mf began and did not finish; skipped (it hides nothing)".into(),
+        ),
+        NoteKind::GluedAfterTornMf => (
+            "recovered",
+            "another writer's line was glued after mf's torn line; it was recovered".into(),
+        ),
+        NoteKind::InterruptedByMf => (
+            "interleaved",
+            "another writer's line was interrupted here by mf's append; mf's line was read".into(),
+        ),
+        NoteKind::Rejoined { first } => (
+            "rejoined",
+            format!("the rest of the line begun on line {first}; the two halves were rejoined"),
+        ),
+        NoteKind::Skipped(why) => ("skipped", format!("not a line of this format, skipped as the agent skips it: {why}")),
+    }
 }
 
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct HistoryEvent {
-    pub line: usize,
-    pub at_ms: u64,
-    /// `fold`, `decline`, `retract` or `unknown`.
-    pub kind: &'static str,
-    pub summary_id: Option<String>,
-    pub reason: Option<String>,
-    pub model: Option<String>,
-    pub from_turn: Option<u64>,
-    pub to_turn: Option<u64>,
-    pub entry_count: Option<usize>,
-    pub detail: String,
-}
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct FlagView {
-    pub line: usize,
-    pub id: String,
-    pub why: String,
-}
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Focus {
-    pub id: String,
-    pub line: usize,
-    /// `summary`, `message` or `look-alike`.
-    pub kind: &'static str,
-    /// The top-level standing summary that hides it from recall, if any.
-    pub hidden_by: Option<String>,
-}
-
-pub fn explain(args: &ExplainArgs, config: &ConfigFile, ui: &Ui) -> Result<()> {
-    let policy = resolve_policy(&args.policy, config)?;
-    let t = read_for_view(&args.file, ui)?;
-    let ledger = Ledger::new(&t.entries, &t.records);
-    let id_of = |i: usize| t.entries[i].id.clone();
-
+/// The explanation of a transcript under a policy.
+pub fn explanation(t: &Transcript, ledger: &Ledger<'_>, now: DecisionRecord) -> Explanation {
+    let id_of = |i: u32| t.id_string(i as usize);
+    let mut history: Vec<HistoryEvent> = Vec::new();
     let summaries: Vec<SummaryView> = ledger
         .summaries_in_order()
         .into_iter()
-        .map(|s| SummaryView {
-            id: id_of(s.entry),
-            line: t.entries[s.entry].line,
-            from_turn: s.from_turn,
-            to_turn: s.to_turn,
-            entry_count: s.coverage.covered_ids.len(),
-            original_count: s.leaf_count,
-            model: s.coverage.model.clone(),
-            summarized_at_ms: s.coverage.summarized_at_ms,
-            state: s.state(),
-            nested_in: s.covered_by.map(id_of),
-            chars: t.entries[s.entry].chars(),
-        })
-        .collect();
-
-    let history: Vec<HistoryEvent> = t
-        .records
-        .iter()
-        .map(|r| {
-            let mut ev = HistoryEvent {
-                line: r.line,
-                at_ms: r.at_ms,
-                kind: "unknown",
-                summary_id: None,
+        .map(|s| {
+            let cov = t.claims[t.entries[s.entry as usize].claim as usize]
+                .coverage
+                .as_ref()
+                .ok();
+            let line = t.entries[s.entry as usize].line;
+            let model = cov.map(|c| c.model.clone()).unwrap_or_default();
+            let at = cov.map_or(0, |c| c.summarized_at_ms);
+            let audit = audit_of(t, s.entry as usize);
+            history.push(HistoryEvent {
+                line,
+                at_ms: at,
+                kind: if s.kind == ClaimKind::Stub { "stub" } else { "fold" },
+                summary_id: Some(id_of(s.entry)),
                 reason: None,
-                model: None,
-                from_turn: None,
-                to_turn: None,
-                entry_count: None,
-                detail: String::new(),
-            };
-            match &r.kind {
-                RecordKind::Fold {
-                    summary_id,
-                    model,
-                    from_turn,
-                    to_turn,
-                    entry_count,
-                    span_chars,
-                    summary_chars,
-                } => {
-                    ev.kind = "fold";
-                    ev.summary_id = Some(summary_id.clone());
-                    ev.model = Some(model.clone());
-                    ev.from_turn = Some(*from_turn);
-                    ev.to_turn = Some(*to_turn);
-                    ev.entry_count = Some(usize::try_from(*entry_count).unwrap_or(usize::MAX));
-                    ev.detail = format!("{span_chars} chars folded into {summary_chars}");
-                }
-                RecordKind::Decline {
-                    reason,
-                    model,
-                    from_turn,
-                    to_turn,
-                    span_ids,
-                    detail,
-                    ..
-                } => {
-                    ev.kind = "decline";
-                    ev.reason = Some(reason.as_str().to_string());
-                    ev.model = Some(model.clone());
-                    ev.from_turn = Some(*from_turn);
-                    ev.to_turn = Some(*to_turn);
-                    ev.entry_count = Some(span_ids.len());
-                    ev.detail = detail.clone();
-                }
-                RecordKind::Retract { summary_id, .. } => {
-                    ev.kind = "retract";
-                    ev.summary_id = Some(summary_id.clone());
-                    ev.detail =
-                        "summary withdrawn; its originals are verbatim in recall again".into();
-                }
-                RecordKind::Unknown { kind } => {
-                    ev.detail = format!("record kind `{kind}` not known to this mf; ignored");
-                }
+                model: Some(model.clone()),
+                from_turn: Some(s.from_turn),
+                to_turn: Some(s.to_turn),
+                entry_count: Some(s.children.len() as u64),
+                detail: format!(
+                    "{} original message{} into {} chars",
+                    s.leaf_count,
+                    if s.leaf_count == 1 { "" } else { "s" },
+                    t.entries[s.entry as usize].chars
+                ),
+            });
+            SummaryView {
+                id: id_of(s.entry),
+                kind: if s.kind == ClaimKind::Stub { "stub" } else { "summary" },
+                line,
+                from_turn: s.from_turn,
+                to_turn: s.to_turn,
+                entry_count: s.children.len(),
+                original_count: s.leaf_count,
+                model,
+                summarized_at_ms: at,
+                state: s.state(),
+                nested_in: s.covered_by.map(id_of),
+                chars: t.entries[s.entry as usize].chars as usize,
+                audit,
             }
-            ev
         })
         .collect();
-
-    let flags: Vec<FlagView> = ledger
+    for r in &t.records {
+        let mut ev = HistoryEvent {
+            line: r.line,
+            at_ms: r.at_ms,
+            kind: "unknown",
+            summary_id: None,
+            reason: None,
+            model: None,
+            from_turn: None,
+            to_turn: None,
+            entry_count: None,
+            detail: String::new(),
+        };
+        match &r.kind {
+            RecordKind::Fold {
+                summary_id,
+                model,
+                from_turn,
+                to_turn,
+                entry_count,
+                span_chars,
+                summary_chars,
+            } => {
+                // mf 0.1.0 wrote a fold record beside each summary; the summary says it all.
+                if summaries.iter().any(|s| &s.id == summary_id) {
+                    continue;
+                }
+                ev.kind = "fold";
+                ev.summary_id = Some(summary_id.clone());
+                ev.model = Some(model.clone());
+                ev.from_turn = Some(*from_turn);
+                ev.to_turn = Some(*to_turn);
+                ev.entry_count = Some(*entry_count);
+                ev.detail = format!("{span_chars} chars folded into {summary_chars}");
+            }
+            RecordKind::Decline {
+                reason,
+                model,
+                span,
+                detail,
+                ..
+            } => {
+                let (a, b) = span.turns();
+                ev.kind = "decline";
+                ev.reason = Some(reason.as_str().to_string());
+                ev.model = Some(model.clone());
+                ev.from_turn = Some(a);
+                ev.to_turn = Some(b);
+                ev.entry_count = Some(span.count());
+                ev.detail = match span {
+                    DeclinedSpan::Ref(s) => format!("lines {}–{}: {detail}", s.from_line, s.to_line),
+                    DeclinedSpan::Ids { .. } => detail.clone(),
+                };
+            }
+            RecordKind::Retract { summary_id, .. } => {
+                ev.kind = "retract";
+                ev.summary_id = Some(summary_id.clone());
+                ev.detail = "withdrawn; its originals are verbatim in recall again".into();
+            }
+            RecordKind::Unknown { kind } => {
+                ev.detail = format!("an mf line of kind `{kind}` that this mf does not know; ignored");
+            }
+        }
+        history.push(ev);
+    }
+    history.sort_by_key(|h| h.line);
+    let flags = ledger
         .flags
         .iter()
         .map(|f| FlagView {
-            line: t.entries[f.entry].line,
-            id: id_of(f.entry),
+            line: f.line,
+            id: f.entry.map(id_of),
+            kind: f.kind.as_str(),
             why: f.why.clone(),
         })
         .collect();
-
-    let decision = fold::plan(&ledger, &policy);
-    let now =
-        DecisionRecord::from_decision(&args.file.display().to_string(), &ledger, &decision, None);
-
-    let mut ex = Explanation {
-        file: args.file.display().to_string(),
+    let notes = t
+        .notes
+        .iter()
+        .map(|n| {
+            let (kind, detail) = note_view(&n.kind);
+            NoteView {
+                line: n.line,
+                kind,
+                detail,
+            }
+        })
+        .collect();
+    let native = t
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.has(crate::entry::flag::NATIVE_SUMMARY))
+        .map(|(i, e)| NativeView {
+            line: e.line,
+            detail: format!(
+                "{}'s own compaction summary ({} chars); what lies before it is already summarized by the agent, and mf folds after it, carrying it as one unit",
+                t.format.describe(),
+                t.entries[i].chars
+            ),
+        })
+        .collect();
+    Explanation {
+        file: t.display(),
+        format: t.format.name().to_string(),
         entries: t.entries.len(),
-        turns: ledger.turns.iter().copied().max().unwrap_or(0),
+        turns: ledger.turns.iter().copied().max().unwrap_or(0) as u64,
+        lines: t.lines,
         summaries,
         history,
         flags,
+        notes,
+        native,
         now,
         focus: None,
-    };
+    }
+}
 
-    if let Some(id) = &args.id {
-        let Some(i) = ledger.find(id) else {
-            return Err(MfError::refused(
-                format!("no entry `{id}` in `{}`", args.file.display()),
-                None,
-            )
-            .into());
+pub fn explain(args: &ExplainArgs, config: &ConfigFile, ui: &Ui) -> Result<()> {
+    let policy = resolve_policy(&args.policy, config, None, None)?;
+    let t = read_for_view(&args.file, read_options(args.policy.from), ui)?;
+    let ledger = Ledger::new(t.conversation());
+    let id_of = |i: Item| t.id_string(i as usize);
+
+    let mut now = DecisionRecord::new(&t.display(), None);
+    now.format = Some(t.format.name().to_string());
+    now.before = crate::decision::Size::of(ledger.view_chars());
+    now.after = now.before;
+    match fold::plan(&ledger, &policy, "") {
+        Decision::Skip(skip) => {
+            now.reason = skip.reason.describe();
+            now.span = skip.span.as_ref().map(|s| SpanRecord::of(s, &id_of));
+            now.verbatim = Some(VerbatimRecord::of(&ledger, &ledger.view, 0));
+        }
+        Decision::Fold(plan) => now.planned(&ledger, &plan, &id_of),
+    }
+    let mut ex = explanation(&t, &ledger, now);
+
+    if let Some(address) = &args.id {
+        let i = resolve(&t, &ledger, address)?;
+        let id = t.id_string(i as usize);
+        let kind = match ledger.summaries.get(&i).map(|s| s.kind) {
+            Some(ClaimKind::Summary) => "summary",
+            Some(ClaimKind::Stub) => "stub",
+            None if ledger.flags.iter().any(|f| f.entry == Some(i)) => "look-alike",
+            None => "message",
         };
-        let covered_here = |ids: &[String]| ids.iter().any(|x| x == id);
-        let kind = if ledger.summaries.contains_key(&i) {
-            "summary"
-        } else if ledger.flags.iter().any(|f| f.entry == i) {
-            "look-alike"
-        } else {
-            "message"
-        };
+        let hidden = ledger.hidden_by[i as usize];
         ex.focus = Some(Focus {
             id: id.clone(),
-            line: t.entries[i].line,
+            line: t.entries[i as usize].line,
             kind,
-            hidden_by: ledger.hidden_by.get(&i).map(|&s| id_of(s)),
+            hidden_by: (hidden != crate::entry::NONE).then(|| id_of(hidden)),
         });
-        ex.summaries.retain(|s| {
-            &s.id == id
-                || ledger
-                    .find(&s.id)
-                    .is_some_and(|j| covered_here(&ledger.summaries[&j].coverage.covered_ids))
-        });
-        // Events were built from the records in order: filter them side by side.
-        let summaries = &ex.summaries;
-        ex.history = t
-            .records
-            .iter()
-            .zip(std::mem::take(&mut ex.history))
-            .filter(|(r, h)| {
-                h.summary_id.as_deref() == Some(id.as_str())
-                    || matches!(&r.kind, RecordKind::Decline { span_ids, .. } if covered_here(span_ids))
-                    || summaries.iter().any(|s| h.summary_id.as_deref() == Some(s.id.as_str()))
-            })
-            .map(|(_, h)| h)
+        let line = t.entries[i as usize].line;
+        // Only what concerns the entry: its summaries, the decisions naming it, its flags.
+        let covering: Vec<String> = ledger
+            .summaries
+            .values()
+            .filter(|s| s.entry == i || s.children.contains(&i))
+            .map(|s| id_of(s.entry))
             .collect();
-        ex.flags.retain(|f| &f.id == id);
+        ex.summaries.retain(|s| s.id == id || covering.contains(&s.id));
+        ex.history.retain(|h| {
+            h.summary_id
+                .as_ref()
+                .is_some_and(|s| s == &id || covering.contains(s))
+                || (h.kind == "decline" && span_has_line(&t, h.line, line))
+        });
+        ex.flags.retain(|f| f.id.as_deref() == Some(id.as_str()));
+        ex.notes.retain(|n| n.line == line);
+        let _ = ItemKind::Message;
     }
 
     if args.json {
@@ -248,4 +280,12 @@ pub fn explain(args: &ExplainArgs, config: &ConfigFile, ui: &Ui) -> Result<()> {
         render::stdout(&render::explain::tables(ui, &ex))?;
     }
     Ok(())
+}
+
+/// Whether the decline record on `record_line` names a span that holds `line`.
+fn span_has_line(t: &Transcript, record_line: u32, line: u32) -> bool {
+    t.records.iter().any(|r| {
+        r.line == record_line
+            && matches!(&r.kind, RecordKind::Decline { span: DeclinedSpan::Ref(s), .. } if s.from_line <= line && line <= s.to_line)
+    })
 }

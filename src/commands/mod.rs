@@ -6,3 +6,4 @@ pub mod expand;
 pub mod explain;
 pub mod models;
 pub mod recall;
+pub mod verify;

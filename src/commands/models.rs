@@ -1,21 +1,7 @@
 //! `mf models`: the model table, as a table or JSON.
 
-use serde::Serialize;
-
 use crate::model::MODELS;
-use crate::render::{self, Ui};
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ModelView {
-    pub alias: Option<&'static str>,
-    pub provider: &'static str,
-    pub id: &'static str,
-    pub context_tokens: u64,
-    pub price_in_per_mtok: f64,
-    pub price_out_per_mtok: f64,
-    pub verified: &'static str,
-}
+use crate::render::{self, ModelView, Ui};
 
 pub fn models(json: bool, ui: &Ui) -> std::io::Result<()> {
     let rows: Vec<ModelView> = MODELS
@@ -25,6 +11,8 @@ pub fn models(json: bool, ui: &Ui) -> std::io::Result<()> {
             provider: r.provider.as_str(),
             id: r.id,
             context_tokens: r.context_tokens,
+            span_tokens: r.span_tokens,
+            output_tokens: r.output_tokens,
             price_in_per_mtok: r.price_in,
             price_out_per_mtok: r.price_out,
             verified: r.verified,

@@ -1,7 +1,7 @@
 //! `fit_budget`: the part of the recall view that fits a token budget. Pure.
 
-use crate::entry::{Role, estimate_tokens};
-use crate::fold::ledger::{Item, Ledger};
+use crate::entry::estimate_tokens;
+use crate::fold::ledger::{Item, ItemKind, Ledger};
 
 /// Tokens held back from every budget for the reply and framing.
 pub const RESERVE_TOKENS: usize = 256;
@@ -19,10 +19,9 @@ pub fn fit_budget(ledger: &Ledger<'_>, budget_tokens: usize) -> Vec<Item> {
     let view = &ledger.view;
     let mut keep = vec![false; view.len()];
     let mut used = 0usize;
-
     // Preamble and summaries first, in order, while they fit.
     for (k, &it) in view.iter().enumerate() {
-        if matches!(it, Item::Summary(_)) || ledger.is_preamble(it) {
+        if ledger.kind(it) == ItemKind::Summary || ledger.is_preamble(it) {
             if used + cost(it) > room {
                 break;
             }
@@ -30,11 +29,10 @@ pub fn fit_budget(ledger: &Ledger<'_>, budget_tokens: usize) -> Vec<Item> {
             keep[k] = true;
         }
     }
-
     // Then the newest entries, one unit at a time, until one does not fit.
     let mut k = view.len();
     while k > 0 {
-        // A unit ends at k-1; it starts at the assistant message whose calls the tool results answer.
+        // A unit ends at k-1; it starts at the message whose calls the tool results answer.
         let mut start = k - 1;
         while start > 0 && is_tool_result(ledger, view[start]) {
             start -= 1;
@@ -63,5 +61,5 @@ pub fn fit_budget(ledger: &Ledger<'_>, budget_tokens: usize) -> Vec<Item> {
 }
 
 fn is_tool_result(ledger: &Ledger<'_>, it: Item) -> bool {
-    matches!(it, Item::Message(i) if ledger.entries[i].role == Role::Tool)
+    ledger.kind(it) != ItemKind::Summary && !ledger.conv.answers(it as usize).is_empty()
 }

@@ -1,33 +1,44 @@
-//! `Ledger`: what a transcript currently means — which summaries stand, what they hide, the turns,
-//! and the recall view in conversation order. Pure: built from entries and records only.
+//! `Ledger`: what a transcript means now. Pure: built from the conversation's entries, claims
+//! and records only.
+//!
+//! The ledger replays the file in order. A line that claims to be an mf summary (or stub) is
+//! honoured only if mf could have written it at that point of the file: mf's shape and label,
+//! a fingerprint that matches its content, coverage of existing, visible, foldable entries
+//! whose bytes still hash to the digest it carries, never the preamble, never a tool call
+//! apart from its results, and never the verbatim tail (a whole turn must follow what it
+//! covers). Anything else is an ordinary entry, flagged. A retraction un-applies a standing
+//! summary. What stands at the end hides exactly the entries it covers — nothing else.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
-use crate::entry::{Coverage, DeclineReason, Entry, Record, RecordKind, Role};
-use crate::fingerprint::content_fingerprint;
+use crate::digest::Digest;
+use crate::entry::{
+    ClaimKind, Conversation, Coverage, Covered, DeclineReason, DeclinedSpan, NONE, Record,
+    RecordKind, Role, STUB_PREFIX, flag,
+};
+use crate::fold::summary::label;
 
-/// The start of mf's label; a line whose content starts with it claims to be a summary.
-pub const LABEL_PREFIX: &str = "[summary of earlier turns";
-
-/// A valid mf summary found in the file.
+/// A valid mf summary or stub found in the file.
 #[derive(Debug, Clone)]
 pub struct Summary {
-    /// Index into the entries.
-    pub entry: usize,
-    pub coverage: Coverage,
-    /// Line of the retraction record, if the summary was withdrawn.
-    pub retracted_at: Option<usize>,
-    /// The entries it names, one level down, in order (its `coveredIds` resolved).
-    pub children: Vec<usize>,
-    /// Index of a standing summary that covers this one (nesting), if any.
-    pub covered_by: Option<usize>,
+    /// Its entry.
+    pub entry: u32,
+    pub kind: ClaimKind,
+    /// The entries it names, one level down, in file order.
+    pub children: Vec<u32>,
+    /// Line of the retraction record, if it was withdrawn.
+    pub retracted_at: Option<u32>,
+    /// The standing summary that covers this one (nesting), if any.
+    pub covered_by: Option<u32>,
     /// Original (non-summary) messages behind it, all levels down.
     pub leaf_count: usize,
     /// The first and last turn of those originals.
     pub from_turn: u64,
     pub to_turn: u64,
-    /// Smallest line number among the originals: where the summary sits in conversation order.
-    pub first_line: usize,
+    /// Index of its first original: where it stands in conversation order.
+    pub first_leaf: u32,
+    /// Line of its last original.
+    pub last_leaf_line: u32,
 }
 
 impl Summary {
@@ -47,236 +58,710 @@ impl Summary {
     }
 }
 
-/// Something `explain` should point out.
+/// What kind of thing `explain` and `verify` point out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlagKind {
+    /// A summary whose covered lines changed since it was written: not honoured.
+    Stale,
+    /// A line with mf's coverage record that mf could not have written: not honoured.
+    NotHonoured,
+    /// Content that starts with mf's label but carries no coverage: an ordinary entry.
+    LookAlike,
+    /// A summary written by mf 0.1.0: bound to ids only, so edits to its lines go unnoticed.
+    Unverifiable,
+    /// A retraction that names no standing summary.
+    BadRetraction,
+    /// A record this mf does not know.
+    UnknownRecord,
+}
+
+impl FlagKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FlagKind::Stale => "stale",
+            FlagKind::NotHonoured => "not-honoured",
+            FlagKind::LookAlike => "look-alike",
+            FlagKind::Unverifiable => "unverifiable",
+            FlagKind::BadRetraction => "bad-retraction",
+            FlagKind::UnknownRecord => "unknown-record",
+        }
+    }
+
+    /// Whether `verify` counts it as a problem.
+    pub fn is_problem(self) -> bool {
+        !matches!(self, FlagKind::Unverifiable | FlagKind::LookAlike)
+    }
+}
+
+/// Something `explain` and `verify` should point out.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Flag {
-    pub entry: usize,
+    pub line: u32,
+    /// The entry, when the flag is about one.
+    pub entry: Option<u32>,
+    pub kind: FlagKind,
     pub why: String,
 }
 
-/// One item of the recall view: a standing top-level summary or an entry no summary hides.
+/// What a view item is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Item {
-    Summary(usize),
-    Message(usize),
+pub enum ItemKind {
+    /// A standing top-level summary.
+    Summary,
+    /// A standing stub, in place of the tool result it hides.
+    Stub,
+    /// An entry nothing hides.
+    Message,
 }
+
+/// One item of the recall view: an entry index.
+pub type Item = u32;
 
 #[derive(Debug)]
 pub struct Ledger<'a> {
-    pub entries: &'a [Entry],
-    pub records: &'a [Record],
-    /// Turn of every entry (0 = preamble before the first user message). For valid summaries,
-    /// the turn their coverage ends at.
-    pub turns: Vec<u64>,
-    /// Valid summaries keyed by entry index.
-    pub summaries: HashMap<usize, Summary>,
-    /// Entries hidden from recall, mapped to the top-level standing summary that hides them.
-    pub hidden_by: HashMap<usize, usize>,
-    /// The recall view in conversation order (summaries at the place of their first original);
-    /// `recall_order` gives the order recall prints.
+    pub conv: Conversation<'a>,
+    /// Turn of every entry (0 = the preamble, before the first user message). For a summary, the
+    /// last turn it covers.
+    pub turns: Vec<u32>,
+    /// For a tool result: the entry of the call it answers (`NONE` otherwise).
+    pub call_of: Vec<u32>,
+    /// For a tool call: the last entry that answers one of its calls (`NONE` if unanswered).
+    pub last_result: Vec<u32>,
+    /// Valid summaries and stubs, keyed by entry.
+    pub summaries: HashMap<u32, Summary>,
+    /// For every entry: the top-level standing summary or stub that hides it, or `NONE`.
+    pub hidden_by: Vec<u32>,
+    /// The recall view in conversation order (summaries at the place of their first original,
+    /// stubs in place of what they hide).
     pub view: Vec<Item>,
     pub flags: Vec<Flag>,
-    index: HashMap<&'a str, usize>,
+    /// Binding declines: span digest → (reason, model, record line).
+    pub declines: Vec<(String, DeclineReason, String, u32, u64)>,
+}
+
+/// Why a claim is not honoured, and whether it is only stale.
+struct Refusal {
+    stale: bool,
+    why: String,
+}
+
+fn refuse(why: impl Into<String>) -> Refusal {
+    Refusal {
+        stale: false,
+        why: why.into(),
+    }
 }
 
 impl<'a> Ledger<'a> {
-    pub fn new(entries: &'a [Entry], records: &'a [Record]) -> Self {
-        let index: HashMap<&str, usize> = entries
-            .iter()
-            .enumerate()
-            .map(|(i, e)| (e.id.as_str(), i))
-            .collect();
+    pub fn new(conv: Conversation<'a>) -> Self {
+        let n = conv.entries.len();
+        let mut l = Ledger {
+            conv,
+            turns: vec![0; n],
+            call_of: vec![NONE; n],
+            last_result: vec![NONE; n],
+            summaries: HashMap::new(),
+            hidden_by: vec![NONE; n],
+            view: Vec::new(),
+            flags: Vec::new(),
+            declines: Vec::new(),
+        };
+        l.number_turns();
+        l.pair_tools();
+        l.replay();
+        l.build_view();
+        l
+    }
 
-        // 1. Which summary claims hold.
-        let mut flags = Vec::new();
-        let mut valid: HashMap<usize, Coverage> = HashMap::new();
-        for (i, e) in entries.iter().enumerate() {
-            let Some(claim) = &e.summary else { continue };
-            match check_claim(i, claim, &index) {
-                Ok(cov) => {
-                    valid.insert(i, cov);
-                }
-                Err(why) => flags.push(Flag { entry: i, why }),
-            }
-        }
-        // A covered id may only name a valid summary or an ordinary entry; a summary naming an
-        // invalid summary is still valid (that line is an ordinary entry it stands for).
+    pub fn entries_len(&self) -> usize {
+        self.conv.entries.len()
+    }
 
-        // 2. Turns, over every entry that is not a valid summary.
-        let mut turns = vec![0u64; entries.len()];
-        let mut turn = 0u64;
-        for (i, e) in entries.iter().enumerate() {
-            if valid.contains_key(&i) {
-                continue;
-            }
-            if e.role == Role::User {
+    /// Turns: a turn starts at each real user message that the agent sees; claims are not turns.
+    fn number_turns(&mut self) {
+        let mut turn = 0u32;
+        for (i, e) in self.conv.entries.iter().enumerate() {
+            if e.has(flag::TURN_START) && !e.has(flag::UNSEEN) && e.claim == NONE {
                 turn += 1;
             }
-            turns[i] = turn;
+            self.turns[i] = turn;
         }
+    }
 
-        // 3. Retractions.
-        let mut retracted: HashMap<usize, usize> = HashMap::new();
-        for r in records {
-            if let RecordKind::Retract { summary_id, .. } = &r.kind
-                && let Some(&i) = index.get(summary_id.as_str())
-                && valid.contains_key(&i)
-                && r.line > entries[i].line
-            {
-                retracted.entry(i).or_insert(r.line);
+    /// Pair each tool result with the nearest preceding open call of its id, in its turn if it
+    /// has one there, else in any earlier turn. Reused call ids pair one to one, in order.
+    fn pair_tools(&mut self) {
+        let mut open: HashMap<u64, Vec<u32>> = HashMap::new();
+        for i in 0..self.conv.entries.len() {
+            let e = &self.conv.entries[i];
+            if e.has(flag::UNSEEN) {
+                continue;
+            }
+            for &id in self.conv.answers(i) {
+                let Some(stack) = open.get_mut(&id) else {
+                    continue;
+                };
+                let turn = self.turns[i];
+                let pick = stack
+                    .iter()
+                    .rposition(|&c| self.turns[c as usize] == turn)
+                    .or_else(|| stack.len().checked_sub(1));
+                if let Some(k) = pick {
+                    let c = stack.remove(k);
+                    self.call_of[i] = c;
+                    self.last_result[c as usize] = i as u32;
+                }
+            }
+            for &id in self.conv.calls(i) {
+                open.entry(id).or_default().push(i as u32);
             }
         }
+    }
 
-        // 4. Leaves, turn ranges and positions of every valid summary (covered ids are earlier
-        //    lines, so a walk in file order sees nested summaries first).
-        let mut summaries: HashMap<usize, Summary> = HashMap::new();
-        let mut order: Vec<usize> = valid.keys().copied().collect();
-        order.sort_unstable();
-        for &i in &order {
-            let cov = valid.remove(&i).expect("a valid summary");
-            let children: Vec<usize> = cov
-                .covered_ids
-                .iter()
-                .map(|id| index[id.as_str()])
-                .collect();
-            let (mut leaves, mut from, mut to, mut first) = (0usize, u64::MAX, 0u64, usize::MAX);
-            for &j in &children {
-                if let Some(inner) = summaries.get(&j) {
-                    leaves += inner.leaf_count;
+    fn is_claim_entry(&self, i: u32) -> bool {
+        self.conv.entries[i as usize].claim != NONE
+    }
+
+    /// Replay claims and retractions in file order.
+    fn replay(&mut self) {
+        let conv = self.conv;
+        // Direct parent of every entry (the standing summary that covers it, one level up).
+        let mut parent = vec![NONE; conv.entries.len()];
+        let mut records = conv.records.iter().peekable();
+        let mut by_id: HashMap<&str, Vec<u32>> = HashMap::new();
+        for i in 0..conv.entries.len() as u32 {
+            let line = conv.entries[i as usize].line;
+            while let Some(r) = records.next_if(|r| r.line < line) {
+                self.record(r, &mut parent, &by_id);
+            }
+            let Some(claim) = conv.claim(i as usize) else {
+                continue;
+            };
+            match self.check(i, &parent) {
+                Ok(children) => {
+                    for &c in &children {
+                        parent[c as usize] = i;
+                        if let Some(inner) = self.summaries.get_mut(&c) {
+                            inner.covered_by = Some(i);
+                        }
+                    }
+                    let s = self.summary_of(i, claim.kind, children);
+                    self.summaries.insert(i, s);
+                    by_id.entry(claim.id.as_str()).or_default().push(i);
+                    if let Ok(c) = &claim.coverage
+                        && c.version == 1
+                    {
+                        self.flags.push(Flag {
+                            line,
+                            entry: Some(i),
+                            kind: FlagKind::Unverifiable,
+                            why: "written by mf 0.1.0: its coverage names ids only, so an edit to a covered line cannot be detected; it is honoured because every id it names occurs exactly once".into(),
+                        });
+                    }
+                }
+                Err(r) => {
+                    let kind = if claim.coverage.is_err()
+                        && claim.label.starts_with(crate::entry::LABEL_PREFIX)
+                        && matches!(&claim.coverage, Err(w) if w.contains("no coverage record"))
+                    {
+                        FlagKind::LookAlike
+                    } else if r.stale {
+                        FlagKind::Stale
+                    } else {
+                        FlagKind::NotHonoured
+                    };
+                    self.flags.push(Flag {
+                        line,
+                        entry: Some(i),
+                        kind,
+                        why: r.why,
+                    });
+                }
+            }
+        }
+        for r in records {
+            self.record(r, &mut parent, &by_id);
+        }
+        // What the top-level standing summaries hide.
+        for i in 0..conv.entries.len() {
+            let mut top = NONE;
+            let mut j = i as u32;
+            while parent[j as usize] != NONE {
+                j = parent[j as usize];
+                top = j;
+            }
+            self.hidden_by[i] = top;
+        }
+    }
+
+    fn record(&mut self, r: &Record, parent: &mut [u32], by_id: &HashMap<&str, Vec<u32>>) {
+        match &r.kind {
+            RecordKind::Retract {
+                summary_id,
+                fingerprint,
+            } => {
+                let target = by_id.get(summary_id.as_str()).and_then(|v| {
+                    v.iter().rev().copied().find(|&s| {
+                        self.summaries[&s].standing()
+                            && self.conv.claim(s as usize).and_then(|c| c.coverage.as_ref().ok()).is_some_and(|c| &c.fingerprint == fingerprint)
+                    })
+                });
+                let Some(s) = target else {
+                    self.flags.push(Flag {
+                        line: r.line,
+                        entry: None,
+                        kind: FlagKind::BadRetraction,
+                        why: format!("a retraction of `{summary_id}`, which is not a standing summary with that fingerprint here; ignored"),
+                    });
+                    return;
+                };
+                if let Some(outer) = self.summaries[&s].covered_by
+                    && self.summaries[&outer].standing()
+                {
+                    self.flags.push(Flag {
+                        line: r.line,
+                        entry: Some(s),
+                        kind: FlagKind::BadRetraction,
+                        why: format!("a retraction of `{summary_id}`, which lies inside a standing summary; ignored"),
+                    });
+                    return;
+                }
+                let children = self.summaries[&s].children.clone();
+                for c in children {
+                    parent[c as usize] = NONE;
+                    if let Some(inner) = self.summaries.get_mut(&c) {
+                        inner.covered_by = None;
+                    }
+                }
+                if let Some(sm) = self.summaries.get_mut(&s) {
+                    sm.retracted_at = Some(r.line);
+                }
+            }
+            RecordKind::Decline {
+                reason,
+                model,
+                span,
+                ..
+            } if reason.binding() => {
+                let digest = match span {
+                    DeclinedSpan::Ref(sr) => Some(sr.digest.clone()),
+                    DeclinedSpan::Ids { ids, .. } => self.resolve_ids(ids).ok().map(|v| {
+                        crate::digest::digest_of(
+                            v.iter().map(|&j| self.conv.entries[j as usize].hash),
+                        )
+                    }),
+                };
+                if let Some(d) = digest {
+                    self.declines
+                        .push((d, *reason, model.clone(), r.line, r.at_ms));
+                }
+            }
+            RecordKind::Unknown { kind } => self.flags.push(Flag {
+                line: r.line,
+                entry: None,
+                kind: FlagKind::UnknownRecord,
+                why: format!("an mf line of kind `{kind}` that this mf does not know; ignored"),
+            }),
+            _ => {}
+        }
+    }
+
+    /// mf 0.1.0 coverage: every id must be an explicit id that occurs exactly once in the file.
+    fn resolve_ids(&self, ids: &[String]) -> Result<Vec<u32>, String> {
+        let mut count: HashMap<u64, (u32, u32)> = HashMap::with_capacity(ids.len());
+        for id in ids {
+            count.insert(crate::digest::id_hash(id), (0, NONE));
+        }
+        for (i, e) in self.conv.entries.iter().enumerate() {
+            if let Some(c) = count.get_mut(&e.id) {
+                c.0 += 1;
+                c.1 = i as u32;
+            }
+        }
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            if id.starts_with("line-") || id.contains("@line-") {
+                return Err(format!(
+                    "written by mf 0.1.0 over line-number ids (`{id}`), which shift when a line is removed; it cannot be checked against the file"
+                ));
+            }
+            match count[&crate::digest::id_hash(id)] {
+                (0, _) => return Err(format!("its coverage names `{id}`, which is not in the file")),
+                (1, i) => out.push(i),
+                (n, _) => {
+                    return Err(format!(
+                        "its coverage names `{id}`, which {n} entries of the file carry; it cannot tell which"
+                    ));
+                }
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
+        for &i in &out {
+            if !seen.insert(i) {
+                return Err("its coverage names one entry twice".into());
+            }
+        }
+        out.sort_unstable();
+        Ok(out)
+    }
+
+    /// The entries a v2 coverage names: every entry whose anchor line lies in its ranges.
+    fn resolve_lines(&self, ranges: &[[u32; 2]], before: u32) -> Result<Vec<u32>, String> {
+        let entries = self.conv.entries;
+        let mut out = Vec::new();
+        let mut prev_end = 0u32;
+        for (k, &[a, b]) in ranges.iter().enumerate() {
+            if a > b || (k > 0 && a <= prev_end) {
+                return Err("its coverage ranges are not in order".into());
+            }
+            if b >= before {
+                return Err(format!(
+                    "its coverage reaches line {b}, which is not before the summary itself (line {before})"
+                ));
+            }
+            prev_end = b;
+            let start = entries.partition_point(|e| e.line < a);
+            let end = entries.partition_point(|e| e.line <= b);
+            if start == end {
+                return Err(format!("its coverage range {a}–{b} holds no entry"));
+            }
+            out.extend((start..end).map(|i| i as u32));
+        }
+        Ok(out)
+    }
+
+    /// Could mf have written claim `s` here? Returns its children.
+    fn check(&self, s: u32, parent: &[u32]) -> Result<Vec<u32>, Refusal> {
+        let conv = self.conv;
+        let claim = conv.claim(s as usize).expect("a claim");
+        let here = conv.entries[s as usize].line;
+        let cov: &Coverage = match &claim.coverage {
+            Ok(c) => c,
+            Err(why) => return Err(refuse(format!("looks like an mf summary but is not one: {why}"))),
+        };
+        if let Err(why) = &claim.shape_ok {
+            return Err(refuse(why.clone()));
+        }
+        match &claim.content_fingerprint {
+            None => return Err(refuse("its content is not a string")),
+            Some(f) if *f != cov.fingerprint => {
+                return Err(refuse(format!(
+                    "its content does not match its fingerprint {} (edited after it was written)",
+                    cov.fingerprint
+                )));
+            }
+            _ => {}
+        }
+        let children = match &cov.covered {
+            Covered::Ids(ids) => self.resolve_ids(ids).map_err(refuse)?,
+            Covered::Lines { ranges, .. } => self.resolve_lines(ranges, here).map_err(refuse)?,
+        };
+        if children.is_empty() {
+            return Err(refuse("its coverage names no entries"));
+        }
+        if cov.entry_count != children.len() as u64 {
+            return Err(Refusal {
+                stale: true,
+                why: format!(
+                    "its coverage says {} entries but its lines now hold {}: lines were added or removed inside it since it was written",
+                    cov.entry_count,
+                    children.len()
+                ),
+            });
+        }
+        if let Covered::Lines { digest, .. } = &cov.covered {
+            let mut d = Digest::new();
+            for &c in &children {
+                d.push(conv.entries[c as usize].hash);
+            }
+            if d.finish() != *digest {
+                return Err(Refusal {
+                    stale: true,
+                    why: "the lines it covers are not the lines it was written over (edited, removed or shifted since); it is not honoured and its originals are shown".into(),
+                });
+            }
+        }
+        // Every covered entry: earlier, seen by the agent, visible now, foldable.
+        for &c in &children {
+            let e = &conv.entries[c as usize];
+            let id_hint = || format!("line {}", e.line);
+            if e.line >= here {
+                return Err(refuse(format!("it covers {}, which is not before it", id_hint())));
+            }
+            if e.has(flag::UNSEEN) {
+                return Err(refuse(format!(
+                    "it covers {}, which the agent does not see (another branch, or before the agent's own compaction)",
+                    id_hint()
+                )));
+            }
+            if e.has(flag::PINNED) {
+                return Err(refuse(format!("it covers {}, which is never folded", id_hint())));
+            }
+            if self.turns[c as usize] == 0 && !self.summaries.contains_key(&c) {
+                return Err(refuse(format!(
+                    "it covers {}, part of the preamble before the first user message, which is never folded",
+                    id_hint()
+                )));
+            }
+            if parent[c as usize] != NONE {
+                return Err(refuse(format!(
+                    "it covers {}, which another standing summary already stands for",
+                    id_hint()
+                )));
+            }
+            if let Some(inner) = conv.claim(c as usize)
+                && self.summaries.get(&c).is_some_and(Summary::standing)
+                && inner.kind == ClaimKind::Stub
+                && claim.kind == ClaimKind::Stub
+            {
+                return Err(refuse("a stub cannot stand for another stub"));
+            }
+        }
+        // Whether `j` is one of the children or hidden under one of them.
+        let covers = |mut j: u32| loop {
+            if children.binary_search(&j).is_ok() {
+                return true;
+            }
+            j = parent[j as usize];
+            if j == NONE {
+                return false;
+            }
+        };
+        match claim.kind {
+            ClaimKind::Stub => {
+                let [r] = children[..] else {
+                    return Err(refuse("a stub stands for exactly one tool result"));
+                };
+                if conv.answers(r as usize).is_empty() || self.is_claim_entry(r) {
+                    return Err(refuse("a stub stands only for a tool result"));
+                }
+                if conv.answers(s as usize) != conv.answers(r as usize) {
+                    return Err(refuse("a stub must answer the same tool call as the result it hides"));
+                }
+                if !claim.label.starts_with(STUB_PREFIX) {
+                    return Err(refuse("its content does not start with mf's stub label"));
+                }
+                let kept = cov.kept_results.unwrap_or(0);
+                let newer = (r as usize + 1..s as usize)
+                    .filter(|&j| {
+                        !conv.answers(j).is_empty()
+                            && !conv.entries[j].has(flag::UNSEEN)
+                            && !self.is_claim_entry(j as u32)
+                    })
+                    .count() as u32;
+                if kept == 0 || newer < kept {
+                    return Err(refuse(format!(
+                        "it hides one of the {} most recent tool results, which stay verbatim",
+                        kept.max(1)
+                    )));
+                }
+            }
+            ClaimKind::Summary => {
+                // Tool calls and results travel together.
+                for &c in &children {
+                    if self.summaries.contains_key(&c) {
+                        continue;
+                    }
+                    let call = self.call_of[c as usize];
+                    if call != NONE && !covers(call) {
+                        return Err(refuse(format!(
+                            "it covers the tool result on line {} but not its call on line {}",
+                            conv.entries[c as usize].line, conv.entries[call as usize].line
+                        )));
+                    }
+                    let last = self.last_result[c as usize];
+                    if last != NONE {
+                        for j in c + 1..=last {
+                            if self.call_of[j as usize] == c && !covers(j) {
+                                return Err(refuse(format!(
+                                    "it covers the tool call on line {} but not its result on line {}",
+                                    conv.entries[c as usize].line, conv.entries[j as usize].line
+                                )));
+                            }
+                        }
+                    }
+                }
+                // The verbatim tail: a whole turn the agent sees must follow what it covers.
+                let last_leaf = children
+                    .iter()
+                    .map(|c| match self.summaries.get(c) {
+                        Some(inner) => inner.last_leaf_line,
+                        None => conv.entries[*c as usize].line,
+                    })
+                    .max()
+                    .unwrap_or(0);
+                let from = conv.entries.partition_point(|e| e.line <= last_leaf);
+                let tail_turn = conv.entries[from..]
+                    .iter()
+                    .enumerate()
+                    .take_while(|(_, e)| e.line < here)
+                    .any(|(k, e)| {
+                        e.has(flag::TURN_START)
+                            && !e.has(flag::UNSEEN)
+                            && e.claim == NONE
+                            && parent[from + k] == NONE
+                    });
+                if !tail_turn {
+                    return Err(refuse(
+                        "it covers the most recent turn, which always stays verbatim",
+                    ));
+                }
+                if let Some(t) = cov.tail_line {
+                    let ok = t > last_leaf
+                        && t < here
+                        && conv
+                            .entries
+                            .binary_search_by_key(&t, |e| e.line)
+                            .is_ok_and(|j| conv.entries[j].has(flag::TURN_START));
+                    if !ok {
+                        return Err(refuse(format!(
+                            "its recorded verbatim tail (line {t}) is not a turn after what it covers"
+                        )));
+                    }
+                }
+                // mf's label, for exactly these originals.
+                let (from, to, leaves) = self.span_of(&children);
+                let want = label(from, to, leaves, &cov.model);
+                if claim.label != want {
+                    return Err(refuse(format!(
+                        "its content does not start with mf's label for turns {from}–{to} ({leaves} messages)"
+                    )));
+                }
+            }
+        }
+        Ok(children)
+    }
+
+    /// Turns and original-message count behind a set of children.
+    fn span_of(&self, children: &[u32]) -> (u64, u64, usize) {
+        let (mut from, mut to, mut leaves) = (u64::MAX, 0u64, 0usize);
+        for &c in children {
+            match self.summaries.get(&c) {
+                Some(inner) if inner.kind == ClaimKind::Summary => {
                     from = from.min(inner.from_turn);
                     to = to.max(inner.to_turn);
-                    first = first.min(inner.first_line);
-                } else {
+                    leaves += inner.leaf_count;
+                }
+                _ => {
+                    let t = u64::from(self.turns[c as usize]);
+                    from = from.min(t);
+                    to = to.max(t);
                     leaves += 1;
-                    from = from.min(turns[j]);
-                    to = to.max(turns[j]);
-                    first = first.min(entries[j].line);
-                }
-            }
-            turns[i] = to;
-            summaries.insert(
-                i,
-                Summary {
-                    entry: i,
-                    coverage: cov,
-                    children,
-                    retracted_at: retracted.get(&i).copied(),
-                    covered_by: None,
-                    leaf_count: leaves,
-                    from_turn: from,
-                    to_turn: to,
-                    first_line: first,
-                },
-            );
-        }
-
-        // 5. Nesting among standing summaries: the latest standing summary that names another wins.
-        for &i in &order {
-            if !summaries[&i].standing() {
-                continue;
-            }
-            for j in summaries[&i].children.clone() {
-                if let Some(inner) = summaries.get_mut(&j) {
-                    inner.covered_by = Some(i);
                 }
             }
         }
+        (from, to, leaves)
+    }
 
-        // 6. What the top-level standing summaries hide, all levels down.
-        let mut hidden_by: HashMap<usize, usize> = HashMap::new();
-        for &i in &order {
-            let s = &summaries[&i];
-            if !s.standing() || s.covered_by.is_some() {
-                continue;
-            }
-            let mut stack = s.children.clone();
-            while let Some(j) = stack.pop() {
-                if hidden_by.insert(j, i).is_some() {
-                    continue;
+    fn summary_of(&self, i: u32, kind: ClaimKind, children: Vec<u32>) -> Summary {
+        let (from, to, leaves) = self.span_of(&children);
+        let mut first_leaf = u32::MAX;
+        let mut last_leaf_line = 0;
+        for &c in &children {
+            match self.summaries.get(&c) {
+                Some(inner) => {
+                    first_leaf = first_leaf.min(inner.first_leaf);
+                    last_leaf_line = last_leaf_line.max(inner.last_leaf_line);
                 }
-                if let Some(inner) = summaries.get(&j) {
-                    stack.extend_from_slice(&inner.children);
+                None => {
+                    first_leaf = first_leaf.min(c);
+                    last_leaf_line = last_leaf_line.max(self.conv.entries[c as usize].line);
                 }
             }
         }
-
-        // 7. The recall view: top-level standing summaries at the place of their first original,
-        //    then every entry nothing hides, in file order.
-        let mut keyed: Vec<(usize, u8, Item)> = Vec::new();
-        for (i, e) in entries.iter().enumerate() {
-            if hidden_by.contains_key(&i) {
-                continue;
-            }
-            match summaries.get(&i) {
-                Some(s) if s.standing() && s.covered_by.is_none() => {
-                    keyed.push((s.first_line, 0, Item::Summary(i)));
-                }
-                Some(_) => {} // withdrawn or nested: not part of the view
-                None => keyed.push((e.line, 1, Item::Message(i))),
-            }
-        }
-        keyed.sort_by_key(|&(line, rank, _)| (line, rank));
-        let view = keyed.into_iter().map(|(_, _, item)| item).collect();
-
-        Self {
-            entries,
-            records,
-            turns,
-            summaries,
-            hidden_by,
-            view,
-            flags,
-            index,
+        Summary {
+            entry: i,
+            kind,
+            children,
+            retracted_at: None,
+            covered_by: None,
+            leaf_count: leaves,
+            from_turn: from,
+            to_turn: to,
+            first_leaf,
+            last_leaf_line,
         }
     }
 
-    pub fn find(&self, id: &str) -> Option<usize> {
-        self.index.get(id).copied()
+    /// The recall view in conversation order.
+    fn build_view(&mut self) {
+        let conv = self.conv;
+        for (i, t) in self.turns.iter_mut().enumerate() {
+            if let Some(s) = self.summaries.get(&(i as u32)) {
+                *t = s.to_turn as u32;
+            }
+        }
+        let mut view = Vec::new();
+        for i in 0..conv.entries.len() as u32 {
+            let e = &conv.entries[i as usize];
+            if e.has(flag::UNSEEN) {
+                continue;
+            }
+            let h = self.hidden_by[i as usize];
+            if h == NONE {
+                match self.summaries.get(&i) {
+                    // Standing top-level summaries appear where their first original was.
+                    Some(s) if s.standing() => {}
+                    _ => view.push(i),
+                }
+                continue;
+            }
+            let s = &self.summaries[&h];
+            if s.first_leaf == i {
+                view.push(h);
+            }
+        }
+        self.view = view;
     }
 
-    pub fn entry(&self, i: usize) -> &'a Entry {
-        &self.entries[i]
+    /// What a view item is.
+    pub fn kind(&self, item: Item) -> ItemKind {
+        match self.summaries.get(&item) {
+            Some(s) if s.standing() && s.kind == ClaimKind::Stub => ItemKind::Stub,
+            Some(s) if s.standing() => ItemKind::Summary,
+            _ => ItemKind::Message,
+        }
     }
 
     /// Turn range of a view item.
     pub fn item_turns(&self, item: Item) -> (u64, u64) {
-        match item {
-            Item::Summary(i) => {
-                let s = &self.summaries[&i];
-                (s.from_turn, s.to_turn)
+        match self.summaries.get(&item) {
+            Some(s) if s.kind == ClaimKind::Summary => (s.from_turn, s.to_turn),
+            _ => {
+                let t = u64::from(self.turns[item as usize]);
+                (t, t)
             }
-            Item::Message(i) => (self.turns[i], self.turns[i]),
-        }
-    }
-
-    pub fn item_entry(&self, item: Item) -> &'a Entry {
-        match item {
-            Item::Summary(i) | Item::Message(i) => &self.entries[i],
         }
     }
 
     /// Characters a model would read for this item.
     pub fn item_chars(&self, item: Item) -> usize {
-        self.item_entry(item).chars()
+        self.conv.entries[item as usize].chars as usize
     }
 
-    /// Items in recall order (law 6): standing summaries first, ordered by the turns they cover,
-    /// then every other item in file order. `view` itself stays in conversation order, which is
-    /// what planning works on.
+    /// Original messages behind an item.
+    pub fn item_leaves(&self, item: Item) -> usize {
+        match self.summaries.get(&item) {
+            Some(s) if s.kind == ClaimKind::Summary => s.leaf_count,
+            _ => 1,
+        }
+    }
+
+    /// Items in recall order: standing summaries first, ordered by the turns they cover, then
+    /// every other item in conversation order.
     pub fn recall_order(&self, items: &[Item]) -> Vec<Item> {
         let mut summaries: Vec<Item> = items
             .iter()
             .copied()
-            .filter(|it| matches!(it, Item::Summary(_)))
+            .filter(|&it| self.kind(it) == ItemKind::Summary)
             .collect();
-        summaries.sort_by_key(|&it| (self.item_turns(it), self.item_entry(it).line));
-        let mut messages: Vec<Item> = items
-            .iter()
-            .copied()
-            .filter(|it| matches!(it, Item::Message(_)))
-            .collect();
-        messages.sort_by_key(|&it| self.item_entry(it).line);
-        summaries.extend(messages);
+        summaries.sort_by_key(|&it| (self.item_turns(it), self.conv.entries[it as usize].line));
+        summaries.extend(
+            items
+                .iter()
+                .copied()
+                .filter(|&it| self.kind(it) != ItemKind::Summary),
+        );
         summaries
     }
 
@@ -285,91 +770,71 @@ impl<'a> Ledger<'a> {
         self.view.iter().map(|&it| self.item_chars(it)).sum()
     }
 
-    /// Entries that are ordinary messages and that no standing summary hides (the preamble included).
+    /// Items a new fold could consume: every view item but summaries.
     pub fn uncovered_count(&self) -> usize {
         self.view
             .iter()
-            .filter(|it| matches!(it, Item::Message(_)))
+            .filter(|&&it| self.kind(it) != ItemKind::Summary)
             .count()
     }
 
-    /// Whether an item belongs to the preamble (before the first user message), which is never folded.
+    /// Whether an item belongs to the preamble (before the first user message), never folded.
     pub fn is_preamble(&self, item: Item) -> bool {
-        matches!(item, Item::Message(i) if self.turns[i] == 0)
+        self.kind(item) == ItemKind::Message && self.turns[item as usize] == 0
     }
 
-    /// Valid summaries in file order.
+    /// Whether an item may never be folded: the preamble, and entries the format pins.
+    pub fn is_fixed(&self, item: Item) -> bool {
+        self.is_preamble(item) || self.conv.entries[item as usize].has(flag::PINNED)
+    }
+
+    /// Valid summaries and stubs in file order.
     pub fn summaries_in_order(&self) -> Vec<&Summary> {
         let mut v: Vec<&Summary> = self.summaries.values().collect();
         v.sort_by_key(|s| s.entry);
         v
     }
 
-    /// The ids a summary names, one level down, in order.
-    pub fn children(&self, summary: usize) -> &[usize] {
-        &self.summaries[&summary].children
+    /// A binding decline already recorded for a span with this digest (for "lossy", only for the
+    /// same model): its line and time.
+    pub fn declined_before(&self, digest: &str, model: &str) -> Option<(u32, u64, DeclineReason)> {
+        self.declines
+            .iter()
+            .rev()
+            .find(|(d, reason, m, _, _)| {
+                d == digest && (*reason == DeclineReason::NotSmaller || m == model)
+            })
+            .map(|(_, r, _, line, at)| (*line, *at, *r))
     }
 
-    /// Whether a "not smaller" verdict was already recorded for exactly these ids.
-    pub fn declined_before(&self, ids: &[String]) -> Option<&'a Record> {
-        self.records.iter().rev().find(|r| {
-            matches!(&r.kind, RecordKind::Decline { reason: DeclineReason::NotSmaller, span_ids, .. } if span_ids == ids)
-        })
+    /// Whether an entry is a user message the agent's user typed (for `--protect user`).
+    pub fn is_user_message(&self, item: Item) -> bool {
+        let e = &self.conv.entries[item as usize];
+        self.kind(item) == ItemKind::Message && e.role == Role::User && e.has(flag::TURN_START)
     }
-}
 
-fn check_claim(
-    i: usize,
-    claim: &crate::entry::SummaryClaim,
-    index: &HashMap<&str, usize>,
-) -> Result<Coverage, String> {
-    let cov = match &claim.coverage {
-        Ok(c) => c,
-        Err(why) => return Err(format!("looks like an mf summary but is not one: {why}")),
-    };
-    let Some(content) = &claim.content else {
-        return Err("it has a coverage record but its content is not a string".into());
-    };
-    if content_fingerprint(content) != cov.fingerprint {
-        return Err(format!(
-            "its content does not match its fingerprint {} (edited after it was written); treated as an ordinary entry",
-            cov.fingerprint
-        ));
+    /// Coverage digest of entries (in file order).
+    pub fn digest(&self, items: &[Item]) -> String {
+        let mut sorted = items.to_vec();
+        sorted.sort_unstable();
+        crate::digest::digest_of(sorted.iter().map(|&i| self.conv.entries[i as usize].hash))
     }
-    if cov.covered_ids.is_empty() {
-        return Err("its coverage names no ids".into());
-    }
-    if cov.entry_count != cov.covered_ids.len() as u64 {
-        return Err(format!(
-            "its coverage says {} entries but names {} ids",
-            cov.entry_count,
-            cov.covered_ids.len()
-        ));
-    }
-    let mut seen = HashSet::new();
-    for id in &cov.covered_ids {
-        if !seen.insert(id.as_str()) {
-            return Err(format!("its coverage names `{id}` twice"));
-        }
-        match index.get(id.as_str()) {
-            None => {
-                return Err(format!(
-                    "its coverage names `{id}`, which is not in the file"
-                ));
+
+    /// Anchor-line ranges naming exactly these entries: consecutive entries (in file order)
+    /// share a range.
+    pub fn line_ranges(&self, items: &[Item]) -> Vec<[u32; 2]> {
+        let mut sorted = items.to_vec();
+        sorted.sort_unstable();
+        let mut out: Vec<[u32; 2]> = Vec::new();
+        let mut prev: Option<u32> = None;
+        for i in sorted {
+            let line = self.conv.entries[i as usize].line;
+            match (prev, out.last_mut()) {
+                (Some(p), Some(last)) if p + 1 == i => last[1] = line,
+                _ => out.push([line, line]),
             }
-            Some(&j) if j >= i => {
-                return Err(format!(
-                    "its coverage names `{id}`, which is not earlier in the file"
-                ));
-            }
-            Some(_) => {}
+            prev = Some(i);
         }
+        out
     }
-    if cov.from_turn > cov.to_turn {
-        return Err(format!(
-            "its coverage runs backwards (turns {}–{})",
-            cov.from_turn, cov.to_turn
-        ));
-    }
-    Ok(cov.clone())
 }

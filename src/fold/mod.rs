@@ -1,8 +1,8 @@
 //! The fold engine: pure functions over entries and records — no I/O, no clock, no env, no network.
 //!
-//! `Ledger` says what a transcript means now (standing summaries, what they hide, the recall
-//! view); `plan` decides what to fold under a `FoldPolicy`; `summary` builds the entry mf appends
-//! and judges whether it is worth writing; `prompt` renders a span for a summarizer.
+//! `Ledger` says what a transcript means now (which summaries stand, what they hide, the recall
+//! view); `plan` decides what to fold under a `FoldPolicy`; `summary` builds the entries mf
+//! appends and judges whether they are worth writing; `prompt` renders a span for a summarizer.
 
 pub mod budget;
 pub mod ledger;
@@ -12,11 +12,11 @@ pub mod prompt;
 pub mod summary;
 
 pub use budget::fit_budget;
-pub use ledger::{Item, Ledger, Summary};
-pub use plan::{Decision, FoldPlan, Skip, SkipReason, Span, plan};
-pub use policy::{FoldPolicy, PolicyError};
-pub use prompt::SummaryRequest;
-pub use summary::{SummaryDraft, Verdict};
+pub use ledger::{Flag, FlagKind, Item, ItemKind, Ledger, Summary};
+pub use plan::{Decision, Plan, Skip, SkipReason, Span, plan, plan_mask};
+pub use policy::{FoldPolicy, PolicyError, Strategy};
+pub use prompt::{Piece, SummaryRequest};
+pub use summary::Verdict;
 
 #[cfg(test)]
 mod tests;

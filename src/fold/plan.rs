@@ -1,14 +1,20 @@
 //! `plan`: given a ledger and a policy, decide what (if anything) to fold. Pure.
+//!
+//! A fold is a run of view items after the preamble and before the verbatim tail. Its seams lie
+//! before a turn start (never between a tool call and its results, never inside the last turn).
+//! A fold over the model's span budget is split into chunks, one summarizer call each: at turn
+//! starts where it can, inside a turn at tool-unit boundaries where a single turn is too big;
+//! a single tool unit too big for any call stays verbatim.
 
-use crate::entry::{Record, Role};
-use crate::fold::ledger::{Item, Ledger};
+use crate::entry::{NONE, estimate_tokens, flag};
+use crate::fold::ledger::{Item, ItemKind, Ledger};
 use crate::fold::policy::FoldPolicy;
 
 /// What the engine decided for one transcript.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Decision {
-    /// Fold this span with one summarizer call.
-    Fold(FoldPlan),
+    /// Fold, one summarizer call per span.
+    Fold(Plan),
     /// Nothing to fold now, and why.
     Skip(Skip),
 }
@@ -16,50 +22,60 @@ pub enum Decision {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Skip {
     pub reason: SkipReason,
-    /// The span that would have folded, when there was one (for "too few" and "declined before").
+    /// The span that would have folded, when there was one.
     pub span: Option<Span>,
 }
 
-/// A run of view items considered for one fold, and what it amounts to.
+/// A set of view items folded by one summary, and what it amounts to.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Span {
+    /// In conversation order.
     pub items: Vec<Item>,
-    /// Their ids: the coverage a summary of the span carries.
-    pub ids: Vec<String>,
     pub from_turn: u64,
     pub to_turn: u64,
     /// Original messages behind the span, all levels down.
     pub leaf_count: usize,
     /// Characters of the span as a model would read it.
     pub chars: usize,
+    /// Coverage digest of its entries' bytes.
+    pub digest: String,
+    /// Anchor-line ranges naming exactly its entries.
+    pub ranges: Vec<[u32; 2]>,
+    /// First and last anchor line.
+    pub first_line: u32,
+    pub last_line: u32,
 }
 
 impl Span {
     pub fn of(ledger: &Ledger<'_>, items: Vec<Item>) -> Self {
-        let ids = items
-            .iter()
-            .map(|&it| ledger.item_entry(it).id.clone())
-            .collect();
-        let (from_turn, to_turn) = items.iter().fold((u64::MAX, 0), |(lo, hi), &it| {
+        let (mut from, mut to) = (u64::MAX, 0u64);
+        let (mut leaves, mut chars) = (0usize, 0usize);
+        let (mut first, mut last) = (u32::MAX, 0u32);
+        for &it in &items {
             let (a, b) = ledger.item_turns(it);
-            (lo.min(a), hi.max(b))
-        });
-        let leaf_count = items
-            .iter()
-            .map(|it| match it {
-                Item::Summary(i) => ledger.summaries[i].leaf_count,
-                Item::Message(_) => 1,
-            })
-            .sum();
-        let chars = items.iter().map(|&it| ledger.item_chars(it)).sum();
-        Self {
-            items,
-            ids,
-            from_turn,
-            to_turn,
-            leaf_count,
-            chars,
+            from = from.min(a);
+            to = to.max(b);
+            leaves += ledger.item_leaves(it);
+            chars += ledger.item_chars(it);
+            let line = ledger.conv.entries[it as usize].line;
+            first = first.min(line);
+            last = last.max(line);
         }
+        Span {
+            digest: ledger.digest(&items),
+            ranges: ledger.line_ranges(&items),
+            items,
+            from_turn: from,
+            to_turn: to,
+            leaf_count: leaves,
+            chars,
+            first_line: first,
+            last_line: last,
+        }
+    }
+
+    pub fn tokens(&self) -> usize {
+        estimate_tokens(self.chars)
     }
 }
 
@@ -71,8 +87,16 @@ pub enum SkipReason {
     NothingBeforeTail { considered: usize },
     /// Fewer entries would fold than `--min-fold`.
     TooFew { would_fold: usize, min_fold: usize },
-    /// This exact span was already judged "not smaller".
-    DeclinedBefore { line: usize, at_ms: u64 },
+    /// This exact span was already declined (not smaller, or lossy with this model).
+    DeclinedBefore {
+        line: u32,
+        at_ms: u64,
+        reason: crate::entry::DeclineReason,
+    },
+    /// The recall view is already within `--target-tokens`.
+    UnderTarget { tokens: usize, target: usize },
+    /// `--strategy mask`: no tool result outside the kept ones is worth a stub.
+    NothingToMask { results: usize, keep: usize },
 }
 
 impl SkipReason {
@@ -83,7 +107,7 @@ impl SkipReason {
                 if *uncovered == 1 { "y" } else { "ies" }
             ),
             SkipReason::NothingBeforeTail { considered } => format!(
-                "not worth a call: all {considered} entries considered are in the verbatim tail once it is rounded out to whole turns"
+                "not worth a call: all {considered} entries considered are in the verbatim tail once it is rounded out to whole turns (the last turn always stays verbatim)"
             ),
             SkipReason::TooFew {
                 would_fold,
@@ -92,24 +116,127 @@ impl SkipReason {
                 "not worth a call: only {would_fold} entr{} would fold (minimum {min_fold})",
                 if *would_fold == 1 { "y" } else { "ies" }
             ),
-            SkipReason::DeclinedBefore { line, .. } => format!(
-                "already asked: this exact span was declined as not smaller (record on line {line}); it is asked again once it grows"
+            SkipReason::DeclinedBefore { line, reason, .. } => format!(
+                "already asked: this exact span was declined as {} (record on line {line}); it is asked again once it grows",
+                match reason {
+                    crate::entry::DeclineReason::Lossy => "lossy by this model",
+                    _ => "not smaller",
+                }
+            ),
+            SkipReason::UnderTarget { tokens, target } => format!(
+                "nothing to do: the recall view is ~{tokens} tokens, within the target of {target}"
+            ),
+            SkipReason::NothingToMask { results, keep } => format!(
+                "nothing to mask: {results} tool result{} in view, and the {keep} most recent stay verbatim (or the rest are too small to be worth a stub)",
+                if *results == 1 { "" } else { "s" }
             ),
         }
     }
 }
 
-/// A span to fold.
+/// A fold to make.
 #[derive(Debug, Clone, PartialEq)]
-pub struct FoldPlan {
-    pub span: Span,
-    /// View items that stay verbatim (preamble, anything before the window, the tail).
+pub struct Plan {
+    /// One span per summarizer call, in conversation order (several when the fold was over the
+    /// model's span budget).
+    pub spans: Vec<Span>,
+    /// Everything the fold covers, all spans together.
+    pub whole: Span,
+    /// View items that stay verbatim (preamble, anything before the window, the tail, protected
+    /// user messages, units too large for one call).
     pub verbatim: Vec<Item>,
+    /// Real user messages kept out of the fold (`--protect user`).
+    pub protected: Vec<Item>,
+    /// Tool units too large for one call, left verbatim.
+    pub oversized: Vec<Vec<Item>>,
+    /// Some span boundary lies inside a turn (at a tool-unit boundary).
+    pub in_turn: bool,
     /// Characters of the whole recall view before the fold.
     pub view_chars: usize,
+    /// Anchor line of the first entry of the verbatim tail.
+    pub tail_line: Option<u32>,
+    /// A remark for the decision record (a target that cannot be met, …).
+    pub note: Option<String>,
 }
 
-/// The view after the preamble (which is never folded), and where it starts in the view.
+/// Where fold boundaries may go among the candidates.
+struct Seams {
+    /// Boundary before candidate p: at a turn start, outside every tool unit.
+    turn: Vec<bool>,
+    /// Boundary before candidate p: outside every tool unit (for splitting a turn).
+    unit: Vec<bool>,
+}
+
+impl Seams {
+    fn new(ledger: &Ledger<'_>, cands: &[Item]) -> Self {
+        let n = cands.len();
+        let entries = ledger.conv.entries;
+        let mut pos = std::collections::HashMap::with_capacity(n);
+        for (p, &it) in cands.iter().enumerate() {
+            pos.insert(it, p);
+        }
+        let is_turn_start = |it: Item| {
+            let e = &entries[it as usize];
+            match ledger.kind(it) {
+                ItemKind::Message | ItemKind::Stub => {
+                    e.has(flag::TURN_START) && ledger.kind(it) == ItemKind::Message
+                }
+                ItemKind::Summary => {
+                    let first = ledger.summaries[&it].first_leaf;
+                    entries[first as usize].has(flag::TURN_START)
+                }
+            }
+        };
+        // Forbidden boundaries: strictly after a call, up to and including its last result.
+        let mut diff = vec![0i64; n + 2];
+        for (c, &it) in cands.iter().enumerate() {
+            if ledger.kind(it) != ItemKind::Message || ledger.conv.calls(it as usize).is_empty() {
+                continue;
+            }
+            let last = ledger.last_result[it as usize];
+            let end = if last != NONE {
+                // The result may sit under a stub; the stub takes its place.
+                let at = pos.get(&last).copied().or_else(|| {
+                    let h = ledger.hidden_by[last as usize];
+                    (h != NONE).then(|| pos.get(&h).copied()).flatten()
+                });
+                match at {
+                    Some(r) if r > c => r,
+                    _ => continue,
+                }
+            } else {
+                // Unanswered: its turn stays whole.
+                (c + 1..n).find(|&q| is_turn_start(cands[q])).map_or(n, |q| q - 1)
+            };
+            diff[c + 1] += 1;
+            diff[end + 1] -= 1;
+        }
+        let mut unit = vec![true; n + 1];
+        let mut acc = 0i64;
+        for (p, slot) in unit.iter_mut().enumerate() {
+            acc += diff[p];
+            if acc > 0 {
+                *slot = false;
+            }
+        }
+        // Inside a turn, a boundary only before something that is not a tool result.
+        for p in 1..n {
+            let it = cands[p];
+            if unit[p]
+                && ledger.kind(it) != ItemKind::Summary
+                && !ledger.conv.answers(it as usize).is_empty()
+            {
+                unit[p] = false;
+            }
+        }
+        let turn = (0..=n)
+            .map(|p| unit[p] && (p == 0 || p == n || is_turn_start(cands[p])))
+            .collect();
+        Seams { turn, unit }
+    }
+}
+
+/// The view after the leading preamble (which is never folded), and where it starts.
 fn candidates<'v>(ledger: &'v Ledger<'_>) -> (usize, &'v [Item]) {
     let first = ledger
         .view
@@ -119,8 +246,18 @@ fn candidates<'v>(ledger: &'v Ledger<'_>) -> (usize, &'v [Item]) {
     (first, &ledger.view[first..])
 }
 
-/// Decide what to fold.
-pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy) -> Decision {
+/// Whether an item stays out of every fold under this policy.
+fn kept_out(ledger: &Ledger<'_>, policy: &FoldPolicy, it: Item) -> bool {
+    ledger.is_fixed(it) || (policy.protect_user && ledger.is_user_message(it))
+}
+
+/// Estimated characters of the summary of a span of `chars` characters.
+fn summary_estimate(policy: &FoldPolicy, chars: usize) -> usize {
+    policy.summary_target_tokens(estimate_tokens(chars)) * 4 + 400
+}
+
+/// Decide what to fold with a summary (or, for `Strategy::Cited`, what to offer).
+pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
     let skip = |reason, span| Decision::Skip(Skip { reason, span });
     let uncovered = ledger.uncovered_count();
     if uncovered < policy.trigger {
@@ -132,148 +269,297 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy) -> Decision {
             None,
         );
     }
+    let view_chars = ledger.view_chars();
+    if let Some(target) = policy.target_tokens
+        && estimate_tokens(view_chars) <= target
+    {
+        return skip(
+            SkipReason::UnderTarget {
+                tokens: estimate_tokens(view_chars),
+                target,
+            },
+            None,
+        );
+    }
 
     let (first, cands) = candidates(ledger);
+    let n = cands.len();
     let seams = Seams::new(ledger, cands);
 
-    // Window: the newest `size` candidates, its start rounded forward to a whole turn so that
-    // no turn is half folded.
-    let mut start = policy
-        .size
-        .map_or(0, |size| cands.len().saturating_sub(size));
-    while start < cands.len() && !seams.allowed(start) {
+    // Window: the newest `size` candidates, its start rounded forward to a whole turn.
+    let mut start = policy.size.map_or(0, |size| n.saturating_sub(size));
+    while start < n && !seams.turn[start] {
         start += 1;
     }
-    let considered = cands.len() - start;
+    let considered = n - start;
 
-    // Tail: the last `recent` entries, the seam rounded outward (earlier) to a whole turn and
-    // never between a tool call and its results.
-    let mut end = cands.len().saturating_sub(policy.recent);
-    while end > start && !seams.allowed(end) {
+    // Tail: the last `recent` entries and at least the last turn, the seam rounded outward.
+    let last_turn = (0..n)
+        .rev()
+        .find(|&p| seams.turn[p] && p > 0 && is_turn(ledger, cands[p]))
+        .unwrap_or(0);
+    let mut end = n.saturating_sub(policy.recent).min(last_turn);
+    while end > start && !seams.turn[end] {
         end -= 1;
     }
     if end <= start {
         return skip(SkipReason::NothingBeforeTail { considered }, None);
     }
 
-    let span = Span::of(ledger, cands[start..end].to_vec());
-    if span.items.len() < policy.min_fold {
-        let reason = SkipReason::TooFew {
-            would_fold: span.items.len(),
-            min_fold: policy.min_fold,
-        };
-        return skip(reason, Some(span));
-    }
-    if let Some(Record { line, at_ms, .. }) = ledger.declined_before(&span.ids) {
-        return skip(
-            SkipReason::DeclinedBefore {
-                line: *line,
-                at_ms: *at_ms,
-            },
-            Some(span),
-        );
+    // --target-tokens: the fewest oldest turns that bring the view under the target.
+    let mut note = None;
+    if let Some(target) = policy.target_tokens {
+        let mut folded = 0usize;
+        let mut chosen = None;
+        for p in start..end {
+            let it = cands[p];
+            if !kept_out(ledger, policy, it) {
+                folded += ledger.item_chars(it);
+            }
+            if seams.turn[p + 1] {
+                let after = view_chars - folded + summary_estimate(policy, folded);
+                if estimate_tokens(after) <= target {
+                    chosen = Some(p + 1);
+                    break;
+                }
+            }
+        }
+        match chosen {
+            Some(e) => end = e,
+            None => {
+                let tail: usize = cands[end..].iter().map(|&it| ledger.item_chars(it)).sum::<usize>()
+                    + ledger.view[..first].iter().map(|&it| ledger.item_chars(it)).sum::<usize>();
+                note = Some(format!(
+                    "the target of {target} tokens cannot be met: the preamble and verbatim tail alone are ~{} tokens; folding everything before them",
+                    estimate_tokens(tail)
+                ));
+            }
+        }
     }
 
+    let range = &cands[start..end];
+    let protected: Vec<Item> = range
+        .iter()
+        .copied()
+        .filter(|&it| policy.protect_user && ledger.is_user_message(it))
+        .collect();
+    let items: Vec<Item> = range
+        .iter()
+        .copied()
+        .filter(|&it| !kept_out(ledger, policy, it))
+        .collect();
+    if items.len() < policy.min_fold {
+        let reason = SkipReason::TooFew {
+            would_fold: items.len(),
+            min_fold: policy.min_fold,
+        };
+        let span = (!items.is_empty()).then(|| Span::of(ledger, items));
+        return skip(reason, span);
+    }
+
+    // Chunks, when the fold is over the span budget.
+    let (chunks, oversized, in_turn) = match policy.max_span_tokens {
+        Some(budget) => split(ledger, policy, cands, &seams, start, end, budget),
+        None => (vec![items.clone()], Vec::new(), false),
+    };
+    let spans: Vec<Span> = chunks
+        .into_iter()
+        .filter(|c| !c.is_empty())
+        .map(|c| Span::of(ledger, c))
+        .collect();
+    let folded: Vec<Item> = spans.iter().flat_map(|s| s.items.iter().copied()).collect();
+    if folded.len() < policy.min_fold {
+        return skip(
+            SkipReason::TooFew {
+                would_fold: folded.len(),
+                min_fold: policy.min_fold,
+            },
+            None,
+        );
+    }
+    let whole = Span::of(ledger, folded);
+    if spans.len() == 1
+        && let Some((line, at_ms, reason)) = ledger.declined_before(&whole.digest, model)
+    {
+        return skip(
+            SkipReason::DeclinedBefore {
+                line,
+                at_ms,
+                reason,
+            },
+            Some(whole),
+        );
+    }
     let mut verbatim: Vec<Item> = ledger.view[..first + start].to_vec();
+    verbatim.extend(protected.iter().copied());
+    verbatim.extend(oversized.iter().flatten().copied());
+    verbatim.extend(
+        range
+            .iter()
+            .copied()
+            .filter(|&it| ledger.is_fixed(it) && !ledger.is_preamble(it)),
+    );
     verbatim.extend_from_slice(&cands[end..]);
-    Decision::Fold(FoldPlan {
-        span,
+    Decision::Fold(Plan {
+        spans,
+        whole,
         verbatim,
-        view_chars: ledger.view_chars(),
+        protected,
+        oversized,
+        in_turn,
+        view_chars,
+        tail_line: (end < n).then(|| ledger.conv.entries[cands[end] as usize].line),
+        note,
     })
 }
 
-impl FoldPlan {
-    /// Whether this plan is still a lawful fold of `ledger` (used when the file grew while the
-    /// summarizer was working): the span is still a run of view items that starts and ends on
-    /// a whole-turn seam that no tool call straddles.
-    pub fn holds_in(&self, ledger: &Ledger<'_>) -> bool {
-        let (_, cands) = candidates(ledger);
-        let ids = &self.span.ids;
-        let Some(start) = cands
+fn is_turn(ledger: &Ledger<'_>, it: Item) -> bool {
+    ledger.kind(it) == ItemKind::Message && ledger.conv.entries[it as usize].has(flag::TURN_START)
+}
+
+/// Split candidates `start..end` into chunks whose requests fit `budget` tokens: at turn seams
+/// where possible, inside a turn at tool-unit seams where a turn is too big; a tool unit too big
+/// on its own is left out (verbatim).
+fn split(
+    ledger: &Ledger<'_>,
+    policy: &FoldPolicy,
+    cands: &[Item],
+    seams: &Seams,
+    start: usize,
+    end: usize,
+    budget: usize,
+) -> (Vec<Vec<Item>>, Vec<Vec<Item>>, bool) {
+    // What one request can carry: the framing and instruction, then each piece with its label.
+    let room = (budget * 4).saturating_sub(REQUEST_OVERHEAD_CHARS);
+    let cost = |it: Item| {
+        if kept_out(ledger, policy, it) {
+            0
+        } else {
+            ledger.item_chars(it) + PIECE_OVERHEAD_CHARS
+        }
+    };
+    // Units: runs between turn seams; a unit over the room is cut at tool-unit seams.
+    let mut units: Vec<(usize, usize, bool)> = Vec::new(); // (from, to, inside a turn)
+    let mut p = start;
+    while p < end {
+        let mut q = p + 1;
+        while q < end && !seams.turn[q] {
+            q += 1;
+        }
+        let size: usize = (p..q).map(|k| cost(cands[k])).sum();
+        if size <= room {
+            units.push((p, q, false));
+        } else {
+            let mut a = p;
+            while a < q {
+                let mut b = a + 1;
+                while b < q && !seams.unit[b] {
+                    b += 1;
+                }
+                units.push((a, b, a != p || b != q));
+                a = b;
+            }
+        }
+        p = q;
+    }
+    let mut chunks: Vec<(usize, usize)> = Vec::new();
+    let mut oversized: Vec<(usize, usize)> = Vec::new();
+    let mut current: Option<(usize, usize)> = None;
+    let mut used = 0usize;
+    for (a, b, _) in units {
+        let size: usize = (a..b).map(|k| cost(cands[k])).sum();
+        if size > room {
+            // Too big for any call: stays verbatim; the chunks around it stand apart.
+            chunks.extend(current.take());
+            used = 0;
+            oversized.push((a, b));
+            continue;
+        }
+        if current.is_some() && used + size > room {
+            chunks.extend(current.take());
+            used = 0;
+        }
+        current = Some((current.map_or(a, |c| c.0), b));
+        used += size;
+    }
+    chunks.extend(current);
+    let in_turn = chunks
+        .iter()
+        .chain(&oversized)
+        .any(|&(a, b)| !seams.turn[a] || !seams.turn[b]);
+    let items = |(a, b): (usize, usize)| -> Vec<Item> {
+        cands[a..b]
             .iter()
-            .position(|&it| ledger.item_entry(it).id == ids[0])
-        else {
-            return false;
-        };
-        let end = start + ids.len();
-        if end > cands.len()
-            || cands[start..end]
-                .iter()
-                .zip(ids)
-                .any(|(&it, id)| ledger.item_entry(it).id != *id)
-        {
-            return false;
-        }
-        let seams = Seams::new(ledger, cands);
-        seams.allowed(start) && seams.allowed(end)
-    }
+            .copied()
+            .filter(|&it| !kept_out(ledger, policy, it))
+            .collect()
+    };
+    (
+        chunks.into_iter().map(items).collect(),
+        oversized.into_iter().map(items).collect(),
+        in_turn,
+    )
 }
 
-/// Where a fold boundary may go among the candidates: before a turn start or a summary, and never
-/// between a tool call and one of its results.
-struct Seams {
-    ok: Vec<bool>,
+/// Characters a request carries besides its pieces (framing, instruction, request line).
+pub const REQUEST_OVERHEAD_CHARS: usize = 2600;
+/// Characters each piece's label and spacing add.
+pub const PIECE_OVERHEAD_CHARS: usize = 48;
+
+/// `--strategy mask`: the tool results to stub — every visible result but the newest `keep`,
+/// and only those a stub would shorten.
+pub fn plan_mask(ledger: &Ledger<'_>, policy: &FoldPolicy) -> Result<Vec<Item>, SkipReason> {
+    let results: Vec<Item> = ledger
+        .view
+        .iter()
+        .copied()
+        .filter(|&it| {
+            ledger.kind(it) == ItemKind::Message
+                && !ledger.conv.answers(it as usize).is_empty()
+                && !ledger.is_fixed(it)
+        })
+        .collect();
+    let keep = policy.keep_tool_results;
+    let old = results.len().saturating_sub(keep);
+    let stubs: Vec<Item> = results[..old]
+        .iter()
+        .copied()
+        .filter(|&it| ledger.item_chars(it) > STUB_WORTH_CHARS)
+        .collect();
+    if stubs.is_empty() {
+        return Err(SkipReason::NothingToMask {
+            results: results.len(),
+            keep,
+        });
+    }
+    Ok(stubs)
 }
 
-impl Seams {
-    fn new(ledger: &Ledger<'_>, cands: &[Item]) -> Self {
-        let n = cands.len();
-        // Boundary p sits before cands[p]; p == n is the end.
-        let mut ok: Vec<bool> = (0..=n)
-            .map(|p| {
-                p == 0
-                    || p == n
-                    || match cands[p] {
-                        Item::Summary(_) => true,
-                        Item::Message(i) => ledger.entries[i].role == Role::User,
-                    }
-            })
-            .collect();
+/// A tool result shorter than this is left alone: its stub would not be shorter.
+pub const STUB_WORTH_CHARS: usize = 400;
 
-        // Tool pairs: a boundary strictly after a call and at or before one of its results is
-        // forbidden. A call with no result keeps its own turn whole; in the last turn (a live
-        // tail) it also keeps the end of the transcript from being a boundary.
-        let mut result_pos: std::collections::HashMap<&str, usize> =
-            std::collections::HashMap::new();
-        for (p, &it) in cands.iter().enumerate() {
-            if let Item::Message(i) = it
-                && let Some(call) = &ledger.entries[i].tool_call_id
-            {
-                result_pos.insert(call.as_str(), p);
+impl Plan {
+    /// Whether this plan is still a lawful fold of `ledger` (the file grew while the summarizer
+    /// worked): every span item is still in view, the bytes are the same, and no tool result
+    /// for a call inside it arrived meanwhile.
+    pub fn holds_in(&self, ledger: &Ledger<'_>) -> bool {
+        let in_view: std::collections::HashSet<Item> = ledger.view.iter().copied().collect();
+        for span in &self.spans {
+            if span.items.iter().any(|it| !in_view.contains(it)) {
+                return false;
+            }
+            if ledger.digest(&span.items) != span.digest {
+                return false;
+            }
+            let set: std::collections::HashSet<Item> = span.items.iter().copied().collect();
+            for &it in &span.items {
+                let last = ledger.last_result[it as usize];
+                if last != NONE && !set.contains(&last) && ledger.hidden_by[last as usize] == NONE
+                {
+                    return false;
+                }
             }
         }
-        let next_turn_start = |from: usize| {
-            (from + 1..n).find(|&q| {
-                matches!(cands[q], Item::Message(i) if ledger.entries[i].role == Role::User)
-                    || matches!(cands[q], Item::Summary(_))
-            })
-        };
-        let mut diff = vec![0i64; n + 2];
-        for (c, &it) in cands.iter().enumerate() {
-            let Item::Message(i) = it else { continue };
-            for call in &ledger.entries[i].tool_calls {
-                let last = match result_pos.get(call.as_str()) {
-                    Some(&r) if r > c => r,
-                    Some(_) => continue,
-                    None => next_turn_start(c).map_or(n, |q| q - 1),
-                };
-                // forbid boundaries c+1 ..= last
-                diff[c + 1] += 1;
-                diff[last + 1] -= 1;
-            }
-        }
-        let mut acc = 0i64;
-        for (p, slot) in ok.iter_mut().enumerate() {
-            acc += diff[p];
-            if acc > 0 {
-                *slot = false;
-            }
-        }
-        Self { ok }
-    }
-
-    fn allowed(&self, p: usize) -> bool {
-        self.ok.get(p).copied().unwrap_or(true)
+        true
     }
 }

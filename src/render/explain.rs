@@ -1,12 +1,118 @@
-//! Renderer for `mf explain`: summaries, history, flags and the decision for now, as tables.
+//! Renderer for `mf explain`: the view types it prints (filled by the command) and its tables.
 
-use crate::commands::explain::Explanation;
+use serde::Serialize;
+
+use crate::decision::DecisionRecord;
 use crate::render::{Ui, decision_table};
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Explanation {
+    pub file: String,
+    pub format: String,
+    /// Entries in the file (summaries included).
+    pub entries: usize,
+    pub turns: u64,
+    pub lines: u32,
+    pub summaries: Vec<SummaryView>,
+    pub history: Vec<HistoryEvent>,
+    pub flags: Vec<FlagView>,
+    /// Lines that are not simply lines: mf's own torn lines, lines recovered after a glue,
+    /// lines the format's reader skips.
+    pub notes: Vec<NoteView>,
+    /// The agent's own compactions in the file.
+    pub native: Vec<NativeView>,
+    /// What `compact` would do now with the given policy.
+    pub now: DecisionRecord,
+    /// With an ID: what that entry is and what hides it.
+    pub focus: Option<Focus>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SummaryView {
+    pub id: String,
+    /// `summary` or `stub`.
+    pub kind: &'static str,
+    pub line: u32,
+    pub from_turn: u64,
+    pub to_turn: u64,
+    pub entry_count: usize,
+    pub original_count: usize,
+    pub model: String,
+    pub summarized_at_ms: u64,
+    /// `standing`, `nested` (inside a standing summary) or `retracted`.
+    pub state: &'static str,
+    pub nested_in: Option<String>,
+    pub chars: usize,
+    /// The audit recorded with the summary, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub audit: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryEvent {
+    pub line: u32,
+    pub at_ms: u64,
+    /// `fold`, `stub`, `decline`, `retract` or `unknown`.
+    pub kind: &'static str,
+    pub summary_id: Option<String>,
+    pub reason: Option<String>,
+    pub model: Option<String>,
+    pub from_turn: Option<u64>,
+    pub to_turn: Option<u64>,
+    pub entry_count: Option<u64>,
+    pub detail: String,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FlagView {
+    pub line: u32,
+    pub id: Option<String>,
+    pub kind: &'static str,
+    pub why: String,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NoteView {
+    pub line: u32,
+    pub kind: &'static str,
+    pub detail: String,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NativeView {
+    pub line: u32,
+    pub detail: String,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Focus {
+    pub id: String,
+    pub line: u32,
+    /// `summary`, `stub`, `message` or `look-alike`.
+    pub kind: &'static str,
+    /// The top-level standing summary that hides it from recall, if any.
+    pub hidden_by: Option<String>,
+}
+
+fn retention(s: &SummaryView) -> String {
+    s.audit
+        .as_ref()
+        .and_then(|a| a.get("retention"))
+        .and_then(serde_json::Value::as_f64)
+        .map_or("—".into(), |x| format!("{:.0}%", x * 100.0))
+}
 
 pub fn tables(ui: &Ui, ex: &Explanation) -> String {
     let mut out = format!(
-        "{}: {} entries in {} turns\n",
-        ex.file, ex.entries, ex.turns
+        "{} ({}): {} entries in {} turns, {} lines\n",
+        ex.file, ex.format, ex.entries, ex.turns, ex.lines
     );
     if let Some(f) = &ex.focus {
         out.push_str(&format!(
@@ -34,6 +140,7 @@ pub fn tables(ui: &Ui, ex: &Explanation) -> String {
             "model",
             "state",
             "chars",
+            "retention",
         ]);
         for s in &ex.summaries {
             let state = match &s.nested_in {
@@ -49,7 +156,24 @@ pub fn tables(ui: &Ui, ex: &Explanation) -> String {
                 s.model.clone(),
                 state,
                 s.chars.to_string(),
+                retention(s),
             ]);
+        }
+        out.push_str(&format!("{t}\n"));
+        for s in &ex.summaries {
+            if let Some(a) = &s.audit {
+                out.push_str(&format!("\naudit of {}\n", s.id));
+                out.push_str(&audit_lines(a));
+            }
+        }
+    }
+
+    if !ex.native.is_empty() {
+        out.push_str("\nthe agent's own compactions\n");
+        let mut t = ui.table();
+        t.set_header(vec!["line", "what"]);
+        for n in &ex.native {
+            t.add_row(vec![n.line.to_string(), n.detail.clone()]);
         }
         out.push_str(&format!("{t}\n"));
     }
@@ -65,6 +189,7 @@ pub fn tables(ui: &Ui, ex: &Explanation) -> String {
         for h in &ex.history {
             let what = match (h.kind, &h.summary_id, &h.reason) {
                 ("fold", Some(id), _) => format!("folded → {id}"),
+                ("stub", Some(id), _) => format!("masked → {id}"),
                 ("retract", Some(id), _) => format!("retracted {id}"),
                 ("decline", _, Some(reason)) => format!("declined ({reason})"),
                 (k, _, _) => k.to_string(),
@@ -86,13 +211,26 @@ pub fn tables(ui: &Ui, ex: &Explanation) -> String {
     }
 
     out.push_str("\nflags\n");
-    if ex.flags.is_empty() {
+    if ex.flags.is_empty() && ex.notes.is_empty() {
         out.push_str("  none\n");
     } else {
         let mut t = ui.table();
-        t.set_header(vec!["line", "id", "why"]);
+        t.set_header(vec!["line", "id", "kind", "why"]);
         for f in &ex.flags {
-            t.add_row(vec![f.line.to_string(), f.id.clone(), f.why.clone()]);
+            t.add_row(vec![
+                f.line.to_string(),
+                f.id.clone().unwrap_or_else(|| "—".into()),
+                f.kind.to_string(),
+                f.why.clone(),
+            ]);
+        }
+        for n in &ex.notes {
+            t.add_row(vec![
+                n.line.to_string(),
+                "—".into(),
+                n.kind.to_string(),
+                n.detail.clone(),
+            ]);
         }
         out.push_str(&format!("{t}\n"));
     }
@@ -100,5 +238,55 @@ pub fn tables(ui: &Ui, ex: &Explanation) -> String {
     out.push_str("\nnow (what `mf compact` would do; nothing is called or written)\n");
     out.push_str(&decision_table(ui, &ex.now));
     out.push('\n');
+    out
+}
+
+/// An audit as a few readable lines.
+pub fn audit_lines(a: &serde_json::Value) -> String {
+    let mut out = String::new();
+    if let Some(r) = a.get("retention").and_then(serde_json::Value::as_f64) {
+        out.push_str(&format!("  retention {:.0}%", r * 100.0));
+    }
+    if let Some(classes) = a.get("classes").and_then(serde_json::Value::as_array) {
+        let parts: Vec<String> = classes
+            .iter()
+            .filter_map(|c| {
+                let name = c.get("class")?.as_str()?;
+                let found = c.get("found")?.as_u64()?;
+                let kept = c.get("kept")?.as_u64()?;
+                (found > 0).then(|| format!("{name} {kept}/{found}"))
+            })
+            .collect();
+        if !parts.is_empty() {
+            out.push_str(&format!(" · {}", parts.join(", ")));
+        }
+    }
+    out.push('\n');
+    for (key, label) in [
+        ("missing", "missing"),
+        ("inventions", "invented"),
+        ("superseded", "superseded"),
+        ("forgeries", "forged structure"),
+        ("instructions", "instructions to the assistant"),
+    ] {
+        if let Some(v) = a.get(key).and_then(serde_json::Value::as_array)
+            && !v.is_empty()
+        {
+            let items: Vec<String> = v
+                .iter()
+                .take(12)
+                .map(|x| match x {
+                    serde_json::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                })
+                .collect();
+            out.push_str(&format!("  {label}: {}\n", items.join(", ")));
+        }
+    }
+    if let Some(e) = a.get("echo").and_then(serde_json::Value::as_f64)
+        && e > 0.0
+    {
+        out.push_str(&format!("  echoes the instruction: {:.0}%\n", e * 100.0));
+    }
     out
 }

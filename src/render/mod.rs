@@ -1,18 +1,20 @@
 //! `Ui` and the renderers: the only module that prints. stdout carries data (tables, JSON,
-//! transcripts); stderr carries talk (warnings, notes, progress, errors).
+//! transcripts); stderr carries talk (warnings, notes, progress, errors). Renderers own the view
+//! types they print; commands fill them.
 
 use std::io::{self, Write};
 use std::time::Duration;
 
-use comfy_table::presets::UTF8_FULL_CONDENSED;
+use comfy_table::presets::{ASCII_FULL_CONDENSED, UTF8_FULL_CONDENSED};
 use comfy_table::{ContentArrangement, Table};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::decision::DecisionRecord;
+use crate::decision::{Action, DecisionRecord};
 use crate::settings::UiSettings;
 
 pub mod explain;
 pub mod recall;
+pub mod verify;
 
 /// The printer every command talks through.
 #[derive(Debug, Clone, Copy)]
@@ -65,25 +67,29 @@ impl Ui {
         bar
     }
 
-    /// A bar over several files, only on a terminal.
+    /// One progress display over several files, only on a terminal: files done, the current one.
     pub fn files_bar(&self, total: usize) -> ProgressBar {
         if !self.settings.progress || total < 2 {
             return ProgressBar::hidden();
         }
         let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
         bar.set_style(
-            ProgressStyle::with_template("{bar:30} {pos}/{len} files {msg}")
+            ProgressStyle::with_template("{bar:30} {pos}/{len} files {elapsed} {wide_msg}")
                 .expect("a valid template"),
         );
+        bar.enable_steady_tick(Duration::from_millis(200));
         bar
     }
 
+    /// A table: box-drawn and fitted to the terminal's width on a terminal (words wrap, never
+    /// cut); plain ASCII and never wrapped or truncated on a pipe.
     pub fn table(&self) -> Table {
         let mut t = Table::new();
-        t.load_preset(UTF8_FULL_CONDENSED);
         if self.settings.stdout_is_terminal {
+            t.load_preset(UTF8_FULL_CONDENSED);
             t.set_content_arrangement(ContentArrangement::Dynamic);
         } else {
+            t.load_preset(ASCII_FULL_CONDENSED);
             t.set_content_arrangement(ContentArrangement::Disabled);
         }
         t
@@ -109,7 +115,34 @@ pub fn stdout(text: &str) -> io::Result<()> {
     out.flush()
 }
 
-/// Print decision records: JSON lines with `--json`, else a table per file.
+/// Write raw bytes to stdout.
+pub fn stdout_bytes(bytes: &[u8]) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    out.write_all(bytes)?;
+    out.flush()
+}
+
+/// Dollars, rounded to what is useful: whole cents above a dollar, four significant digits below
+/// a cent, never binary noise such as `0.005918400000000001`.
+pub fn usd(v: f64) -> String {
+    if v == 0.0 {
+        "0".into()
+    } else if v >= 1.0 {
+        format!("{v:.2}")
+    } else if v >= 0.01 {
+        format!("{v:.4}")
+    } else {
+        // Below a cent: four significant digits, written out.
+        let digits = (-v.log10()).ceil() as usize + 3;
+        format!("{v:.digits$}")
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_string()
+    }
+}
+
+/// Print decision records: JSON lines with `--json`; else a table for one file, or one summary
+/// table for several.
 pub fn decisions(ui: &Ui, records: &[DecisionRecord], json: bool) -> io::Result<()> {
     let mut text = String::new();
     if json {
@@ -119,11 +152,16 @@ pub fn decisions(ui: &Ui, records: &[DecisionRecord], json: bool) -> io::Result<
         }
         return stdout(&text);
     }
-    for r in records {
-        text.push_str(&decision_table(ui, r));
-        text.push('\n');
+    match records {
+        [] => Ok(()),
+        [one] if one.action != Action::Error => {
+            text.push_str(&decision_table(ui, one));
+            text.push('\n');
+            stdout(&text)
+        }
+        [_] => Ok(()),
+        many => stdout(&format!("{}\n", summary_table(ui, many))),
     }
-    stdout(&text)
 }
 
 fn turns(from: Option<u64>, to: Option<u64>) -> String {
@@ -134,7 +172,7 @@ fn turns(from: Option<u64>, to: Option<u64>) -> String {
     }
 }
 
-fn thousands(n: usize) -> String {
+pub fn thousands(n: usize) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
@@ -144,6 +182,51 @@ fn thousands(n: usize) -> String {
         out.push(c);
     }
     out
+}
+
+fn cost_text(r: &DecisionRecord) -> String {
+    match &r.cost {
+        Some(c) if c.usd == 0.0 => "$0".into(),
+        Some(c) => format!(
+            "${}{}",
+            usd(c.usd),
+            if c.estimated { " (estimated)" } else { "" }
+        ),
+        None => "—".into(),
+    }
+}
+
+/// One row per file: file, action, entries folded, tokens before → after, cost.
+pub fn summary_table(ui: &Ui, records: &[DecisionRecord]) -> String {
+    let mut t = ui.table();
+    t.set_header(vec!["file", "action", "folded", "tokens", "cost"]);
+    for r in records {
+        let folded = r.span.as_ref().map_or("—".into(), |s| {
+            if matches!(r.action, Action::Folded | Action::Planned) {
+                thousands(s.entry_count)
+            } else {
+                "—".into()
+            }
+        });
+        let tokens = if r.action == Action::Error {
+            "—".to_string()
+        } else if r.before == r.after {
+            thousands(r.before.tokens)
+        } else {
+            format!(
+                "{} → {}",
+                thousands(r.before.tokens),
+                thousands(r.after.tokens)
+            )
+        };
+        let action = if r.action == Action::Error {
+            format!("error: {}", r.reason)
+        } else {
+            r.action.as_str().to_string()
+        };
+        t.add_row(vec![r.file.clone(), action, folded, tokens, cost_text(r)]);
+    }
+    t.to_string()
 }
 
 pub fn decision_table(ui: &Ui, r: &DecisionRecord) -> String {
@@ -167,31 +250,51 @@ pub fn decision_table(ui: &Ui, r: &DecisionRecord) -> String {
         )
     });
     t.add_row(vec!["span".to_string(), span]);
-    let v = &r.verbatim;
-    let where_ = match (v.preamble_count, v.from_turn) {
-        (0, _) => turns(v.from_turn, v.to_turn),
-        (_, None) => "preamble".to_string(),
-        (_, Some(_)) => format!("preamble + {}", turns(v.from_turn, v.to_turn)),
-    };
-    t.add_row(vec![
-        "verbatim".to_string(),
-        format!("{where_} · {} entries", v.entry_count),
-    ]);
-    if let Some(s) = &r.summary {
+    if let Some(v) = &r.verbatim {
+        let where_ = match (v.preamble_count, v.from_turn) {
+            (0, _) => turns(v.from_turn, v.to_turn),
+            (_, None) => "preamble".to_string(),
+            (_, Some(_)) => format!("preamble + {}", turns(v.from_turn, v.to_turn)),
+        };
+        let protected = if v.protected_count > 0 {
+            format!(" ({} user messages protected)", v.protected_count)
+        } else {
+            String::new()
+        };
+        t.add_row(vec![
+            "verbatim".to_string(),
+            format!("{where_} · {} entries{protected}", v.entry_count),
+        ]);
+    }
+    for s in &r.summaries {
+        let retention = s
+            .audit
+            .as_ref()
+            .and_then(|a| a.get("retention"))
+            .and_then(serde_json::Value::as_f64)
+            .map_or(String::new(), |x| format!(" · retention {:.0}%", x * 100.0));
         t.add_row(vec![
             "summary".to_string(),
             format!(
-                "{} · {} chars (~{} tokens)",
+                "{} · {} · {} chars (~{} tokens){retention} · {}",
                 s.id,
+                turns(Some(s.from_turn), Some(s.to_turn)),
                 thousands(s.chars),
-                thousands(s.tokens)
+                thousands(s.tokens),
+                s.outcome
             ),
         ]);
     }
     if let Some(u) = &r.usage {
         t.add_row(vec![
             "usage".to_string(),
-            format!("{} in · {} out tokens", u.input_tokens, u.output_tokens),
+            format!(
+                "{} in · {} out tokens ({} call{})",
+                thousands(u.input_tokens as usize),
+                thousands(u.output_tokens as usize),
+                r.calls,
+                if r.calls == 1 { "" } else { "s" }
+            ),
         ]);
     }
     let context = if r.before == r.after {
@@ -210,14 +313,23 @@ pub fn decision_table(ui: &Ui, r: &DecisionRecord) -> String {
         )
     };
     t.add_row(vec!["context".to_string(), context]);
-    if let Some(c) = &r.cost {
-        let how = if c.estimated { " (estimated)" } else { "" };
-        let usd = if c.usd == 0.0 {
-            "$0".to_string()
-        } else {
-            format!("${:.4}", c.usd)
-        };
-        t.add_row(vec!["cost".to_string(), format!("{usd}{how}")]);
+    if r.cost.is_some() {
+        t.add_row(vec!["cost".to_string(), cost_text(r)]);
+    }
+    if !r.redacted.is_empty() {
+        t.add_row(vec![
+            "redacted".to_string(),
+            counts(&r.redacted, "before sending"),
+        ]);
+    }
+    if !r.scrubbed.is_empty() {
+        t.add_row(vec![
+            "scrubbed".to_string(),
+            counts(&r.scrubbed, "from the summary"),
+        ]);
+    }
+    for n in &r.notes {
+        t.add_row(vec!["note".to_string(), n.clone()]);
     }
     let written = match (r.written, &r.output) {
         (true, Some(out)) => format!("yes: {} line(s) in {out}", r.lines_appended),
@@ -229,34 +341,75 @@ pub fn decision_table(ui: &Ui, r: &DecisionRecord) -> String {
     t.to_string()
 }
 
+fn counts(c: &std::collections::BTreeMap<&'static str, usize>, when: &str) -> String {
+    let parts: Vec<String> = c.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    format!("{} {when}", parts.join(", "))
+}
+
+/// One row of `mf models`.
+#[derive(Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelView {
+    pub alias: Option<&'static str>,
+    pub provider: &'static str,
+    pub id: &'static str,
+    pub context_tokens: u64,
+    pub span_tokens: u64,
+    pub output_tokens: u64,
+    pub price_in_per_mtok: f64,
+    pub price_out_per_mtok: f64,
+    pub verified: &'static str,
+}
+
 /// The `mf models` table.
-pub fn models_table(ui: &Ui, rows: &[crate::commands::models::ModelView]) -> String {
+pub fn models_table(ui: &Ui, rows: &[ModelView]) -> String {
     let mut t = ui.table();
     t.set_header(vec![
         "alias",
         "provider",
         "id",
         "context",
+        "span / call",
+        "output",
         "$ in / Mtok",
         "$ out / Mtok",
         "verified",
     ]);
+    let n = |v: u64| {
+        if v == 0 {
+            "—".into()
+        } else {
+            thousands(v as usize)
+        }
+    };
     for r in rows {
         t.add_row(vec![
             r.alias.unwrap_or("").to_string(),
             r.provider.to_string(),
             r.id.to_string(),
-            if r.context_tokens == 0 {
-                "—".into()
-            } else {
-                thousands(r.context_tokens as usize)
-            },
+            n(r.context_tokens),
+            n(r.span_tokens),
+            n(r.output_tokens),
             format!("{:.2}", r.price_in_per_mtok),
             format!("{:.2}", r.price_out_per_mtok),
             r.verified.to_string(),
         ]);
     }
     format!(
-        "{t}\nAlso: anthropic:<id>, openai:<id>, bare OpenAI names (gpt-…, o…), and openai-compatible:<name> with --base-url.\n"
+        "{t}\nAlso: anthropic:<id>, openai:<id>, bare OpenAI names (gpt-…, o…), and openai-compatible:<name> with --base-url (span budget 3,000 tokens unless --max-span-tokens).\n"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::usd;
+
+    #[test]
+    fn dollars_are_rounded_to_what_is_useful() {
+        assert_eq!(usd(0.0), "0");
+        assert_eq!(usd(0.005_918_400_000_000_001), "0.005918");
+        assert_eq!(usd(0.123_456), "0.1235");
+        assert_eq!(usd(12.345), "12.35");
+        assert_eq!(usd(0.000_012_34), "0.00001234");
+    }
 }

@@ -1,5 +1,5 @@
 //! `Summarizer`: something that turns a `SummaryRequest` into summary text — the built-in
-//! extractive one, or (later) a model behind an HTTP API.
+//! extractive one, or a model behind an HTTP API.
 
 pub mod anthropic;
 pub mod extractive;
@@ -33,6 +33,11 @@ pub enum Severity {
     /// The setup is wrong (bad key, quota spent, unknown model): every call would fail the same
     /// way, so mf stops with exit 1 and writes nothing.
     Fatal,
+    /// Nothing answered (connection refused, unknown host): a setup error; the file is not
+    /// compacted (exit 3) and nothing is written.
+    Unreachable,
+    /// The run was interrupted while the call was in flight; nothing is written for it.
+    Interrupted,
 }
 
 #[derive(Debug, Clone, Error)]
@@ -55,6 +60,25 @@ impl SummarizerError {
             severity: Severity::Fatal,
             message: message.into(),
         }
+    }
+
+    pub fn unreachable(message: impl Into<String>) -> Self {
+        Self {
+            severity: Severity::Unreachable,
+            message: message.into(),
+        }
+    }
+
+    pub fn interrupted() -> Self {
+        Self {
+            severity: Severity::Interrupted,
+            message: "interrupted while the summarizer was working".into(),
+        }
+    }
+
+    /// Whether the whole file stops (nothing written) rather than degrading to verbatim.
+    pub fn stops(&self) -> bool {
+        !matches!(self.severity, Severity::Degrade)
     }
 }
 

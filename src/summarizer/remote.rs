@@ -24,6 +24,13 @@ pub struct RemoteConfig {
     pub max_output_tokens: Option<u32>,
 }
 
+impl RemoteConfig {
+    /// The key's value, for scrubbing it from anything mf writes.
+    pub fn key_value(&self) -> Option<String> {
+        self.key.as_ref().map(|k| k.expose_secret().to_string())
+    }
+}
+
 pub struct Remote {
     config: RemoteConfig,
     label: String,
@@ -52,7 +59,7 @@ impl Remote {
         let c = &self.config;
         let max_tokens = c
             .max_output_tokens
-            .unwrap_or_else(|| req.max_output_tokens());
+            .unwrap_or(req.max_output_tokens);
         let key = c.key.as_ref().map(|k| k.expose_secret().to_string());
         let (body, mut headers) = match c.model.provider {
             Provider::Anthropic => (
@@ -111,6 +118,10 @@ impl Remote {
             FailureKind::TooLarge => SummarizerError::degrade(format!(
                 "the span is too large for {}: {}",
                 self.label, e.message
+            )),
+            FailureKind::Unreachable => SummarizerError::unreachable(format!(
+                "setup error: nothing answered at {}: {}; check --base-url and that the server is running",
+                self.url, e.message
             )),
             FailureKind::Exhausted | FailureKind::WaitTooLong => {
                 SummarizerError::degrade(format!("{who}: {}", e.message))

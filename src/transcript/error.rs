@@ -13,8 +13,10 @@ pub enum TranscriptError {
     },
     #[error("`{path}` is a directory, not a transcript file")]
     IsDirectory { path: PathBuf },
-    #[error("{path}:{line}: line is not valid UTF-8")]
-    NotUtf8 { path: PathBuf, line: usize },
+    #[error("`{path}` is {kind}, not a regular file; mf reads and appends to regular files only")]
+    NotRegular { path: PathBuf, kind: &'static str },
+    #[error("`{path}` is a symbolic link to `{target}`, which does not exist")]
+    DanglingLink { path: PathBuf, target: PathBuf },
     #[error("{path}:{line}:{column}: malformed JSON: {message}")]
     Malformed {
         path: PathBuf,
@@ -28,22 +30,24 @@ pub enum TranscriptError {
         line: usize,
         why: String,
     },
+    #[error("{path}: this is {what}")]
+    Refused { path: PathBuf, what: &'static str },
     #[error(
-        "{path}:{line}: this looks like {format}, which mf does not read yet; mf reads one chat message per line (`{{\"role\": …, \"content\": …}}`)"
-    )]
-    Unsupported {
-        path: PathBuf,
-        line: usize,
-        format: &'static str,
-    },
-    #[error(
-        "{path}:{line}: the last line is incomplete ({bytes} bytes at byte offset {offset} with no newline, not valid JSON); it may still be being written. Nothing was appended onto it"
+        "{path}:{line}: the last line is incomplete ({bytes} bytes at byte offset {offset} with no newline, not valid JSON); another program may still be writing it. Nothing was appended onto it"
     )]
     Torn {
         path: PathBuf,
         line: usize,
         offset: u64,
         bytes: usize,
+    },
+    #[error(
+        "`{path}` ends in the middle of a line ({bytes} bytes since the last newline) and stayed so for {waited_ms} ms: another program is writing it. Nothing was written"
+    )]
+    MidLine {
+        path: PathBuf,
+        bytes: u64,
+        waited_ms: u64,
     },
     #[error(
         "`{path}` changed while mf was working ({what}); nothing was written. Run the command again"
@@ -59,6 +63,11 @@ pub enum TranscriptError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("cannot open `{path}` for appending: {source}")]
+    NotWritable {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 impl TranscriptError {
@@ -68,11 +77,19 @@ impl TranscriptError {
             TranscriptError::Open { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
                 Some("check the path; mf works on an existing JSONL transcript".into())
             }
-            TranscriptError::Malformed { line, .. } | TranscriptError::NotUtf8 { line, .. } => Some(format!(
-                "fix or remove line {line}; mf never rewrites lines it did not write, so it will not repair it"
+            TranscriptError::Malformed { line, .. } | TranscriptError::NotMessage { line, .. } => Some(format!(
+                "fix line {line} by hand (mf never rewrites lines it did not write); deleting a line is safe: summaries whose lines change are no longer honoured, they never hide the wrong message"
             )),
-            TranscriptError::Torn { .. } => Some(
+            TranscriptError::Torn { .. } | TranscriptError::MidLine { .. } => Some(
                 "if no program is still writing the file, complete or remove the last line by hand, then run mf again"
+                    .into(),
+            ),
+            TranscriptError::NotWritable { .. } => Some(
+                "compact in place needs write access; use `--output PATH` to write a compacted copy instead"
+                    .into(),
+            ),
+            TranscriptError::Refused { .. } => Some(
+                "mf compacts one conversation per file: Claude Code, Codex and pi sessions, or chat JSONL with one message per line"
                     .into(),
             ),
             _ => None,

@@ -1,43 +1,140 @@
-//! `Transcript`: the on-disk JSONL file. The only module that knows the file format: it reads
-//! lines into entries and records, keeps every original line's bytes, and appends mf's lines.
-//!
-//! Format: one chat message per line (`{"role", "content", "tool_calls", "tool_call_id", …}`),
-//! any other fields kept untouched; mf's own record lines carry `"mfRecord"`; blank lines are
-//! tolerated. Lines are never rewritten: mf only appends.
+//! `Transcript`: a transcript file as mf reads it — the only module that knows file formats and
+//! touches transcript files. Reading builds a compact index of entries (where each line is, who
+//! spoke, how long, which tool calls it opens and answers, a hash of its bytes) without keeping
+//! the text; the text of an entry is read back from the file when it is needed. Every original
+//! line is kept byte for byte: mf only appends.
 
 mod append;
+mod build;
+mod copy;
 mod error;
-mod wire;
+pub mod format;
+mod read;
+pub mod wire;
 
-use std::collections::HashSet;
+use std::fs::File;
+use std::io::{Read, Seek};
+use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-pub use append::{LockAttempt, Locked, lock, try_lock, write_copy};
+pub use append::{Appended, Locked, open_for_append};
+pub use build::{Note, NoteKind, PieceAt};
+pub use copy::{OutputTarget, write_copy};
 pub use error::TranscriptError;
-pub use wire::{record_line, summary_line};
+pub use format::{Detected, Format};
 
-use crate::entry::{Coverage, Entry, Record, Role, SummaryClaim};
-use crate::fingerprint::fnv1a64;
-use crate::fold::ledger::LABEL_PREFIX;
+use crate::entry::{Claim, Conversation, Draft, Entry, Link, NONE, Record};
+use build::Build;
+use format::chat::{self, ChatReader};
 
-/// Length and hash of the bytes a transcript was read from: how mf notices a file changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Snapshot {
-    pub len: u64,
-    pub hash: u64,
+/// Where a transcript's bytes come from.
+#[derive(Debug)]
+pub struct Source {
+    pub path: PathBuf,
+    pub file: File,
+    /// Device and inode, to notice a file replaced under mf.
+    pub identity: (u64, u64),
 }
 
-impl Snapshot {
-    /// Whether `bytes` are exactly the bytes this snapshot was taken of.
-    pub fn matches(&self, bytes: &[u8]) -> bool {
-        bytes.len() as u64 == self.len && fnv1a64(bytes) == self.hash
+/// What kind of file a path is, for refusing anything but a regular file before reading it.
+fn kind_of(meta: &std::fs::Metadata) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    if t.is_file() {
+        None
+    } else if t.is_dir() {
+        Some("a directory")
+    } else if t.is_fifo() {
+        Some("a FIFO (named pipe)")
+    } else if t.is_socket() {
+        Some("a socket")
+    } else if t.is_char_device() {
+        Some("a character device")
+    } else if t.is_block_device() {
+        Some("a block device")
+    } else {
+        Some("not a regular file")
+    }
+}
+
+/// Check that `path` is an existing regular file (following links), before opening it: a FIFO
+/// would block, a device would never end.
+pub fn check_regular(path: &Path) -> Result<std::fs::Metadata, TranscriptError> {
+    match std::fs::metadata(path) {
+        Ok(meta) => match kind_of(&meta) {
+            None => Ok(meta),
+            Some("a directory") => Err(TranscriptError::IsDirectory {
+                path: path.to_path_buf(),
+            }),
+            Some(kind) => Err(TranscriptError::NotRegular {
+                path: path.to_path_buf(),
+                kind,
+            }),
+        },
+        Err(e) => {
+            if e.kind() == std::io::ErrorKind::NotFound
+                && let Ok(target) = std::fs::read_link(path)
+            {
+                return Err(TranscriptError::DanglingLink {
+                    path: path.to_path_buf(),
+                    target,
+                });
+            }
+            Err(TranscriptError::Open {
+                path: path.to_path_buf(),
+                source: e,
+            })
+        }
+    }
+}
+
+impl Source {
+    /// Open a transcript file for reading.
+    pub fn open(path: &Path) -> Result<Self, TranscriptError> {
+        check_regular(path)?;
+        let file = File::open(path).map_err(|source| TranscriptError::Open {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::from_file(path, file)
     }
 
-    /// Whether `bytes` begin with those bytes (the file has only grown since).
-    pub fn is_prefix_of(&self, bytes: &[u8]) -> bool {
-        usize::try_from(self.len).is_ok_and(|n| n <= bytes.len() && self.matches(&bytes[..n]))
+    /// A source over an already open file (checked again: it must be a regular file).
+    pub fn from_file(path: &Path, file: File) -> Result<Self, TranscriptError> {
+        let meta = file.metadata().map_err(|source| TranscriptError::Open {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        if let Some(kind) = kind_of(&meta) {
+            return Err(TranscriptError::NotRegular {
+                path: path.to_path_buf(),
+                kind,
+            });
+        }
+        Ok(Source {
+            path: path.to_path_buf(),
+            file,
+            identity: (meta.dev(), meta.ino()),
+        })
+    }
+
+    /// Standard input, copied to an unnamed temporary file so it can be read back at random.
+    pub fn stdin() -> Result<Self, TranscriptError> {
+        let path = PathBuf::from("-");
+        let io = |source| TranscriptError::Open {
+            path: PathBuf::from("<stdin>"),
+            source,
+        };
+        let mut file = tempfile::tempfile().map_err(io)?;
+        std::io::copy(&mut std::io::stdin().lock(), &mut file).map_err(io)?;
+        file.rewind().map_err(io)?;
+        Ok(Source {
+            path,
+            file,
+            identity: (0, 0),
+        })
     }
 }
 
@@ -46,472 +143,363 @@ impl Snapshot {
 pub enum Tail {
     /// Empty, or ends with a newline.
     Clean,
-    /// The last line is a complete JSON object without a newline: mf adds the newline before appending.
+    /// The last line is complete but has no newline: mf adds one before appending.
     Unterminated,
-    /// The last line is incomplete (no newline and not valid JSON): never appended onto.
+    /// The last line is incomplete (no newline, not valid JSON). `mf`: it is a line mf began
+    /// (a crash during an append), which mf closes with a newline before appending; otherwise
+    /// another program may be writing it, and nothing is appended onto it.
     Torn {
         line: usize,
         offset: u64,
         bytes: usize,
+        mf: bool,
     },
 }
 
-/// A parsed transcript file.
-#[derive(Debug, Clone)]
+/// Options for reading.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReadOptions {
+    /// Read as this format instead of detecting it.
+    pub format: Option<Format>,
+}
+
+/// A read transcript: its index, and the file to read entries back from.
+#[derive(Debug)]
 pub struct Transcript {
     pub path: PathBuf,
+    pub format: Format,
     pub entries: Vec<Entry>,
+    pub links: Vec<Link>,
+    pub tool_ids: Vec<u64>,
+    pub claims: Vec<Claim>,
     pub records: Vec<Record>,
-    /// The exact original text of each entry's line, by entry index.
-    raw: Vec<String>,
-    pub snapshot: Snapshot,
-    pub tail: Tail,
-    /// The models that wrote the conversation, from assistant lines' `model` field, in order of
-    /// first appearance.
+    pub notes: Vec<Note>,
+    /// Models that wrote the conversation (from assistant lines), in order of first appearance.
     pub agent_models: Vec<String>,
+    pub tail: Tail,
+    /// Bytes read.
+    pub len: u64,
+    /// Physical lines read.
+    pub lines: u32,
+    pub identity: (u64, u64),
+    pieces: Vec<build::PieceRun>,
+    file: File,
 }
 
-/// Read and parse a transcript file.
-pub fn read(path: &Path) -> Result<Transcript, TranscriptError> {
-    if path.is_dir() {
-        return Err(TranscriptError::IsDirectory {
-            path: path.to_path_buf(),
-        });
-    }
-    let bytes = std::fs::read(path).map_err(|source| TranscriptError::Open {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    parse(path, &bytes)
-}
-
-/// Parse transcript bytes. A malformed complete line is an error; an incomplete last line is
-/// reported in `tail` and left out.
-pub fn parse(path: &Path, bytes: &[u8]) -> Result<Transcript, TranscriptError> {
-    let mut t = Transcript {
-        path: path.to_path_buf(),
-        entries: Vec::new(),
-        records: Vec::new(),
-        raw: Vec::new(),
-        snapshot: Snapshot {
-            len: bytes.len() as u64,
-            hash: fnv1a64(bytes),
-        },
-        tail: Tail::Clean,
-        agent_models: Vec::new(),
+/// Read and index a transcript file (`-` reads standard input).
+pub fn read(path: &Path, opts: ReadOptions) -> Result<Transcript, TranscriptError> {
+    let src = if path.as_os_str() == "-" {
+        Source::stdin()?
+    } else {
+        Source::open(path)?
     };
-    let mut ids: HashSet<String> = HashSet::new();
-    let mut offset = 0usize;
-    let mut number = 0usize;
-    while offset < bytes.len() {
-        number += 1;
-        let (line_bytes, terminated, next) = match bytes[offset..].iter().position(|&b| b == b'\n')
-        {
-            Some(p) => (&bytes[offset..offset + p], true, offset + p + 1),
-            None => (&bytes[offset..], false, bytes.len()),
-        };
-        // The raw text keeps a CRLF file's `\r` so originals print back byte for byte.
-        let raw_bytes = line_bytes;
-        let line_bytes = line_bytes.strip_suffix(b"\r").unwrap_or(line_bytes);
-        let start = offset;
-        offset = next;
-        if line_bytes.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let parsed = std::str::from_utf8(line_bytes)
-            .map_err(|_| TranscriptError::NotUtf8 {
-                path: path.to_path_buf(),
-                line: number,
-            })
-            .and_then(|text| {
-                serde_json::from_str::<Value>(text)
-                    .map(|v| (text, v))
-                    .map_err(|e| TranscriptError::Malformed {
-                        path: path.to_path_buf(),
-                        line: number,
-                        column: e.column(),
-                        message: e
-                            .to_string()
-                            .split(" at line")
-                            .next()
-                            .unwrap_or_default()
-                            .to_string(),
-                    })
-            });
-        let (_, value) = match parsed {
-            Ok(ok) => ok,
-            Err(_) if !terminated => {
-                t.tail = Tail::Torn {
-                    line: number,
-                    offset: start as u64,
-                    bytes: line_bytes.len(),
-                };
-                break;
-            }
-            Err(e) => return Err(e),
-        };
-        if !terminated {
-            t.tail = Tail::Unterminated;
-        }
-        let Value::Object(obj) = value else {
-            return Err(TranscriptError::NotMessage {
-                path: path.to_path_buf(),
-                line: number,
-                why: "line is JSON but not an object; each line must be one chat message".into(),
-            });
-        };
-        if obj.contains_key("mfRecord") {
-            t.records
-                .push(wire::parse_record(number, Value::Object(obj)));
-            continue;
-        }
-        if !obj.contains_key("role") {
-            return Err(match detect_foreign(&obj) {
-                Some(format) => TranscriptError::Unsupported {
-                    path: path.to_path_buf(),
-                    line: number,
-                    format,
-                },
-                None => TranscriptError::NotMessage {
-                    path: path.to_path_buf(),
-                    line: number,
-                    why: "not a chat message: no `role` field".into(),
-                },
-            });
-        }
-        let entry = message(number, &obj, &mut ids).map_err(|why| TranscriptError::NotMessage {
-            path: path.to_path_buf(),
-            line: number,
-            why,
+    read_source(src, opts)
+}
+
+/// Read and index from an open source.
+pub fn read_source(mut src: Source, opts: ReadOptions) -> Result<Transcript, TranscriptError> {
+    // The first block decides the format.
+    let mut head = Vec::with_capacity(1 << 16);
+    (&mut src.file)
+        .take(1 << 20)
+        .read_to_end(&mut head)
+        .map_err(|source| TranscriptError::Open {
+            path: src.path.clone(),
+            source,
         })?;
-        if entry.role == Role::Assistant
-            && let Some(m) = obj.get("model").and_then(Value::as_str)
-            && !m.is_empty()
-            && !t.agent_models.iter().any(|x| x == m)
-        {
-            t.agent_models.push(m.to_string());
+    let format = match opts.format {
+        Some(f) => f,
+        None => match format::detect(&head) {
+            Detected::Format(f) => f,
+            Detected::Refused(what) => {
+                return Err(TranscriptError::Refused {
+                    path: src.path.clone(),
+                    what,
+                });
+            }
+        },
+    };
+    let (build, tail, len) = match format {
+        Format::Chat => read::read_lines(&mut src, &mut ChatReader, head)?,
+        other => {
+            return Err(TranscriptError::Refused {
+                path: src.path.clone(),
+                what: other.describe(),
+            });
         }
-        t.entries.push(entry);
-        t.raw.push(String::from_utf8_lossy(raw_bytes).into_owned());
-    }
-    Ok(t)
+    };
+    Ok(Transcript::new(src, format, build, tail, len))
 }
 
 impl Transcript {
-    /// Refuse a torn last line: nothing may be appended onto it.
+    fn new(src: Source, format: Format, b: Build, tail: Tail, len: u64) -> Self {
+        Transcript {
+            path: src.path,
+            format,
+            entries: b.entries,
+            links: b.links,
+            tool_ids: b.tool_ids,
+            claims: b.claims,
+            records: b.records,
+            notes: b.notes,
+            agent_models: b.agent_models,
+            tail,
+            len,
+            lines: b.physical_lines,
+            identity: src.identity,
+            pieces: b.pieces,
+            file: src.file,
+        }
+    }
+
+    /// What the engine reads.
+    pub fn conversation(&self) -> Conversation<'_> {
+        Conversation {
+            entries: &self.entries,
+            links: &self.links,
+            tool_ids: &self.tool_ids,
+            claims: &self.claims,
+            records: &self.records,
+        }
+    }
+
+    /// The path as people should read it.
+    pub fn display(&self) -> String {
+        if self.path.as_os_str() == "-" {
+            "<stdin>".into()
+        } else {
+            self.path.display().to_string()
+        }
+    }
+
+    /// Refuse a torn last line that is not mf's own: nothing may be appended onto it.
     pub fn check_tail(&self) -> Result<(), TranscriptError> {
         match self.tail {
             Tail::Torn {
                 line,
                 offset,
                 bytes,
+                mf: false,
             } => Err(TranscriptError::Torn {
                 path: self.path.clone(),
                 line,
                 offset,
                 bytes,
             }),
-            Tail::Clean | Tail::Unterminated => Ok(()),
+            _ => Ok(()),
         }
     }
 
-    /// The exact original text of an entry's line.
-    pub fn raw_line(&self, entry: usize) -> &str {
-        &self.raw[entry]
+    /// Where an entry's bytes are: `(offset, length, joined to the previous piece)`.
+    pub fn pieces(&self, i: usize) -> Vec<(u64, u32, bool)> {
+        let e = &self.entries[i];
+        let mut out = vec![(e.pos, e.len, false)];
+        if e.more != NONE {
+            let run = &self.pieces[e.more as usize];
+            out.extend(run.more.iter().map(|p| (p.pos, p.len, p.join)));
+        }
+        out
     }
 
-    /// An entry as a chat message ready to send to a model: `role`, `content` and the tool fields
-    /// only; mf's summaries become plain system messages.
-    pub fn chat_message(&self, entry: usize) -> Value {
-        let e = &self.entries[entry];
-        let obj: Map<String, Value> = serde_json::from_str(&self.raw[entry]).unwrap_or_default();
-        let mut out = Map::new();
-        out.insert(
-            "role".into(),
-            obj.get("role")
-                .cloned()
-                .unwrap_or_else(|| Value::from(e.role.as_str())),
-        );
-        out.insert(
-            "content".into(),
-            obj.get("content").cloned().unwrap_or(Value::Null),
-        );
-        for key in ["name", "tool_calls", "tool_call_id", "function_call"] {
-            if let Some(v) = obj.get(key)
-                && !v.is_null()
-            {
-                out.insert(key.into(), v.clone());
+    /// Physical lines an entry's bytes lie on.
+    pub fn physical_lines(&self, i: usize) -> Vec<u32> {
+        let e = &self.entries[i];
+        let mut out = vec![e.line];
+        if e.more != NONE {
+            out.extend(self.pieces[e.more as usize].more.iter().map(|p| p.line));
+        }
+        out
+    }
+
+    fn read_at(&self, pos: u64, len: u32) -> std::io::Result<Vec<u8>> {
+        let mut buf = vec![0u8; len as usize];
+        self.file.read_exact_at(&mut buf, pos)?;
+        Ok(buf)
+    }
+
+    /// The exact original lines of an entry, each without its line end (a line rejoined from two
+    /// halves is one line).
+    pub fn raw_lines(&self, i: usize) -> std::io::Result<Vec<Vec<u8>>> {
+        let mut out: Vec<Vec<u8>> = Vec::new();
+        for (pos, len, join) in self.pieces(i) {
+            let bytes = self.read_at(pos, len)?;
+            match out.last_mut() {
+                Some(last) if join => last.extend_from_slice(&bytes),
+                _ => out.push(bytes),
             }
         }
-        Value::Object(out)
+        Ok(out)
     }
 
-    /// Every line mf counts as an id, for choosing a fresh summary id.
-    pub fn has_id(&self, id: &str) -> bool {
-        self.entries.iter().any(|e| e.id == id)
-    }
-}
-
-fn detect_foreign(obj: &Map<String, Value>) -> Option<&'static str> {
-    let ty = obj.get("type").and_then(Value::as_str);
-    if ty == Some("session") && obj.contains_key("cwd") {
-        return Some("a pi coding-agent session");
-    }
-    if obj.contains_key("payload")
-        && matches!(
-            ty,
-            Some("session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted")
-        )
-    {
-        return Some("a Codex CLI rollout");
-    }
-    if ty.is_some()
-        && ["uuid", "parentUuid", "sessionId", "leafUuid", "messageId"]
+    /// An entry's lines parsed as JSON objects.
+    pub fn values(&self, i: usize) -> std::io::Result<Vec<Map<String, Value>>> {
+        let first_of_file = self.entries[i].pos == 0;
+        let lines = self.raw_lines(i)?;
+        Ok(lines
             .iter()
-            .any(|k| obj.contains_key(*k))
-    {
-        return Some("a Claude Code session");
+            .enumerate()
+            .map(|(k, raw)| {
+                let mut b: &[u8] = raw;
+                b = b.strip_suffix(b"\r").unwrap_or(b);
+                if k == 0 && first_of_file {
+                    b = b.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(b);
+                }
+                match serde_json::from_slice::<Value>(b) {
+                    Ok(Value::Object(m)) => m,
+                    _ => Map::new(),
+                }
+            })
+            .collect())
     }
-    if obj.get("messages").is_some_and(Value::is_array) {
-        return Some("a fine-tuning dataset (one whole conversation per line)");
-    }
-    if obj.get("conversations").is_some_and(Value::is_array) {
-        return Some("a ShareGPT dataset (one whole conversation per line)");
-    }
-    None
-}
 
-fn message(
-    number: usize,
-    obj: &Map<String, Value>,
-    ids: &mut HashSet<String>,
-) -> Result<Entry, String> {
-    let role = match obj.get("role") {
-        Some(Value::String(r)) => match r.as_str() {
-            "system" | "developer" => Role::System,
-            "user" => Role::User,
-            "assistant" => Role::Assistant,
-            "tool" | "function" => Role::Tool,
-            other => {
-                return Err(format!(
-                    "unknown role `{other}` (expected system, user, assistant or tool)"
-                ));
-            }
-        },
-        _ => return Err("`role` must be a string".into()),
-    };
-
-    // Stable id: the line's own, else its line number; a repeated id gets its line appended so
-    // every entry stays addressable (earlier lines keep theirs, so ids never change on append).
-    let own = match obj.get("id") {
-        Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
-        Some(Value::Number(n)) => Some(n.to_string()),
-        _ => None,
-    };
-    let mut id = own.unwrap_or_else(|| format!("line-{number}"));
-    if ids.contains(&id) {
-        id = format!("{id}@line-{number}");
+    /// The model-visible text of an entry.
+    pub fn text(&self, i: usize) -> std::io::Result<String> {
+        let values = self.values(i)?;
+        Ok(match self.format {
+            Format::Chat => chat::text(&values[0]),
+            _ => unreachable!("only chat is read"),
+        })
     }
-    ids.insert(id.clone());
 
-    let mut text = content_text(obj.get("content"));
-    let mut tool_calls = Vec::new();
-    if let Some(Value::Array(calls)) = obj.get("tool_calls") {
-        for call in calls {
-            let call_id = call.get("id").and_then(Value::as_str).unwrap_or_default();
-            let f = call.get("function");
-            let name = f
-                .and_then(|f| f.get("name"))
-                .and_then(Value::as_str)
-                .unwrap_or("?");
-            let args = f
-                .and_then(|f| f.get("arguments"))
-                .map(arguments_text)
-                .unwrap_or_default();
-            push_line(&mut text, &format!("[calls {name}({args})]"));
-            if !call_id.is_empty() {
-                tool_calls.push(call_id.to_string());
-            }
+    /// The tool name of a tool result, when the line says it.
+    pub fn tool_name(&self, i: usize) -> Option<String> {
+        let values = self.values(i).ok()?;
+        match self.format {
+            Format::Chat => chat::tool_name(&values[0]),
+            _ => None,
         }
     }
-    if let Some(f @ Value::Object(_)) = obj.get("function_call") {
-        let name = f.get("name").and_then(Value::as_str).unwrap_or("?");
-        let args = f.get("arguments").map(arguments_text).unwrap_or_default();
-        push_line(&mut text, &format!("[calls {name}({args})]"));
-    }
-    let tool_call_id = obj
-        .get("tool_call_id")
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    let tool_name = obj.get("name").and_then(Value::as_str).map(str::to_string);
 
-    let content_string = obj
-        .get("content")
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    let summary = if let Some(cov) = obj.get("summarizes") {
-        Some(SummaryClaim {
-            content: content_string,
-            coverage: serde_json::from_value::<wire::CoverageWire>(cov.clone())
-                .map(Coverage::from)
-                .map_err(|e| format!("its coverage record is not well formed ({e})")),
+    /// The entry's id string: its own id, or `line-N`.
+    pub fn id_string(&self, i: usize) -> String {
+        let e = &self.entries[i];
+        if e.claim != NONE {
+            let id = &self.claims[e.claim as usize].id;
+            if !id.is_empty() {
+                return id.clone();
+            }
+        }
+        let own = self.values(i).ok().and_then(|v| {
+            v.first().and_then(|m| match m.get("id") {
+                Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+                Some(Value::Number(n)) => Some(n.to_string()),
+                _ => None,
+            })
+        });
+        own.unwrap_or_else(|| format!("line-{}", e.line))
+    }
+
+    /// The entry as a chat message a model would be sent.
+    pub fn chat_message(&self, i: usize) -> std::io::Result<Value> {
+        let values = self.values(i)?;
+        Ok(match self.format {
+            Format::Chat => chat::chat_message(&values[0]),
+            _ => unreachable!("only chat is read"),
         })
-    } else if content_string
-        .as_deref()
-        .is_some_and(|c| c.starts_with(LABEL_PREFIX))
-    {
-        Some(SummaryClaim {
-            content: content_string,
-            coverage: Err("it has mf's label but no coverage record".into()),
+    }
+
+    /// The lines to append for these drafts, in this file's format.
+    pub fn draft_lines(&self, drafts: &[Draft]) -> std::io::Result<Vec<String>> {
+        let mut out = Vec::new();
+        for d in drafts {
+            let stub_of = match d.stub_of {
+                Some(i) => Some(self.values(i as usize)?.remove(0)),
+                None => None,
+            };
+            out.push(match self.format {
+                Format::Chat => chat::draft_line(d, stub_of.as_ref()),
+                _ => unreachable!("only chat is written"),
+            });
+        }
+        Ok(out)
+    }
+
+    /// The lines that retract a summary, in this file's format.
+    pub fn retract_lines(
+        &self,
+        _summary: usize,
+        kind: &crate::entry::RecordKind,
+        at_ms: u64,
+    ) -> std::io::Result<Vec<String>> {
+        Ok(match self.format {
+            Format::Chat => vec![wire::record_line(kind, at_ms)],
+            _ => unreachable!("only chat is written"),
         })
-    } else {
-        None
-    };
-
-    Ok(Entry {
-        id,
-        line: number,
-        role,
-        text,
-        tool_calls,
-        tool_call_id,
-        tool_name,
-        summary,
-    })
-}
-
-fn push_line(text: &mut String, line: &str) {
-    if !text.is_empty() {
-        text.push('\n');
     }
-    text.push_str(line);
-}
 
-fn arguments_text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
+    /// Entries whose id hashes to `hash`.
+    pub fn with_id_hash(&self, hash: u64) -> impl Iterator<Item = usize> + '_ {
+        self.entries
+            .iter()
+            .enumerate()
+            .filter(move |(_, e)| e.id == hash)
+            .map(|(i, _)| i)
     }
-}
 
-/// Model-visible text of a `content` value: a string, null, or an array of parts.
-fn content_text(content: Option<&Value>) -> String {
-    match content {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(parts)) => {
-            let mut text = String::new();
-            for part in parts {
-                let piece = match part {
-                    Value::String(s) => s.clone(),
-                    Value::Object(p) => match p.get("type").and_then(Value::as_str) {
-                        Some("text" | "input_text" | "output_text") | None => p
-                            .get("text")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default()
-                            .to_string(),
-                        Some("image_url" | "image" | "input_image") => "[image]".to_string(),
-                        Some("input_audio" | "audio") => "[audio]".to_string(),
-                        Some("file" | "input_file") => "[file]".to_string(),
-                        Some(other) => format!("[{other}]"),
-                    },
-                    other => other.to_string(),
-                };
-                if !piece.is_empty() {
-                    push_line(&mut text, &piece);
+    /// Find entries by a user's address: an id, or `@N` / `line:N` for the entry on line N.
+    pub fn find(&self, address: &str) -> Vec<usize> {
+        let line = address
+            .strip_prefix('@')
+            .or_else(|| address.strip_prefix("line:"))
+            .and_then(|n| n.parse::<u32>().ok());
+        if let Some(n) = line {
+            return self
+                .entries
+                .iter()
+                .position(|e| e.line == n)
+                .into_iter()
+                .collect();
+        }
+        let h = crate::digest::id_hash(address);
+        self.with_id_hash(h)
+            .filter(|&i| self.id_string(i) == address)
+            .collect()
+    }
+
+    /// Whether any entry has this id.
+    pub fn has_id(&self, id: &str) -> bool {
+        !self.find(id).is_empty()
+    }
+
+    /// Re-read the file from where this read ended: the lines appended since (only what is new).
+    pub fn read_grown(&self, file: &File) -> std::io::Result<Vec<u8>> {
+        let size = file.metadata()?.len();
+        if size <= self.len {
+            return Ok(Vec::new());
+        }
+        let mut buf = vec![0u8; (size - self.len) as usize];
+        file.read_exact_at(&mut buf, self.len)?;
+        Ok(buf)
+    }
+
+    /// Check, against the file as it is now, that the entries' bytes are still the bytes read.
+    pub fn still_holds(&self, file: &File, entries: &[usize]) -> std::io::Result<bool> {
+        for &i in entries {
+            let mut hashes = Vec::new();
+            let mut joined: Option<Vec<u8>> = None;
+            for (pos, len, join) in self.pieces(i) {
+                let mut buf = vec![0u8; len as usize];
+                file.read_exact_at(&mut buf, pos)?;
+                if join {
+                    joined.get_or_insert_with(Vec::new).extend_from_slice(&buf);
+                } else {
+                    hashes.push(crate::digest::line_hash(&buf));
+                    joined = Some(buf);
                 }
             }
-            text
+            let e = &self.entries[i];
+            let h = if e.more != NONE && self.pieces[e.more as usize].more.iter().any(|p| p.join) {
+                crate::digest::line_hash(joined.as_deref().unwrap_or_default())
+            } else {
+                crate::digest::pieces_hash(&hashes)
+            };
+            if h != e.hash {
+                return Ok(false);
+            }
         }
-        Some(other) => other.to_string(),
+        Ok(true)
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn p(s: &str) -> Result<Transcript, TranscriptError> {
-        parse(Path::new("t.jsonl"), s.as_bytes())
-    }
-
-    #[test]
-    fn ids_from_field_or_line_and_unique() {
-        let t = p("{\"role\":\"user\",\"content\":\"a\",\"id\":\"m1\"}\n\n{\"role\":\"assistant\",\"content\":\"b\"}\n{\"role\":\"user\",\"content\":\"c\",\"id\":\"m1\"}\n").unwrap();
-        let ids: Vec<_> = t.entries.iter().map(|e| e.id.as_str()).collect();
-        assert_eq!(ids, ["m1", "line-3", "m1@line-4"]);
-        assert_eq!(t.entries[1].line, 3);
-        assert_eq!(t.tail, Tail::Clean);
-    }
-
-    #[test]
-    fn malformed_line_names_its_number() {
-        let e = p("{\"role\":\"user\",\"content\":\"a\"}\n{\"role\": \"user\", oops}\n{\"role\":\"user\",\"content\":\"c\"}\n").unwrap_err();
-        assert!(
-            matches!(e, TranscriptError::Malformed { line: 2, .. }),
-            "{e}"
-        );
-        assert!(e.to_string().starts_with("t.jsonl:2:"), "{e}");
-    }
-
-    #[test]
-    fn torn_and_unterminated_tails() {
-        let t = p("{\"role\":\"user\",\"content\":\"a\"}\n{\"role\":\"us").unwrap();
-        assert_eq!(
-            t.tail,
-            Tail::Torn {
-                line: 2,
-                offset: 30,
-                bytes: 11
-            }
-        );
-        assert_eq!(t.entries.len(), 1);
-        let t = p("{\"role\":\"user\",\"content\":\"a\"}").unwrap();
-        assert_eq!(t.tail, Tail::Unterminated);
-        assert_eq!(t.entries.len(), 1);
-    }
-
-    #[test]
-    fn partial_utf8_at_the_end_is_a_torn_tail_and_crlf_lines_keep_their_bytes() {
-        let mut b = b"{\"role\":\"user\",\"content\":\"a\"}\r\n".to_vec();
-        b.extend_from_slice(b"{\"role\":\"user\",\"content\":\"\xE2\x82");
-        let t = parse(Path::new("t.jsonl"), &b).unwrap();
-        assert!(matches!(t.tail, Tail::Torn { line: 2, .. }), "{:?}", t.tail);
-        assert_eq!(t.raw_line(0), "{\"role\":\"user\",\"content\":\"a\"}\r");
-        assert_eq!(t.entries[0].text, "a");
-    }
-
-    #[test]
-    fn snapshot_knows_its_bytes_and_their_growth() {
-        let t = p("{\"role\":\"user\",\"content\":\"a\"}\n").unwrap();
-        let same = b"{\"role\":\"user\",\"content\":\"a\"}\n".to_vec();
-        assert!(t.snapshot.matches(&same) && t.snapshot.is_prefix_of(&same));
-        let mut grown = same.clone();
-        grown.extend_from_slice(b"{\"role\":\"user\",\"content\":\"b\"}\n");
-        assert!(!t.snapshot.matches(&grown) && t.snapshot.is_prefix_of(&grown));
-        let edited = b"{\"role\":\"user\",\"content\":\"A\"}\n{}\n".to_vec();
-        assert!(!t.snapshot.is_prefix_of(&edited));
-        assert!(!t.snapshot.is_prefix_of(b"{"));
-    }
-
-    #[test]
-    fn content_parts_and_tool_calls_become_text() {
-        let t = p(r#"{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"get","arguments":"{\"q\":1}"}}]}
-{"role":"tool","tool_call_id":"c1","name":"get","content":[{"type":"text","text":"72F"},{"type":"image_url","image_url":{"url":"data:x"}}]}
-"#).unwrap();
-        assert_eq!(t.entries[0].text, "[calls get({\"q\":1})]");
-        assert_eq!(t.entries[0].tool_calls, ["c1"]);
-        assert_eq!(t.entries[1].text, "72F\n[image]");
-        assert_eq!(t.entries[1].tool_call_id.as_deref(), Some("c1"));
-    }
-
-    #[test]
-    fn foreign_formats_are_named() {
-        let e = p(r#"{"type":"user","uuid":"u","sessionId":"s","message":{}}"#).unwrap_err();
-        assert!(e.to_string().contains("Claude Code"), "{e}");
-        let e = p(r#"{"messages":[{"role":"user","content":"x"}]}"#).unwrap_err();
-        assert!(e.to_string().contains("dataset"), "{e}");
-        let e = p(r#"{"role":"wizard","content":"x"}"#).unwrap_err();
-        assert!(e.to_string().contains("unknown role `wizard`"), "{e}");
-    }
-}
+mod tests;

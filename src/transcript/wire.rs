@@ -1,248 +1,459 @@
-//! The serde shapes of the lines mf writes: the summary entry with its coverage, and record lines.
+//! The shapes of mf's own data in a line: the `mf` object every line mf writes begins with
+//! (a summary's or stub's coverage, a decline, a retraction), and the mf 0.1.0 shapes
+//! (`summarizes`, `mfRecord`) that are still read.
+//!
+//! Every line mf writes begins with the exact bytes of [`MF_PREFIX`], so a line cut short by a
+//! crash can always be recognised as mf's own.
 
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 
-use crate::entry::{Coverage, DeclineReason, Record, RecordKind, Usage};
-use crate::fold::SummaryDraft;
+use crate::entry::{
+    ClaimKind, Coverage, Covered, DeclineReason, DeclinedSpan, Draft, Record, RecordKind, SpanRef,
+    Usage,
+};
 
-#[derive(Debug, Serialize, Deserialize)]
+/// The first bytes of every line mf writes.
+pub const MF_PREFIX: &[u8] = b"{\"mf\":{\"v\":";
+
+/// The version of mf's line shapes written now.
+pub const VERSION: u32 = 2;
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct UsageWire {
-    pub input_tokens: u64,
-    pub output_tokens: u64,
+struct UsageWire {
+    input_tokens: u64,
+    output_tokens: u64,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+impl From<UsageWire> for Usage {
+    fn from(u: UsageWire) -> Self {
+        Usage {
+            input_tokens: u.input_tokens,
+            output_tokens: u.output_tokens,
+        }
+    }
+}
+
+impl From<Usage> for UsageWire {
+    fn from(u: Usage) -> Self {
+        UsageWire {
+            input_tokens: u.input_tokens,
+            output_tokens: u.output_tokens,
+        }
+    }
+}
+
+/// mf 0.1.0's coverage record (`summarizes`).
+#[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct CoverageWire {
-    pub from_turn: u64,
-    pub to_turn: u64,
-    pub entry_count: u64,
-    pub covered_ids: Vec<String>,
-    pub model: String,
-    pub summarized_at_ms: u64,
+struct CoverageV1 {
+    from_turn: u64,
+    to_turn: u64,
+    entry_count: u64,
+    covered_ids: Vec<String>,
+    model: String,
+    summarized_at_ms: u64,
+    #[serde(default)]
+    usage: Option<UsageWire>,
+    fingerprint: String,
+}
+
+/// The coverage record written now (inside `mf`).
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct CoverageV2 {
+    from_turn: u64,
+    to_turn: u64,
+    entry_count: u64,
+    lines: Vec<[u32; 2]>,
+    digest: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub usage: Option<UsageWire>,
-    pub fingerprint: String,
+    tail_line: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    kept_results: Option<u32>,
+    model: String,
+    summarized_at_ms: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    usage: Option<UsageWire>,
+    fingerprint: String,
 }
 
-impl From<CoverageWire> for Coverage {
-    fn from(w: CoverageWire) -> Self {
-        Coverage {
-            from_turn: w.from_turn,
-            to_turn: w.to_turn,
-            entry_count: w.entry_count,
-            covered_ids: w.covered_ids,
-            model: w.model,
-            summarized_at_ms: w.summarized_at_ms,
-            usage: w.usage.map(|u| Usage {
-                input_tokens: u.input_tokens,
-                output_tokens: u.output_tokens,
-            }),
-            fingerprint: w.fingerprint,
-        }
-    }
-}
-
-impl From<&Coverage> for CoverageWire {
-    fn from(c: &Coverage) -> Self {
-        CoverageWire {
-            from_turn: c.from_turn,
-            to_turn: c.to_turn,
-            entry_count: c.entry_count,
-            covered_ids: c.covered_ids.clone(),
-            model: c.model.clone(),
-            summarized_at_ms: c.summarized_at_ms,
-            usage: c.usage.map(|u| UsageWire {
-                input_tokens: u.input_tokens,
-                output_tokens: u.output_tokens,
-            }),
-            fingerprint: c.fingerprint.clone(),
-        }
-    }
-}
-
-#[derive(Serialize)]
-struct SummaryLine<'a> {
-    id: &'a str,
-    role: &'static str,
-    turn: u64,
-    content: &'a str,
-    summarizes: CoverageWire,
-}
-
-/// The JSON line for a summary entry (no trailing newline; serde escapes every newline inside).
-pub fn summary_line(d: &SummaryDraft) -> String {
-    serde_json::to_string(&SummaryLine {
-        id: &d.id,
-        role: "system",
-        turn: d.turn,
-        content: &d.content,
-        summarizes: CoverageWire::from(&d.coverage),
+/// Read mf 0.1.0's `summarizes` value.
+pub fn coverage_v1(v: &Value) -> Result<Coverage, String> {
+    let w: CoverageV1 = serde_json::from_value(v.clone())
+        .map_err(|e| format!("its coverage record is not well formed ({e})"))?;
+    Ok(Coverage {
+        version: 1,
+        from_turn: w.from_turn,
+        to_turn: w.to_turn,
+        entry_count: w.entry_count,
+        covered: Covered::Ids(w.covered_ids),
+        tail_line: None,
+        kept_results: None,
+        model: w.model,
+        summarized_at_ms: w.summarized_at_ms,
+        usage: w.usage.map(Usage::from),
+        fingerprint: w.fingerprint,
     })
-    .expect("a summary line serializes")
+}
+
+fn coverage_v2(v: &Value) -> Result<Coverage, String> {
+    let w: CoverageV2 = serde_json::from_value(v.clone())
+        .map_err(|e| format!("its coverage record is not well formed ({e})"))?;
+    Ok(Coverage {
+        version: 2,
+        from_turn: w.from_turn,
+        to_turn: w.to_turn,
+        entry_count: w.entry_count,
+        covered: Covered::Lines {
+            ranges: w.lines,
+            digest: w.digest,
+        },
+        tail_line: w.tail_line,
+        kept_results: w.kept_results,
+        model: w.model,
+        summarized_at_ms: w.summarized_at_ms,
+        usage: w.usage.map(Usage::from),
+        fingerprint: w.fingerprint,
+    })
+}
+
+fn coverage_wire(c: &Coverage) -> CoverageV2 {
+    let (lines, digest) = match &c.covered {
+        Covered::Lines { ranges, digest } => (ranges.clone(), digest.clone()),
+        Covered::Ids(_) => unreachable!("mf writes only line coverage"),
+    };
+    CoverageV2 {
+        from_turn: c.from_turn,
+        to_turn: c.to_turn,
+        entry_count: c.entry_count,
+        lines,
+        digest,
+        tail_line: c.tail_line,
+        kept_results: c.kept_results,
+        model: c.model.clone(),
+        summarized_at_ms: c.summarized_at_ms,
+        usage: c.usage.map(UsageWire::from),
+        fingerprint: c.fingerprint.clone(),
+    }
+}
+
+/// What the `mf` object of a line says.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MfObject {
+    /// A summary or stub, with its coverage (or why it cannot be read).
+    Claim {
+        kind: ClaimKind,
+        coverage: Result<Coverage, String>,
+    },
+    /// A decline or retraction record.
+    Record(RecordKind, u64),
+    /// One of several lines mf wrote for one summary in an agent's format (not the one that
+    /// carries the coverage), naming the summary it belongs to.
+    Part { of: String },
+    /// A kind this mf does not know (a newer mf, or damage).
+    Unknown(String),
+}
+
+/// Read the `mf` object of a line.
+pub fn parse_mf(v: &Value) -> MfObject {
+    let Some(obj) = v.as_object() else {
+        return MfObject::Unknown("mf object is not an object".into());
+    };
+    let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("?");
+    match obj.get("v").and_then(Value::as_u64) {
+        Some(2) => {}
+        Some(n) => return MfObject::Unknown(format!("{kind} (line version {n})")),
+        None => return MfObject::Unknown(format!("{kind} (no version)")),
+    }
+    let at_ms = obj.get("atMs").and_then(Value::as_u64).unwrap_or(0);
+    match kind {
+        "summary" | "stub" => MfObject::Claim {
+            kind: if kind == "stub" {
+                ClaimKind::Stub
+            } else {
+                ClaimKind::Summary
+            },
+            coverage: match obj.get("coverage") {
+                Some(c) => coverage_v2(c),
+                None => Err("its mf record has no coverage".into()),
+            },
+        },
+        "part" => MfObject::Part {
+            of: obj
+                .get("of")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+        },
+        "decline" | "retract" => match record_v2(kind, obj) {
+            Some(r) => MfObject::Record(r, at_ms),
+            None => MfObject::Unknown(format!("{kind} (not well formed)")),
+        },
+        other => MfObject::Unknown(other.to_string()),
+    }
 }
 
 #[derive(Debug, Serialize, Deserialize)]
-#[serde(tag = "mfRecord", rename_all = "camelCase")]
-enum RecordWire {
-    #[serde(rename_all = "camelCase")]
-    Fold {
-        at_ms: u64,
-        summary_id: String,
-        model: String,
-        from_turn: u64,
-        to_turn: u64,
-        entry_count: u64,
-        span_chars: u64,
-        summary_chars: u64,
-    },
-    #[serde(rename_all = "camelCase")]
-    Decline {
-        at_ms: u64,
-        reason: String,
-        model: String,
-        from_turn: u64,
-        to_turn: u64,
-        span_ids: Vec<String>,
-        span_chars: u64,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        summary_chars: Option<u64>,
-        detail: String,
-    },
-    #[serde(rename_all = "camelCase")]
-    Retract {
-        at_ms: u64,
-        summary_id: String,
-        fingerprint: String,
-    },
+#[serde(rename_all = "camelCase")]
+struct SpanRefWire {
+    from_line: u32,
+    to_line: u32,
+    count: u64,
+    digest: String,
+    from_turn: u64,
+    to_turn: u64,
 }
 
-/// The JSON line for a record.
-pub fn record_line(r: &Record) -> String {
-    let at_ms = r.at_ms;
-    let wire = match &r.kind {
-        RecordKind::Fold {
-            summary_id,
-            model,
-            from_turn,
-            to_turn,
-            entry_count,
-            span_chars,
-            summary_chars,
-        } => RecordWire::Fold {
-            at_ms,
-            summary_id: summary_id.clone(),
-            model: model.clone(),
-            from_turn: *from_turn,
-            to_turn: *to_turn,
-            entry_count: *entry_count,
-            span_chars: *span_chars,
-            summary_chars: *summary_chars,
-        },
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct DeclineWire {
+    reason: String,
+    model: String,
+    span: SpanRefWire,
+    span_chars: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    summary_chars: Option<u64>,
+    detail: String,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RetractWire {
+    summary_id: String,
+    fingerprint: String,
+}
+
+fn record_v2(kind: &str, obj: &Map<String, Value>) -> Option<RecordKind> {
+    let v = Value::Object(obj.clone());
+    match kind {
+        "decline" => {
+            let w: DeclineWire = serde_json::from_value(v).ok()?;
+            Some(RecordKind::Decline {
+                reason: DeclineReason::parse(&w.reason)?,
+                model: w.model,
+                span: DeclinedSpan::Ref(SpanRef {
+                    from_line: w.span.from_line,
+                    to_line: w.span.to_line,
+                    count: w.span.count,
+                    digest: w.span.digest,
+                    from_turn: w.span.from_turn,
+                    to_turn: w.span.to_turn,
+                }),
+                span_chars: w.span_chars,
+                summary_chars: w.summary_chars,
+                detail: w.detail,
+            })
+        }
+        "retract" => {
+            let w: RetractWire = serde_json::from_value(v).ok()?;
+            Some(RecordKind::Retract {
+                summary_id: w.summary_id,
+                fingerprint: w.fingerprint,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// Read an mf 0.1.0 record line (`{"mfRecord": …}`). One this mf cannot read is `Unknown`.
+pub fn parse_record_v1(line: u32, v: &Value) -> Record {
+    let kind_name = v.get("mfRecord").and_then(Value::as_str).unwrap_or("?");
+    let at_ms = v.get("atMs").and_then(Value::as_u64).unwrap_or(0);
+    let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+    let n = |k: &str| v.get(k).and_then(Value::as_u64);
+    let kind = (|| {
+        Some(match kind_name {
+            "fold" => RecordKind::Fold {
+                summary_id: s("summaryId")?,
+                model: s("model")?,
+                from_turn: n("fromTurn")?,
+                to_turn: n("toTurn")?,
+                entry_count: n("entryCount")?,
+                span_chars: n("spanChars")?,
+                summary_chars: n("summaryChars")?,
+            },
+            "decline" => RecordKind::Decline {
+                reason: DeclineReason::parse(&s("reason")?)?,
+                model: s("model")?,
+                span: DeclinedSpan::Ids {
+                    ids: serde_json::from_value(v.get("spanIds")?.clone()).ok()?,
+                    from_turn: n("fromTurn")?,
+                    to_turn: n("toTurn")?,
+                },
+                span_chars: n("spanChars")?,
+                summary_chars: n("summaryChars"),
+                detail: s("detail").unwrap_or_default(),
+            },
+            "retract" => RecordKind::Retract {
+                summary_id: s("summaryId")?,
+                fingerprint: s("fingerprint")?,
+            },
+            _ => return None,
+        })
+    })()
+    .unwrap_or_else(|| RecordKind::Unknown {
+        kind: kind_name.to_string(),
+    });
+    Record { line, at_ms, kind }
+}
+
+/// A record line from the `mf` object (for records carried inside an mf line).
+pub fn record(line: u32, kind: RecordKind, at_ms: u64) -> Record {
+    Record { line, at_ms, kind }
+}
+
+/// The `mf` object of a summary or stub mf writes now, as JSON text.
+pub fn claim_object(d: &Draft) -> String {
+    let mut obj = Map::new();
+    obj.insert("v".into(), Value::from(VERSION));
+    obj.insert(
+        "kind".into(),
+        Value::from(match d.kind {
+            ClaimKind::Summary => "summary",
+            ClaimKind::Stub => "stub",
+        }),
+    );
+    obj.insert(
+        "coverage".into(),
+        serde_json::to_value(coverage_wire(&d.coverage)).expect("coverage serializes"),
+    );
+    for (k, json) in &d.extra {
+        let raw: Box<RawValue> =
+            RawValue::from_string(json.clone()).expect("extra fields are JSON");
+        obj.insert(
+            (*k).to_string(),
+            serde_json::to_value(raw).expect("raw JSON converts"),
+        );
+    }
+    serde_json::to_string(&Value::Object(obj)).expect("an mf object serializes")
+}
+
+/// The `mf` object of a part line (one of several lines written for one summary).
+pub fn part_object(of: &str) -> String {
+    serde_json::to_string(&serde_json::json!({"v": VERSION, "kind": "part", "of": of}))
+        .expect("a part serializes")
+}
+
+/// A complete record line (decline or retraction), beginning with [`MF_PREFIX`].
+pub fn record_line(kind: &RecordKind, at_ms: u64) -> String {
+    let (name, fields) = match kind {
         RecordKind::Decline {
             reason,
             model,
-            from_turn,
-            to_turn,
-            span_ids,
+            span,
             span_chars,
             summary_chars,
             detail,
-        } => RecordWire::Decline {
-            at_ms,
-            reason: reason.as_str().to_string(),
-            model: model.clone(),
-            from_turn: *from_turn,
-            to_turn: *to_turn,
-            span_ids: span_ids.clone(),
-            span_chars: *span_chars,
-            summary_chars: *summary_chars,
-            detail: detail.clone(),
-        },
+        } => {
+            let DeclinedSpan::Ref(r) = span else {
+                unreachable!("mf writes declines by span reference")
+            };
+            let w = DeclineWire {
+                reason: reason.as_str().to_string(),
+                model: model.clone(),
+                span: SpanRefWire {
+                    from_line: r.from_line,
+                    to_line: r.to_line,
+                    count: r.count,
+                    digest: r.digest.clone(),
+                    from_turn: r.from_turn,
+                    to_turn: r.to_turn,
+                },
+                span_chars: *span_chars,
+                summary_chars: *summary_chars,
+                detail: detail.clone(),
+            };
+            ("decline", serde_json::to_value(w))
+        }
         RecordKind::Retract {
             summary_id,
             fingerprint,
-        } => RecordWire::Retract {
-            at_ms,
-            summary_id: summary_id.clone(),
-            fingerprint: fingerprint.clone(),
-        },
-        RecordKind::Unknown { kind } => {
-            unreachable!("mf never writes an unknown record kind ({kind})")
+        } => (
+            "retract",
+            serde_json::to_value(RetractWire {
+                summary_id: summary_id.clone(),
+                fingerprint: fingerprint.clone(),
+            }),
+        ),
+        RecordKind::Fold { .. } | RecordKind::Unknown { .. } => {
+            unreachable!("mf writes only declines and retractions as records")
         }
     };
-    serde_json::to_string(&wire).expect("a record line serializes")
+    let mut obj = Map::new();
+    obj.insert("v".into(), Value::from(VERSION));
+    obj.insert("kind".into(), Value::from(name));
+    obj.insert("atMs".into(), Value::from(at_ms));
+    if let Ok(Value::Object(f)) = fields {
+        obj.extend(f);
+    }
+    let mut line = Map::new();
+    line.insert("mf".into(), Value::Object(obj));
+    serde_json::to_string(&Value::Object(line)).expect("a record serializes")
 }
 
-/// Read a record line. A record mf cannot read (a newer kind, or damaged) is kept as `Unknown`.
-pub fn parse_record(line: usize, value: serde_json::Value) -> Record {
-    let kind_name = value
-        .get("mfRecord")
-        .and_then(|v| v.as_str())
-        .unwrap_or("?")
-        .to_string();
-    let at = value
-        .get("atMs")
-        .and_then(serde_json::Value::as_u64)
-        .unwrap_or(0);
-    let kind = match serde_json::from_value::<RecordWire>(value) {
-        Ok(RecordWire::Fold {
-            summary_id,
-            model,
-            from_turn,
-            to_turn,
-            entry_count,
-            span_chars,
-            summary_chars,
-            ..
-        }) => RecordKind::Fold {
-            summary_id,
-            model,
-            from_turn,
-            to_turn,
-            entry_count,
-            span_chars,
-            summary_chars,
-        },
-        Ok(RecordWire::Decline {
-            reason,
-            model,
-            from_turn,
-            to_turn,
-            span_ids,
-            span_chars,
-            summary_chars,
-            detail,
-            ..
-        }) => match DeclineReason::parse(&reason) {
-            Some(reason) => RecordKind::Decline {
-                reason,
-                model,
-                from_turn,
-                to_turn,
-                span_ids,
-                span_chars,
-                summary_chars,
-                detail,
-            },
-            None => RecordKind::Unknown {
-                kind: format!("decline ({reason})"),
-            },
-        },
-        Ok(RecordWire::Retract {
-            summary_id,
-            fingerprint,
-            ..
-        }) => RecordKind::Retract {
-            summary_id,
-            fingerprint,
-        },
-        Err(_) => RecordKind::Unknown { kind: kind_name },
-    };
-    Record {
-        line,
-        at_ms: at,
-        kind,
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn span() -> SpanRef {
+        SpanRef {
+            from_line: 2,
+            to_line: 40,
+            count: 30,
+            digest: "0".repeat(32),
+            from_turn: 1,
+            to_turn: 7,
+        }
+    }
+
+    #[test]
+    fn record_lines_begin_with_the_prefix_and_read_back() {
+        let kind = RecordKind::Decline {
+            reason: DeclineReason::NotSmaller,
+            model: "m".into(),
+            span: DeclinedSpan::Ref(span()),
+            span_chars: 100,
+            summary_chars: Some(120),
+            detail: "d \"quoted\"\nnewline".into(),
+        };
+        let line = record_line(&kind, 42);
+        assert!(line.as_bytes().starts_with(MF_PREFIX), "{line}");
+        assert!(!line.contains('\n'));
+        let v: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(parse_mf(&v["mf"]), MfObject::Record(kind, 42));
+        let r = RecordKind::Retract {
+            summary_id: "msg-summary-1-2".into(),
+            fingerprint: "ab".into(),
+        };
+        let line = record_line(&r, 7);
+        let v: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(parse_mf(&v["mf"]), MfObject::Record(r, 7));
+    }
+
+    #[test]
+    fn decline_records_stay_small_however_big_the_span() {
+        let kind = RecordKind::Decline {
+            reason: DeclineReason::SummarizerFailed,
+            model: "anthropic:claude-haiku-5-5".into(),
+            span: DeclinedSpan::Ref(SpanRef {
+                count: 1_200_000,
+                ..span()
+            }),
+            span_chars: 300_000_000,
+            summary_chars: None,
+            detail: "x".repeat(200),
+        };
+        assert!(record_line(&kind, u64::MAX).len() < 1024);
+    }
+
+    #[test]
+    fn unknown_versions_and_kinds_are_kept_apart() {
+        let v: Value = serde_json::json!({"v": 3, "kind": "summary"});
+        assert!(matches!(parse_mf(&v), MfObject::Unknown(_)));
+        let v: Value = serde_json::json!({"v": 2, "kind": "teleport"});
+        assert_eq!(parse_mf(&v), MfObject::Unknown("teleport".into()));
     }
 }

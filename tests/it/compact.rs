@@ -45,7 +45,7 @@ fn compact_appends_one_summary_and_keeps_every_original_byte() {
     assert!(content.contains("SUMMARY written by extractive"));
     assert_eq!(
         cov["fingerprint"].as_str().unwrap(),
-        mf::fingerprint::content_fingerprint(content)
+        mf::digest::content_fingerprint(content)
     );
     assert_eq!(new[1]["mfRecord"], "fold");
     assert_eq!(new[1]["summaryId"], id);

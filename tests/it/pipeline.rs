@@ -81,22 +81,7 @@ impl Summarizer for TestSummarizer {
 }
 
 fn settings(file: &Path) -> CompactSettings {
-    CompactSettings {
-        files: vec![file.to_path_buf()],
-        model: ModelChoice::Extractive,
-        policy: FoldPolicy::default(),
-        instruction: None,
-        dry_run: false,
-        output: None,
-        json: true,
-        jobs: 1,
-        http: mf::http::HttpSettings::default(),
-        price: None,
-        max_cost: None,
-        agent_model: None,
-        allow_same_model: false,
-        debug_bodies: false,
-    }
+    CompactSettings::with_defaults(vec![file.to_path_buf()], ModelChoice::Extractive)
 }
 
 fn run(file: &Path, s: &Arc<TestSummarizer>) -> anyhow::Result<mf::decision::DecisionRecord> {
@@ -106,11 +91,7 @@ fn run(file: &Path, s: &Arc<TestSummarizer>) -> anyhow::Result<mf::decision::Dec
         stdout_is_terminal: false,
         verbose: false,
     });
-    let ctx = Compaction {
-        summarizer: s.clone(),
-        now_ms: || 1_764_400_000_000,
-        ui,
-    };
+    let ctx = Compaction::in_process(s.clone(), || 1_764_400_000_000, ui);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -288,11 +269,7 @@ fn the_request_keeps_instruction_and_data_apart() {
         stdout_is_terminal: false,
         verbose: false,
     });
-    let ctx = Compaction {
-        summarizer: cap.clone(),
-        now_ms: || 1,
-        ui,
-    };
+    let ctx = Compaction::in_process(cap.clone(), || 1, ui);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

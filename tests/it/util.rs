@@ -105,7 +105,7 @@ pub fn read(p: &Path) -> Vec<u8> {
 }
 
 pub fn sha(bytes: &[u8]) -> u64 {
-    mf::fingerprint::fnv1a64(bytes)
+    mf::digest::fnv1a64(bytes)
 }
 
 /// One chat line.

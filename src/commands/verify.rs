@@ -1,0 +1,118 @@
+//! `mf verify`: a file's integrity, without calling anything — every summary's coverage exists
+//! and still hashes to its digest, fingerprints match, retractions name real summaries, mf's
+//! lines are well formed, torn mf lines are explained, and the tail is whole. Exit 0 when
+//! clean, 1 with the list of problems.
+
+use anyhow::Result;
+
+use crate::cli::VerifyArgs;
+use crate::commands::explain::note_view;
+use crate::exit_status::ExitStatus;
+use crate::fold::Ledger;
+use crate::render::verify::{Finding, VerifyReport};
+use crate::render::{self, Ui};
+use crate::settings::read_options;
+use crate::transcript::{self, NoteKind, Tail};
+
+/// Verify one file.
+pub fn verify_file(path: &std::path::Path, opts: transcript::ReadOptions) -> VerifyReport {
+    let t = match transcript::read(path, opts) {
+        Ok(t) => t,
+        Err(e) => {
+            return VerifyReport {
+                file: path.display().to_string(),
+                format: None,
+                clean: false,
+                entries: 0,
+                lines: 0,
+                standing: 0,
+                problems: vec![Finding {
+                    line: 0,
+                    kind: "unreadable".into(),
+                    what: e.to_string(),
+                }],
+                notes: Vec::new(),
+            };
+        }
+    };
+    let ledger = Ledger::new(t.conversation());
+    let mut problems = Vec::new();
+    let mut notes = Vec::new();
+    for f in &ledger.flags {
+        let finding = Finding {
+            line: f.line,
+            kind: f.kind.as_str().into(),
+            what: f.why.clone(),
+        };
+        if f.kind.is_problem() {
+            problems.push(finding);
+        } else {
+            notes.push(finding);
+        }
+    }
+    for n in &t.notes {
+        let (kind, what) = note_view(&n.kind);
+        let finding = Finding {
+            line: n.line,
+            kind: kind.into(),
+            what,
+        };
+        match n.kind {
+            NoteKind::TornMf => problems.push(finding),
+            NoteKind::Skipped(_) if t.format == transcript::Format::Chat => problems.push(finding),
+            _ => notes.push(finding),
+        }
+    }
+    match t.tail {
+        Tail::Torn { line, bytes, mf, .. } => problems.push(Finding {
+            line: line as u32,
+            kind: if mf { "torn-mf-line" } else { "torn-tail" }.into(),
+            what: if mf {
+                format!("the last line ({bytes} bytes) is one mf began and did not finish; the next mf write closes it with a newline")
+            } else {
+                format!("the last line ({bytes} bytes) is incomplete: no newline, not valid JSON; another program may be writing it")
+            },
+        }),
+        Tail::Unterminated => notes.push(Finding {
+            line: t.lines,
+            kind: "unterminated".into(),
+            what: "the last line has no newline; mf adds one before it appends".into(),
+        }),
+        Tail::Clean => {}
+    }
+    problems.sort_by_key(|p| p.line);
+    VerifyReport {
+        file: t.display(),
+        format: Some(t.format.name().to_string()),
+        clean: problems.is_empty(),
+        entries: t.entries.len(),
+        lines: t.lines,
+        standing: ledger
+            .summaries
+            .values()
+            .filter(|s| s.standing() && s.covered_by.is_none())
+            .count(),
+        problems,
+        notes,
+    }
+}
+
+pub fn verify(args: &VerifyArgs, ui: &Ui) -> Result<ExitStatus> {
+    let opts = read_options(args.from);
+    let reports: Vec<VerifyReport> = args.files.iter().map(|f| verify_file(f, opts)).collect();
+    if args.json {
+        let mut text = String::new();
+        for r in &reports {
+            text.push_str(&serde_json::to_string(r).expect("a report serializes"));
+            text.push('\n');
+        }
+        render::stdout(&text)?;
+    } else {
+        render::stdout(&render::verify::table(ui, &reports))?;
+    }
+    Ok(if reports.iter().all(|r| r.clean) {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Failure
+    })
+}

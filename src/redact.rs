@@ -1,0 +1,188 @@
+//! `Redactor`: finds secrets in text — provider API keys and tokens, bearer tokens, private key
+//! blocks, passwords in URLs, AWS-style keys, and the exact key mf itself uses — and replaces
+//! each with a typed placeholder such as `[REDACTED:anthropic-key]`, counting what it replaced
+//! (never keeping a value). Pure.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+/// What was redacted, by kind.
+pub type Counts = BTreeMap<&'static str, usize>;
+
+struct Pattern {
+    kind: &'static str,
+    re: Regex,
+    /// The capture group to replace (0: the whole match).
+    group: usize,
+}
+
+fn patterns() -> &'static [Pattern] {
+    static P: OnceLock<Vec<Pattern>> = OnceLock::new();
+    P.get_or_init(|| {
+        let p = |kind, re: &str, group| Pattern {
+            kind,
+            re: Regex::new(re).expect("a valid pattern"),
+            group,
+        };
+        vec![
+            p(
+                "private-key",
+                r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----",
+                0,
+            ),
+            p("anthropic-key", r"sk-ant-[A-Za-z0-9_\-]{20,}", 0),
+            p(
+                "openai-key",
+                r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",
+                0,
+            ),
+            p(
+                "github-token",
+                r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})",
+                0,
+            ),
+            p("slack-token", r"\bxox[abprs]-[A-Za-z0-9\-]{10,}", 0),
+            p("google-api-key", r"\bAIza[0-9A-Za-z_\-]{35}", 0),
+            p("aws-access-key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", 0),
+            p(
+                "aws-secret-key",
+                r#"(?i)aws_?secret_?access_?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})"#,
+                1,
+            ),
+            p("stripe-key", r"\b[sr]k_live_[0-9A-Za-z]{20,}", 0),
+            p(
+                "jwt",
+                r"\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}",
+                0,
+            ),
+            p(
+                "bearer-token",
+                r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)",
+                1,
+            ),
+            p(
+                "url-password",
+                r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]+:([^@\s/]+)@",
+                1,
+            ),
+        ]
+    })
+}
+
+/// Finds and replaces secrets.
+#[derive(Debug, Clone, Default)]
+pub struct Redactor {
+    /// Exact values to remove wherever they appear (the key mf uses).
+    exact: Vec<String>,
+}
+
+impl Redactor {
+    pub fn new(exact: impl IntoIterator<Item = String>) -> Self {
+        Self {
+            exact: exact.into_iter().filter(|s| s.len() >= 8).collect(),
+        }
+    }
+
+    /// `text` with every secret replaced by a typed placeholder, and what was replaced.
+    pub fn redact(&self, text: &str, counts: &mut Counts) -> String {
+        let mut out = text.to_string();
+        for secret in &self.exact {
+            let n = out.matches(secret.as_str()).count();
+            if n > 0 {
+                out = out.replace(secret.as_str(), "[REDACTED:api-key]");
+                *counts.entry("api-key").or_default() += n;
+            }
+        }
+        for p in patterns() {
+            if !p.re.is_match(&out) {
+                continue;
+            }
+            let mut n = 0;
+            let replaced = p
+                .re
+                .replace_all(&out, |c: &regex::Captures<'_>| {
+                    n += 1;
+                    let whole = c.get(0).expect("a match").as_str();
+                    match c.get(p.group) {
+                        Some(g) if p.group > 0 => {
+                            let start = g.start() - c.get(0).expect("a match").start();
+                            format!(
+                                "{}[REDACTED:{}]{}",
+                                &whole[..start],
+                                p.kind,
+                                &whole[start + g.len()..]
+                            )
+                        }
+                        _ => format!("[REDACTED:{}]", p.kind),
+                    }
+                })
+                .into_owned();
+            if n > 0 {
+                *counts.entry(p.kind).or_default() += n;
+                out = replaced;
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(text: &str) -> (String, Counts) {
+        let mut c = Counts::new();
+        let out = Redactor::new(["sk-live-exact-value-123".to_string()]).redact(text, &mut c);
+        (out, c)
+    }
+
+    #[test]
+    fn every_kind_is_replaced_and_counted_never_kept() {
+        let cases = [
+            ("key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123", "anthropic-key"),
+            ("OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwx12", "openai-key"),
+            ("token ghp_abcdefghijklmnopqrstuvwxyz0123456789", "github-token"),
+            ("xoxb-1234567890-abcdefghij", "slack-token"),
+            ("AIzaSyA1234567890abcdefghijklmnopqrstuv", "google-api-key"),
+            ("AKIAIOSFODNN7EXAMPLE is the id", "aws-access-key"),
+            (
+                "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+                "aws-secret-key",
+            ),
+            ("Authorization: Bearer abcdef0123456789abcdef", "bearer-token"),
+            ("postgres://admin:hunter2secret@db.internal:5432/app", "url-password"),
+            (
+                "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nabc\n-----END RSA PRIVATE KEY-----",
+                "private-key",
+            ),
+            (
+                "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+                "jwt",
+            ),
+            ("the key sk-live-exact-value-123 leaked", "api-key"),
+        ];
+        for (text, kind) in cases {
+            let (out, c) = r(text);
+            assert_eq!(c.get(kind), Some(&1), "{text} → {out} {c:?}");
+            assert!(out.contains(&format!("[REDACTED:{kind}]")), "{out}");
+        }
+        let (out, _) = r("postgres://admin:hunter2secret@db");
+        assert!(!out.contains("hunter2secret") && out.contains("admin:"), "{out}");
+    }
+
+    #[test]
+    fn ordinary_text_is_untouched() {
+        for text in [
+            "the port is 9090, not 8080",
+            "see https://example.com/a/b?c=d",
+            "skip-this-step and sk-short",
+            "commit 3f2a9c1e in src/main.rs",
+        ] {
+            let (out, c) = r(text);
+            assert_eq!(out, text);
+            assert!(c.is_empty());
+        }
+    }
+}

@@ -1,0 +1,135 @@
+//! Pieces of text rendering shared by the formats: content parts, media placeholders, tool
+//! arguments.
+
+use serde_json::Value;
+
+/// Append `line` to `text`, on a new line when `text` is not empty.
+pub fn push_line(text: &mut String, line: &str) {
+    if line.is_empty() {
+        return;
+    }
+    if !text.is_empty() {
+        text.push('\n');
+    }
+    text.push_str(line);
+}
+
+/// Tool arguments as text: a JSON string as is, anything else as compact JSON.
+pub fn arguments_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The first line of a text.
+pub fn first_line(s: &str) -> String {
+    s.split('\n').next().unwrap_or_default().to_string()
+}
+
+/// A human size: `512 B`, `118 kB`, `3.4 MB`.
+pub fn size(bytes: usize) -> String {
+    if bytes < 1000 {
+        format!("{bytes} B")
+    } else if bytes < 1_000_000 {
+        format!("{} kB", bytes / 1000)
+    } else {
+        format!("{:.1} MB", bytes as f64 / 1e6)
+    }
+}
+
+/// Decoded size of base64 text.
+pub fn base64_size(b64: &str) -> usize {
+    let n = b64.trim_end_matches('=').len();
+    n * 3 / 4
+}
+
+/// The placeholder for an image: its type and size when the data is inline, never the data.
+pub fn image_placeholder(mime: Option<&str>, data_len: Option<usize>) -> String {
+    match (mime, data_len) {
+        (Some(m), Some(n)) => format!("[image {m} {}]", size(n)),
+        (Some(m), None) => format!("[image {m}]"),
+        (None, Some(n)) => format!("[image {}]", size(n)),
+        (None, None) => "[image]".into(),
+    }
+}
+
+/// An image given by URL: a `data:` URL becomes its type and size, any other URL stays a bare
+/// placeholder (the URL may carry a token).
+pub fn image_url_placeholder(url: &str) -> String {
+    if let Some(rest) = url.strip_prefix("data:") {
+        let (meta, data) = rest.split_once(',').unwrap_or((rest, ""));
+        let mime = meta.split(';').next().filter(|m| !m.is_empty());
+        let len = if meta.ends_with(";base64") {
+            base64_size(data)
+        } else {
+            data.len()
+        };
+        image_placeholder(mime, Some(len))
+    } else {
+        image_placeholder(None, None)
+    }
+}
+
+/// Model-visible text of an OpenAI-style `content` value: a string, null, or an array of parts
+/// (text parts' text; images, audio and files as placeholders), parts joined by newlines.
+pub fn content_text(content: Option<&Value>) -> String {
+    match content {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(parts)) => {
+            let mut text = String::new();
+            for part in parts {
+                let piece = match part {
+                    Value::String(s) => s.clone(),
+                    Value::Object(p) => match p.get("type").and_then(Value::as_str) {
+                        Some("text" | "input_text" | "output_text") | None => p
+                            .get("text")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_string(),
+                        Some("image_url" | "input_image") => {
+                            let url = p
+                                .get("image_url")
+                                .and_then(|u| u.get("url").or(Some(u)))
+                                .and_then(Value::as_str);
+                            url.map_or_else(|| image_placeholder(None, None), image_url_placeholder)
+                        }
+                        Some("image") => image_placeholder(
+                            p.get("mimeType")
+                                .or_else(|| p.get("source").and_then(|s| s.get("media_type")))
+                                .and_then(Value::as_str),
+                            p.get("data")
+                                .or_else(|| p.get("source").and_then(|s| s.get("data")))
+                                .and_then(Value::as_str)
+                                .map(base64_size),
+                        ),
+                        Some("input_audio" | "audio") => "[audio]".to_string(),
+                        Some("file" | "input_file") => "[file]".to_string(),
+                        Some(other) => format!("[{other}]"),
+                    },
+                    other => other.to_string(),
+                };
+                push_line(&mut text, &piece);
+            }
+            text
+        }
+        Some(other) => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn images_become_type_and_size_never_data() {
+        let v: Value = serde_json::json!([
+            {"type": "text", "text": "look"},
+            {"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{}", "A".repeat(160_000))}},
+            {"type": "image_url", "image_url": {"url": "https://x/y.png?token=secret"}},
+        ]);
+        let t = content_text(Some(&v));
+        assert_eq!(t, "look\n[image image/png 120 kB]\n[image]");
+    }
+}

@@ -1,0 +1,189 @@
+//! `Format`: the transcript formats mf reads, how a file's format is recognised from its first
+//! conclusive lines, and the per-format adapters that map lines to entries and mf's drafts back
+//! to lines. The engine never sees a format.
+
+pub mod chat;
+pub mod common;
+
+use serde_json::Value;
+
+use super::wire::MF_PREFIX;
+
+/// A transcript format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// One OpenAI-style chat message per line.
+    Chat,
+    /// A Claude Code session (`~/.claude/projects/…/<session>.jsonl`).
+    Claude,
+    /// A Codex CLI rollout (`~/.codex/sessions/…/rollout-*.jsonl`).
+    Codex,
+    /// A pi coding-agent session.
+    Pi,
+}
+
+impl Format {
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Chat => "chat",
+            Format::Claude => "claude",
+            Format::Codex => "codex",
+            Format::Pi => "pi",
+        }
+    }
+
+    /// What people call it, for messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Format::Chat => "a chat transcript (one message per line)",
+            Format::Claude => "a Claude Code session",
+            Format::Codex => "a Codex CLI rollout",
+            Format::Pi => "a pi coding-agent session",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "chat" | "openai" => Format::Chat,
+            "claude" | "claude-code" => Format::Claude,
+            "codex" => Format::Codex,
+            "pi" => Format::Pi,
+            _ => return None,
+        })
+    }
+
+    /// Whether the format belongs to an agent that may be writing the file right now.
+    pub fn is_agent(self) -> bool {
+        !matches!(self, Format::Chat)
+    }
+}
+
+/// What the first conclusive lines of a file say it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detected {
+    Format(Format),
+    /// A file mf refuses, and what it is.
+    Refused(&'static str),
+}
+
+/// Lines looked at before giving up on finding a conclusive one.
+const DETECT_LINES: usize = 50;
+
+/// What one line says about the file's format, if anything.
+pub fn detect_line(v: &Value) -> Option<&'static str> {
+    match detect_value(v)? {
+        Detected::Format(f) => Some(f.describe()),
+        Detected::Refused(what) => Some(what),
+    }
+}
+
+fn detect_value(v: &Value) -> Option<Detected> {
+    let obj = v.as_object()?;
+    if obj.contains_key("mf") {
+        return None;
+    }
+    let ty = obj.get("type").and_then(Value::as_str);
+    if ty == Some("session") && obj.get("id").is_some_and(Value::is_string) && obj.contains_key("cwd")
+    {
+        return Some(Detected::Format(Format::Pi));
+    }
+    if obj.contains_key("payload")
+        && matches!(
+            ty,
+            Some("session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted")
+        )
+    {
+        return Some(Detected::Format(Format::Codex));
+    }
+    if obj.contains_key("record_type")
+        || (obj.contains_key("instructions") && obj.contains_key("id") && ty.is_none() && !obj.contains_key("role"))
+    {
+        return Some(Detected::Refused(
+            "a Codex rollout of the old, pre-envelope kind (before about September 2025), which mf does not read",
+        ));
+    }
+    if ty.is_some()
+        && ["uuid", "parentUuid", "sessionId", "leafUuid", "messageId"]
+            .iter()
+            .any(|k| obj.contains_key(*k))
+    {
+        return Some(Detected::Format(Format::Claude));
+    }
+    if obj.get("messages").is_some_and(Value::is_array) {
+        return Some(Detected::Refused(
+            "a fine-tuning dataset: one whole conversation per line (`{\"messages\": […]}`), not one transcript; mf never folds across lines",
+        ));
+    }
+    if obj.get("conversations").is_some_and(Value::is_array) {
+        return Some(Detected::Refused(
+            "a ShareGPT dataset: one whole conversation per line (`{\"conversations\": […]}`), not one transcript; mf never folds across lines",
+        ));
+    }
+    if obj.contains_key("role") && !obj.contains_key("type") {
+        return Some(Detected::Format(Format::Chat));
+    }
+    None
+}
+
+/// Recognise a file's format from its first conclusive lines (blank, unparseable, non-object and
+/// mf's own lines are passed over). A file with no conclusive line is read as chat, which then
+/// names the first line that is not a chat message.
+pub fn detect(head: &[u8]) -> Detected {
+    let mut seen = 0;
+    for line in head.split(|&b| b == b'\n') {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+        if line.iter().all(u8::is_ascii_whitespace) || line.starts_with(MF_PREFIX) {
+            continue;
+        }
+        let Ok(v) = serde_json::from_slice::<Value>(line) else {
+            continue;
+        };
+        if !v.is_object() {
+            continue;
+        }
+        if let Some(d) = detect_value(&v) {
+            return d;
+        }
+        seen += 1;
+        if seen >= DETECT_LINES {
+            break;
+        }
+    }
+    Detected::Format(Format::Chat)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_conclusive_line_decides() {
+        let d = |s: &str| detect(s.as_bytes());
+        assert_eq!(
+            d("{\"role\":\"user\",\"content\":\"x\"}\n"),
+            Detected::Format(Format::Chat)
+        );
+        assert_eq!(
+            d("\n[1]\nnot json\n{\"type\":\"session\",\"version\":3,\"id\":\"a\",\"cwd\":\"/\"}\n"),
+            Detected::Format(Format::Pi)
+        );
+        assert_eq!(
+            d("{\"timestamp\":\"t\",\"type\":\"session_meta\",\"payload\":{}}\n"),
+            Detected::Format(Format::Codex)
+        );
+        assert_eq!(
+            d("{\"type\":\"file-history-snapshot\",\"messageId\":\"m\",\"snapshot\":{}}\n"),
+            Detected::Format(Format::Claude)
+        );
+        assert!(matches!(
+            d("{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}\n"),
+            Detected::Refused(w) if w.contains("fine-tuning")
+        ));
+        assert!(matches!(
+            d("{\"conversations\":[]}\n"),
+            Detected::Refused(w) if w.contains("ShareGPT")
+        ));
+        assert_eq!(d(""), Detected::Format(Format::Chat));
+    }
+}

@@ -1,0 +1,440 @@
+//! Reading a transcript file: blocks of bytes, split into lines, each line parsed by its format's
+//! line parser on every core, then handed in order to the format's builder. Nothing here knows a
+//! format; it knows lines, mf's own line prefix, and how a line can be torn or glued.
+//!
+//! Recovery of mf's own damaged lines (the only damage mf repairs, and only on read):
+//! - a line cut short by a crash during mf's append starts with [`MF_PREFIX`] and is skipped with
+//!   a note; if a later writer's line was glued onto it, that line is recovered;
+//! - a line of another writer interrupted by mf's append (`{"role":…{"mf":…}`) is split: mf's
+//!   line is read, and the other writer's two halves are joined again when they parse.
+
+use std::fs::File;
+use std::io::Read;
+
+use memchr::{memchr, memchr_iter, memmem, memrchr};
+
+use super::build::{At, Build, NoteKind, PieceAt};
+use super::error::TranscriptError;
+use super::wire::MF_PREFIX;
+use super::{Source, Tail};
+use crate::digest::line_hash;
+
+/// Bytes read at a time.
+const BLOCK: usize = 8 << 20;
+/// Below this many bytes in a block, parse on one thread.
+const PARALLEL_MIN: usize = 1 << 20;
+
+/// Why a line did not parse.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineError {
+    pub message: String,
+    pub column: usize,
+}
+
+impl LineError {
+    pub fn from_json(e: &serde_json::Error) -> Self {
+        let message = e.to_string();
+        let message = message
+            .split(" at line ")
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        LineError {
+            message,
+            column: e.column(),
+        }
+    }
+}
+
+/// A format's reader: a stateless line parser (run on every core) and a stateful builder (run in
+/// file order).
+pub trait LineReader: Send + Sync {
+    type Parsed<'a>: Send;
+    /// Whether a line that does not parse is an error (the chat format) or skipped with a note
+    /// (agent formats, whose own readers skip such lines).
+    const STRICT: bool;
+
+    fn parse<'a>(&self, line: &'a [u8]) -> Result<Self::Parsed<'a>, LineError>;
+
+    fn push(
+        &mut self,
+        b: &mut Build,
+        at: &At<'_>,
+        parsed: Self::Parsed<'_>,
+    ) -> Result<(), TranscriptError>;
+
+    /// After the last line.
+    fn finish(&mut self, b: &mut Build) -> Result<(), TranscriptError>;
+}
+
+struct Parsed<'a, P> {
+    start: usize,
+    end: usize,
+    hash: u64,
+    result: Result<P, LineError>,
+    _bytes: std::marker::PhantomData<&'a [u8]>,
+}
+
+/// The line's content for parsing: without a trailing `\r`, and without a UTF-8 byte-order mark
+/// on the first line.
+fn content(line: &[u8], first: bool) -> &[u8] {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    if first {
+        line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line)
+    } else {
+        line
+    }
+}
+
+fn is_blank(line: &[u8]) -> bool {
+    line.iter().all(u8::is_ascii_whitespace)
+}
+
+fn parse_part<'a, R: LineReader>(
+    reader: &R,
+    block: &'a [u8],
+    start: usize,
+    end: usize,
+    first_line_of_file: bool,
+) -> Vec<Parsed<'a, R::Parsed<'a>>> {
+    let mut out = Vec::new();
+    let mut s = start;
+    let mut first = first_line_of_file;
+    for nl in memchr_iter(b'\n', &block[start..end]) {
+        let e = start + nl;
+        let line = &block[s..e];
+        let hash = line_hash(line);
+        let c = content(line, first);
+        let result = if is_blank(c) {
+            Err(LineError {
+                message: String::new(),
+                column: 0,
+            })
+        } else {
+            reader.parse(c)
+        };
+        out.push(Parsed {
+            start: s,
+            end: e,
+            hash,
+            result,
+            _bytes: std::marker::PhantomData,
+        });
+        s = e + 1;
+        first = false;
+    }
+    out
+}
+
+/// A line of another writer that mf's own line interrupted, waiting for its second half.
+struct Fragment {
+    bytes: Vec<u8>,
+    line: u32,
+    pos: u64,
+}
+
+struct Walker<'r, R: LineReader> {
+    reader: &'r mut R,
+    build: Build,
+    line: u32,
+    fragment: Option<Fragment>,
+}
+
+impl<R: LineReader> Walker<'_, R> {
+    /// One complete physical line (without its `\n`) at byte `pos` of the file.
+    fn line(
+        &mut self,
+        raw: &[u8],
+        pos: u64,
+        hash: u64,
+        result: Result<R::Parsed<'_>, LineError>,
+    ) -> Result<(), TranscriptError> {
+        self.line += 1;
+        let first = pos == 0;
+        if is_blank(content(raw, first)) {
+            return Ok(());
+        }
+        let at = At {
+            line: self.line,
+            pos,
+            len: raw.len() as u32,
+            hash,
+            raw,
+            pieces: None,
+        };
+        match result {
+            Ok(p) => {
+                self.build.lines_read += 1;
+                self.reader.push(&mut self.build, &at, p)
+            }
+            Err(e) => self.damaged(raw, pos, e),
+        }
+    }
+
+    /// A line that does not parse: mf's own torn line, a line glued to mf's, the second half of
+    /// a line mf's append interrupted — or plain bad input.
+    fn damaged(&mut self, raw: &[u8], pos: u64, e: LineError) -> Result<(), TranscriptError> {
+        let line = self.line;
+        let body = content(raw, pos == 0);
+        // 1. mf's own line, cut short; another writer's line may have been glued after it.
+        if body.starts_with(MF_PREFIX) {
+            self.build.note(line, NoteKind::TornMf);
+            for p in memchr_iter(b'{', &body[MF_PREFIX.len()..]).map(|p| p + MF_PREFIX.len()) {
+                if let Ok(parsed) = self.reader.parse(&body[p..]) {
+                    let sub = &body[p..];
+                    let at = At {
+                        line,
+                        pos: pos + p as u64,
+                        len: sub.len() as u32,
+                        hash: line_hash(sub),
+                        raw: sub,
+                        pieces: None,
+                    };
+                    self.build.note(line, NoteKind::GluedAfterTornMf);
+                    return self.reader.push(&mut self.build, &at, parsed);
+                }
+            }
+            return Ok(());
+        }
+        // 2. Another writer's half line, then mf's complete line.
+        if let Some(p) = memmem::find(body, MF_PREFIX)
+            && let Ok(parsed) = self.reader.parse(&body[p..])
+        {
+            let sub = &body[p..];
+            let at = At {
+                line,
+                pos: pos + p as u64,
+                len: sub.len() as u32,
+                hash: line_hash(sub),
+                raw: sub,
+                pieces: None,
+            };
+            self.fragment = Some(Fragment {
+                bytes: body[..p].to_vec(),
+                line,
+                pos,
+            });
+            self.build.note(line, NoteKind::InterruptedByMf);
+            return self.reader.push(&mut self.build, &at, parsed);
+        }
+        // 3. The second half of a line mf's append interrupted.
+        if let Some(f) = self.fragment.take() {
+            let mut joined = f.bytes.clone();
+            joined.extend_from_slice(body);
+            if let Ok(parsed) = self.reader.parse(&joined) {
+                let hash = line_hash(&joined);
+                let pieces = [
+                    PieceAt {
+                        pos: f.pos,
+                        len: f.bytes.len() as u32,
+                        line: f.line,
+                        hash: line_hash(&f.bytes),
+                        join: false,
+                    },
+                    PieceAt {
+                        pos,
+                        len: body.len() as u32,
+                        line,
+                        hash: line_hash(body),
+                        join: true,
+                    },
+                ];
+                let at = At {
+                    line: f.line,
+                    pos: f.pos,
+                    len: f.bytes.len() as u32,
+                    hash,
+                    raw: &joined,
+                    pieces: Some(&pieces),
+                };
+                self.build.note(line, NoteKind::Rejoined { first: f.line });
+                return self.reader.push(&mut self.build, &at, parsed);
+            }
+            self.fragment = Some(f);
+        }
+        if R::STRICT {
+            Err(TranscriptError::Malformed {
+                path: self.build.path.clone(),
+                line: line as usize,
+                column: e.column,
+                message: e.message,
+            })
+        } else {
+            self.build.note(line, NoteKind::Skipped(e.message));
+            Ok(())
+        }
+    }
+}
+
+/// Read every line of `src` with `reader`.
+pub fn read_lines<R: LineReader>(
+    src: &mut Source,
+    reader: &mut R,
+    head: Vec<u8>,
+) -> Result<(Build, Tail, u64), TranscriptError> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 4);
+    let mut walker = Walker {
+        reader,
+        build: Build::new(src.path.clone()),
+        line: 0,
+        fragment: None,
+    };
+    // buf[..filled] holds unprocessed bytes; they start at file offset `base`.
+    let mut buf = head;
+    let mut filled = buf.len();
+    let mut base: u64 = 0;
+    let mut eof = false;
+    loop {
+        if !eof {
+            if buf.len() < filled + BLOCK {
+                buf.resize(filled + BLOCK, 0);
+            }
+            let n = read_full(&mut src.file, &mut buf[filled..filled + BLOCK]).map_err(|e| {
+                TranscriptError::Open {
+                    path: src.path.clone(),
+                    source: e,
+                }
+            })?;
+            if n == 0 {
+                eof = true;
+            }
+            filled += n;
+        }
+        let cut = match memrchr(b'\n', &buf[..filled]) {
+            Some(p) => p + 1,
+            None if eof => 0,
+            None => continue, // a line longer than a block: read on
+        };
+        if cut > 0 {
+            let block = &buf[..cut];
+            let parts = split(block, if cut >= PARALLEL_MIN { threads } else { 1 });
+            let first = base == 0;
+            let parsed: Vec<Vec<Parsed<'_, R::Parsed<'_>>>> = if parts.len() == 1 {
+                vec![parse_part(&*walker.reader, block, 0, cut, first)]
+            } else {
+                let r = &*walker.reader;
+                std::thread::scope(|s| {
+                    let handles: Vec<_> = parts
+                        .iter()
+                        .map(|&(a, b)| s.spawn(move || parse_part(r, block, a, b, first && a == 0)))
+                        .collect();
+                    handles
+                        .into_iter()
+                        .map(|h| h.join().expect("a parser thread does not panic"))
+                        .collect()
+                })
+            };
+            for part in parsed {
+                for p in part {
+                    walker.line(&block[p.start..p.end], base + p.start as u64, p.hash, p.result)?;
+                }
+            }
+            buf.copy_within(cut..filled, 0);
+            filled -= cut;
+            base += cut as u64;
+        }
+        if eof {
+            break;
+        }
+    }
+    // The last line, without a newline.
+    let tail = if filled == 0 {
+        Tail::Clean
+    } else {
+        let raw = &buf[..filled];
+        let body = content(raw, base == 0);
+        if is_blank(body) {
+            Tail::Clean
+        } else {
+            match walker.reader.parse(body) {
+                Ok(parsed) => {
+                    walker.line += 1;
+                    let at = At {
+                        line: walker.line,
+                        pos: base,
+                        len: raw.len() as u32,
+                        hash: line_hash(raw),
+                        raw,
+                        pieces: None,
+                    };
+                    walker.build.lines_read += 1;
+                    walker.reader.push(&mut walker.build, &at, parsed)?;
+                    Tail::Unterminated
+                }
+                Err(_) => Tail::Torn {
+                    line: walker.line as usize + 1,
+                    offset: base,
+                    bytes: filled,
+                    mf: body.starts_with(MF_PREFIX),
+                },
+            }
+        }
+    };
+    walker.reader.finish(&mut walker.build)?;
+    walker.build.physical_lines = walker.line + u32::from(!matches!(tail, Tail::Clean));
+    Ok((walker.build, tail, base + filled as u64))
+}
+
+/// Split a block of whole lines into up to `n` parts at line ends.
+fn split(block: &[u8], n: usize) -> Vec<(usize, usize)> {
+    let mut parts = Vec::with_capacity(n);
+    let mut s = 0;
+    for k in 1..=n {
+        let mut e = if k == n {
+            block.len()
+        } else {
+            block.len() * k / n
+        };
+        if e < s {
+            e = s;
+        }
+        if k < n {
+            e = memchr(b'\n', &block[e..]).map_or(block.len(), |p| e + p + 1);
+        }
+        if e > s {
+            parts.push((s, e));
+        }
+        s = e;
+    }
+    if parts.is_empty() {
+        parts.push((0, 0));
+    }
+    parts
+}
+
+/// Read until `buf` is full or the end of the file.
+fn read_full(f: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match f.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split;
+
+    #[test]
+    fn split_keeps_lines_whole() {
+        let b = b"aa\nbbbb\nc\ndddddd\n";
+        for n in 1..6 {
+            let parts = split(b, n);
+            assert_eq!(parts.first().unwrap().0, 0);
+            assert_eq!(parts.last().unwrap().1, b.len());
+            for w in parts.windows(2) {
+                assert_eq!(w[0].1, w[1].0);
+            }
+            for (_, e) in &parts {
+                assert_eq!(b[e - 1], b'\n');
+            }
+        }
+    }
+}
