@@ -37,6 +37,9 @@ _mf() {
             mf,recall)
                 cmd="mf__subcmd__recall"
                 ;;
+            mf,verify)
+                cmd="mf__subcmd__verify"
+                ;;
             mf__subcmd__help,compact)
                 cmd="mf__subcmd__help__subcmd__compact"
                 ;;
@@ -58,6 +61,9 @@ _mf() {
             mf__subcmd__help,recall)
                 cmd="mf__subcmd__help__subcmd__recall"
                 ;;
+            mf__subcmd__help,verify)
+                cmd="mf__subcmd__help__subcmd__verify"
+                ;;
             *)
                 ;;
         esac
@@ -65,7 +71,7 @@ _mf() {
 
     case "${cmd}" in
         mf)
-            opts="-q -v -h -V --quiet --no-progress --verbose --config --help --version compact recall expand explain models completions help"
+            opts="-q -v -h -V --quiet --no-progress --verbose --config --help --version compact recall expand explain verify models completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -83,18 +89,22 @@ _mf() {
             return 0
             ;;
         mf__subcmd__compact)
-            opts="-m -o -j -q -v -h --model --recent --size --trigger --min-fold --system-prompt --dry-run --output --json --jobs --base-url --timeout --retries --temperature --seed --max-output-tokens --anthropic-version --agent-model --allow-same-model --allow-insecure-http --price-in --price-out --max-cost --debug-bodies --quiet --no-progress --verbose --config --help"
+            opts="-0 -m -o -j -q -v -h --files-from --null --model --recent --size --trigger --min-fold --target-tokens --max-span-tokens --protect --strategy --keep-tool-results --from --rollup --system-prompt --dry-run --output --force --json --jobs --allow-degraded --min-retention --retry-lossy --strict-audit --audit-tool-results --base-url --timeout --retries --temperature --seed --max-output-tokens --anthropic-version --agent-model --allow-same-model --allow-insecure-http --no-redact --price-in --price-out --max-cost --debug-bodies --quiet --no-progress --verbose --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --model)
+                --files-from)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --model)
+                    COMPREPLY=($(compgen -W "extractive haiku sonnet opus anthropic:claude-haiku-4-5 anthropic:claude-sonnet-4-6 anthropic:claude-opus-4-6 gpt-4o-mini gpt-4.1-mini gpt-5-mini openai-compatible:" -- "${cur}"))
+                    return 0
+                    ;;
                 -m)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "extractive haiku sonnet opus anthropic:claude-haiku-4-5 anthropic:claude-sonnet-4-6 anthropic:claude-opus-4-6 gpt-4o-mini gpt-4.1-mini gpt-5-mini openai-compatible:" -- "${cur}"))
                     return 0
                     ;;
                 --recent)
@@ -111,6 +121,30 @@ _mf() {
                     ;;
                 --min-fold)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --target-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-span-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --protect)
+                    COMPREPLY=($(compgen -W "user none" -- "${cur}"))
+                    return 0
+                    ;;
+                --strategy)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --keep-tool-results)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from)
+                    COMPREPLY=($(compgen -W "chat claude codex pi" -- "${cur}"))
                     return 0
                     ;;
                 --system-prompt)
@@ -130,6 +164,10 @@ _mf() {
                     return 0
                     ;;
                 -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-retention)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -207,7 +245,7 @@ _mf() {
             return 0
             ;;
         mf__subcmd__expand)
-            opts="-q -v -h --deep --restore --format --quiet --no-progress --verbose --config --help"
+            opts="-q -v -h --deep --restore --force --format --from --quiet --no-progress --verbose --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -215,6 +253,10 @@ _mf() {
             case "${prev}" in
                 --format)
                     COMPREPLY=($(compgen -W "jsonl text" -- "${cur}"))
+                    return 0
+                    ;;
+                --from)
+                    COMPREPLY=($(compgen -W "chat claude codex pi" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -229,7 +271,7 @@ _mf() {
             return 0
             ;;
         mf__subcmd__explain)
-            opts="-q -v -h --recent --size --trigger --min-fold --json --quiet --no-progress --verbose --config --help"
+            opts="-q -v -h --recent --size --trigger --min-fold --target-tokens --max-span-tokens --protect --strategy --keep-tool-results --from --json --quiet --no-progress --verbose --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -251,6 +293,30 @@ _mf() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --target-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-span-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --protect)
+                    COMPREPLY=($(compgen -W "user none" -- "${cur}"))
+                    return 0
+                    ;;
+                --strategy)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --keep-tool-results)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from)
+                    COMPREPLY=($(compgen -W "chat claude codex pi" -- "${cur}"))
+                    return 0
+                    ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -263,7 +329,7 @@ _mf() {
             return 0
             ;;
         mf__subcmd__help)
-            opts="compact recall expand explain models completions help"
+            opts="compact recall expand explain verify models completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -374,6 +440,20 @@ _mf() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mf__subcmd__help__subcmd__verify)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mf__subcmd__models)
             opts="-q -v -h --json --quiet --no-progress --verbose --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -393,18 +473,44 @@ _mf() {
             return 0
             ;;
         mf__subcmd__recall)
-            opts="-q -v -h --format --budget --quiet --no-progress --verbose --config --help"
+            opts="-q -v -h --format --budget --from --quiet --no-progress --verbose --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "jsonl text memory" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "chat native text memory" -- "${cur}"))
                     return 0
                     ;;
                 --budget)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from)
+                    COMPREPLY=($(compgen -W "chat claude codex pi" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mf__subcmd__verify)
+            opts="-q -v -h --json --from --quiet --no-progress --verbose --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --from)
+                    COMPREPLY=($(compgen -W "chat claude codex pi" -- "${cur}"))
                     return 0
                     ;;
                 --config)

@@ -94,6 +94,12 @@ pub struct VerbatimRecord {
 
 impl VerbatimRecord {
     pub fn of(ledger: &Ledger<'_>, items: &[Item], protected: usize) -> Self {
+        let items: Vec<Item> = items
+            .iter()
+            .copied()
+            .filter(|&it| ledger.kind(it) != crate::fold::ItemKind::Summary)
+            .collect();
+        let items = &items[..];
         let preamble_count = items.iter().filter(|&&it| ledger.is_preamble(it)).count();
         let turns = items
             .iter()

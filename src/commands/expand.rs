@@ -180,7 +180,7 @@ pub fn expand(args: &ExpandArgs, ui: &Ui, interrupt: &Interrupt) -> Result<()> {
 }
 
 fn collect(ledger: &Ledger<'_>, summary: u32, deep: bool, out: &mut Vec<Item>) {
-    for &j in &ledger.summaries[&summary].children {
+    for j in ledger.children_in_order(summary) {
         if deep && ledger.summaries.contains_key(&j) {
             collect(ledger, j, deep, out);
         } else {

@@ -264,7 +264,7 @@ pub fn explain(args: &ExplainArgs, config: &ConfigFile, ui: &Ui) -> Result<()> {
             h.summary_id
                 .as_ref()
                 .is_some_and(|s| s == &id || covering.contains(s))
-                || (h.kind == "decline" && span_has_line(&t, h.line, line))
+                || (h.kind == "decline" && span_has(&t, h.line, line, &id))
         });
         ex.flags.retain(|f| f.id.as_deref() == Some(id.as_str()));
         ex.notes.retain(|n| n.line == line);
@@ -282,10 +282,21 @@ pub fn explain(args: &ExplainArgs, config: &ConfigFile, ui: &Ui) -> Result<()> {
     Ok(())
 }
 
-/// Whether the decline record on `record_line` names a span that holds `line`.
-fn span_has_line(t: &Transcript, record_line: u32, line: u32) -> bool {
+/// Whether the decline record on `record_line` names a span that holds the entry on `line`
+/// (whose id is `id`).
+fn span_has(t: &Transcript, record_line: u32, line: u32, id: &str) -> bool {
     t.records.iter().any(|r| {
         r.line == record_line
-            && matches!(&r.kind, RecordKind::Decline { span: DeclinedSpan::Ref(s), .. } if s.from_line <= line && line <= s.to_line)
+            && match &r.kind {
+                RecordKind::Decline {
+                    span: DeclinedSpan::Ref(s),
+                    ..
+                } => s.from_line <= line && line <= s.to_line,
+                RecordKind::Decline {
+                    span: DeclinedSpan::Ids { ids, .. },
+                    ..
+                } => ids.iter().any(|x| x == id),
+                _ => false,
+            }
     })
 }

@@ -699,10 +699,10 @@ impl<'a> Ledger<'a> {
             }
             let h = self.hidden_by[i as usize];
             if h == NONE {
-                match self.summaries.get(&i) {
-                    // Standing top-level summaries appear where their first original was.
-                    Some(s) if s.standing() => {}
-                    _ => view.push(i),
+                // A valid summary appears where its first original was, or (withdrawn) not at
+                // all; everything else is an item of its own.
+                if !self.summaries.contains_key(&i) {
+                    view.push(i);
                 }
                 continue;
             }
@@ -786,6 +786,21 @@ impl<'a> Ledger<'a> {
     /// Whether an item may never be folded: the preamble, and entries the format pins.
     pub fn is_fixed(&self, item: Item) -> bool {
         self.is_preamble(item) || self.conv.entries[item as usize].has(flag::PINNED)
+    }
+
+    /// Where an item stands in conversation order: a summary at its first original.
+    pub fn position(&self, item: Item) -> u32 {
+        match self.summaries.get(&item) {
+            Some(s) => s.first_leaf,
+            None => item,
+        }
+    }
+
+    /// A summary's children in conversation order (a nested summary where its originals were).
+    pub fn children_in_order(&self, summary: Item) -> Vec<Item> {
+        let mut c = self.summaries[&summary].children.clone();
+        c.sort_by_key(|&j| (self.position(j), u32::from(!self.summaries.contains_key(&j))));
+        c
     }
 
     /// Valid summaries and stubs in file order.

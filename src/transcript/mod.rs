@@ -198,7 +198,11 @@ pub fn read(path: &Path, opts: ReadOptions) -> Result<Transcript, TranscriptErro
 
 /// Read and index from an open source.
 pub fn read_source(mut src: Source, opts: ReadOptions) -> Result<Transcript, TranscriptError> {
-    // The first block decides the format.
+    // From the start, whatever the handle has read before; the first block decides the format.
+    src.file.rewind().map_err(|source| TranscriptError::Open {
+        path: src.path.clone(),
+        source,
+    })?;
     let mut head = Vec::with_capacity(1 << 16);
     (&mut src.file)
         .take(1 << 20)

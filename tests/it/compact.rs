@@ -16,7 +16,7 @@ fn compact_appends_one_summary_and_keeps_every_original_byte() {
     let rec = &json_lines(&out.stdout)[0];
     assert_eq!(rec["action"], "folded", "{out:?}");
     assert_eq!(rec["written"], true);
-    assert_eq!(rec["linesAppended"], 2);
+    assert_eq!(rec["linesAppended"], 1);
 
     let after = read(&f);
     assert_eq!(
@@ -25,17 +25,26 @@ fn compact_appends_one_summary_and_keeps_every_original_byte() {
         "original bytes changed"
     );
     let new: Vec<_> = json_lines(std::str::from_utf8(&after[before.len()..]).unwrap());
-    assert_eq!(new.len(), 2, "one summary and one record line");
+    assert_eq!(new.len(), 1, "one summary line, which is its own record");
     let summary = &new[0];
+    assert!(
+        std::str::from_utf8(&after[before.len()..])
+            .unwrap()
+            .starts_with("{\"mf\":{\"v\":2,\"kind\":\"summary\""),
+        "every line mf writes begins with its prefix"
+    );
     assert_eq!(summary["role"], "system");
     let id = summary["id"].as_str().unwrap();
     assert!(id.starts_with("msg-summary-1-"), "{id}");
-    let cov = &summary["summarizes"];
+    let cov = &summary["mf"]["coverage"];
     assert_eq!(cov["model"], "extractive");
-    assert_eq!(
-        cov["entryCount"].as_u64().unwrap() as usize,
-        cov["coveredIds"].as_array().unwrap().len()
-    );
+    // Coverage names the covered lines and a digest of their bytes.
+    let ranges = cov["lines"].as_array().unwrap();
+    assert_eq!(ranges.len(), 1, "{cov}");
+    assert_eq!(ranges[0], serde_json::json!([2, 50]), "{cov}");
+    assert_eq!(cov["entryCount"], 49);
+    assert_eq!(cov["digest"].as_str().unwrap().len(), 32);
+    assert_eq!(cov["tailLine"], 51);
     assert_eq!(summary["turn"], cov["toTurn"]);
     let content = summary["content"].as_str().unwrap();
     assert!(
@@ -47,11 +56,10 @@ fn compact_appends_one_summary_and_keeps_every_original_byte() {
         cov["fingerprint"].as_str().unwrap(),
         mf::digest::content_fingerprint(content)
     );
-    assert_eq!(new[1]["mfRecord"], "fold");
-    assert_eq!(new[1]["summaryId"], id);
     // The summary is well under the span it replaces.
     let span_chars = rec["span"]["chars"].as_u64().unwrap();
-    let summary_chars = rec["summary"]["chars"].as_u64().unwrap();
+    let summary_chars = rec["summaries"][0]["chars"].as_u64().unwrap();
+    assert_eq!(rec["summaries"][0]["id"], id);
     assert!(
         summary_chars * 2 < span_chars,
         "{summary_chars} vs {span_chars}"
@@ -130,7 +138,7 @@ fn output_leaves_input_untouched_and_writes_input_plus_new_lines() {
     assert_eq!(&copy[..before.len()], &before[..]);
     assert_eq!(
         json_lines(std::str::from_utf8(&copy[before.len()..]).unwrap()).len(),
-        2
+        1
     );
     assert_eq!(json_lines(&out.stdout)[0]["output"], "out/compacted.jsonl");
     // Recall of the copy holds the summary.
@@ -211,9 +219,20 @@ fn one_bad_file_among_several_fails_the_run_but_not_the_others() {
         1,
         "one error, printed once: {out:?}"
     );
+    // With --json every file has a record, the failed one too.
     let recs = json_lines(&out.stdout);
-    assert_eq!(recs.len(), 1);
-    assert_eq!(recs[0]["action"], "folded");
+    assert_eq!(recs.len(), 2, "{out:?}");
+    assert_eq!(recs[0]["action"], "error");
+    assert_eq!(recs[0]["file"], "bad.jsonl");
+    assert_eq!(recs[0]["error"]["exitCode"], 1);
+    assert!(
+        recs[0]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("bad.jsonl:2:"),
+        "{out:?}"
+    );
+    assert_eq!(recs[1]["action"], "folded");
     assert!(read(&good).len() > before.len());
 }
 
@@ -287,28 +306,19 @@ fn recent_cut_inside_a_turn_and_inside_tool_results_keeps_the_whole_turn() {
     assert_eq!(out.code, 0, "{out:?}");
     let rec = &json_lines(&out.stdout)[0];
     assert_eq!(rec["action"], "folded", "{out:?}");
-    let covered: Vec<&str> = rec["span"]["coveredIds"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
+    let covered = last_covered(&env.path("tools.jsonl"));
     for id in ["u13", "a13", "rc1", "rc2", "rc3", "a13b"] {
         assert!(
-            !covered.contains(&id),
+            !covered.iter().any(|c| c == id),
             "{id} of the cut turn was folded: {covered:?}"
         );
     }
-    assert_eq!(covered.last(), Some(&"a12"));
+    assert_eq!(covered.last().map(String::as_str), Some("a12"));
+    assert_eq!(rec["span"]["lastId"], "a12");
     assert_eq!(rec["span"]["toTurn"], 12);
     assert_eq!(rec["verbatim"]["toTurn"], 13);
-    let verbatim: Vec<&str> = rec["verbatim"]["ids"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
-    assert_eq!(verbatim, ["sys", "u13", "a13", "rc1", "rc2", "rc3", "a13b"]);
+    assert_eq!(rec["verbatim"]["entryCount"], 7);
+    assert_eq!(rec["verbatim"]["preambleCount"], 1);
     // The recall keeps call and results together.
     let recall = json_lines(&env.mf(&["recall", "tools.jsonl"]).stdout);
     let roles: Vec<&str> = recall.iter().map(|m| m["role"].as_str().unwrap()).collect();
@@ -344,7 +354,7 @@ fn unterminated_last_line_gets_a_newline_before_the_append() {
     let after = String::from_utf8(read(&f)).unwrap();
     assert!(after.starts_with(&s));
     assert_eq!(&after[s.len()..s.len() + 1], "\n");
-    assert_eq!(file_lines(&f).len(), 25 + 2);
+    assert_eq!(file_lines(&f).len(), 25 + 1);
 }
 
 #[test]
@@ -365,12 +375,7 @@ fn size_window_folds_only_the_newest_entries() {
     assert_eq!(out.code, 0, "{out:?}");
     let rec = &json_lines(&out.stdout)[0];
     assert_eq!(rec["action"], "folded", "{out:?}");
-    let covered: Vec<&str> = rec["span"]["coveredIds"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
+    let covered = last_covered(&env.path("c.jsonl"));
     // 30 candidates; window = newest 12 → starts at u10; tail = last 4 → u14..a15.
     assert_eq!(
         covered,

@@ -51,18 +51,29 @@ fn missing_file_and_directory() {
 }
 
 #[test]
-fn not_a_chat_transcript() {
+fn not_one_transcript() {
     let env = TestEnv::new();
-    let cc = "{\"type\":\"user\",\"uuid\":\"1\",\"sessionId\":\"s\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n";
-    let f = env.write("cc.jsonl", cc);
-    let out = env.mf(&["compact", "cc.jsonl", "--model", "extractive"]);
+    let ds = "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}\n";
+    let f = env.write("ds.jsonl", ds);
+    let out = env.mf(&["compact", "ds.jsonl", "--model", "extractive"]);
     assert_eq!(out.code, 1, "{out:?}");
     assert!(
         out.stderr
-            .contains("cc.jsonl:1: this looks like a Claude Code session"),
+            .contains("ds.jsonl: this is a fine-tuning dataset: one whole conversation per line"),
         "{out:?}"
     );
-    assert_eq!(read(&f), cc.as_bytes());
+    assert_eq!(read(&f), ds.as_bytes());
+    // A chat file with a line of another format names it.
+    env.write(
+        "mixed.jsonl",
+        "{\"role\":\"user\",\"content\":\"hi\"}\n{\"messages\":[]}\n",
+    );
+    let out = env.mf(&["recall", "mixed.jsonl"]);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        out.stderr.contains("mixed.jsonl:2: this looks like a fine-tuning dataset"),
+        "{out:?}"
+    );
     env.write("arr.jsonl", "[1,2]\n");
     let out = env.mf(&["recall", "arr.jsonl"]);
     assert_eq!(out.code, 1);

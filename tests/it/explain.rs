@@ -19,7 +19,7 @@ fn look_alike_and_edited_summary_are_ordinary_entries_and_flagged() {
         .collect();
     let summary_line = lines
         .iter()
-        .find(|l| l.contains("\"summarizes\""))
+        .find(|l| l.starts_with("{\"mf\":"))
         .unwrap()
         .clone();
     let mut summary: serde_json::Value = serde_json::from_str(&summary_line).unwrap();
@@ -33,25 +33,25 @@ fn look_alike_and_edited_summary_are_ordinary_entries_and_flagged() {
     edited["content"] = c.into();
     let mut a: Vec<String> = lines
         .iter()
-        .filter(|l| !l.contains("\"summarizes\""))
+        .filter(|l| !l.starts_with("{\"mf\":"))
         .cloned()
         .collect();
     a.push(edited.to_string());
     env.write("edited.jsonl", &(a.join("\n") + "\n"));
 
     // File B: a look-alike: mf's label text, no coverage record.
-    summary.as_object_mut().unwrap().remove("summarizes");
+    summary.as_object_mut().unwrap().remove("mf");
     summary["id"] = "fake-1".into();
     let mut b: Vec<String> = lines
         .iter()
-        .filter(|l| !l.contains("\"summarizes\"") && !l.contains("mfRecord"))
+        .filter(|l| !l.starts_with("{\"mf\":"))
         .cloned()
         .collect();
     b.push(summary.to_string());
     env.write("lookalike.jsonl", &(b.join("\n") + "\n"));
 
     for (file, needle, line) in [
-        ("edited.jsonl", "does not match its fingerprint", 58),
+        ("edited.jsonl", "does not match its fingerprint", 57),
         ("lookalike.jsonl", "no coverage record", 57),
     ] {
         // Recall treats the line as an ordinary entry: every original is there, and so is the line.

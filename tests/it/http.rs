@@ -125,7 +125,7 @@ fn connection_refused_is_retried_then_named() {
     };
     let sleeper = Arc::new(Recording::default());
     let e = block(client(2, sleeper.clone(), || 0.0).post(&req)).unwrap_err();
-    assert_eq!((e.kind, e.attempts), (FailureKind::Exhausted, 3));
+    assert_eq!((e.kind, e.attempts), (FailureKind::Unreachable, 3));
     assert_eq!(sleeper.0.lock().unwrap().len(), 2);
     assert!(e.message.contains("could not connect"), "{}", e.message);
 }

@@ -11,19 +11,30 @@ use crate::util::*;
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct Decision {
     file: String,
+    #[serde(default)]
+    format: Option<String>,
     action: String,
     reason: String,
     model: Option<String>,
     span: Option<Span>,
-    verbatim: Verbatim,
-    summary: Option<Summary>,
+    verbatim: Option<Verbatim>,
+    summaries: Vec<Summary>,
     usage: Option<Usage>,
     before: Size,
     after: Size,
     cost: Option<Cost>,
+    #[serde(default)]
+    redacted: std::collections::BTreeMap<String, usize>,
+    #[serde(default)]
+    scrubbed: std::collections::BTreeMap<String, usize>,
+    calls: usize,
     written: bool,
     lines_appended: usize,
     output: Option<String>,
+    #[serde(default)]
+    notes: Vec<String>,
+    #[serde(default)]
+    error: Option<ErrorRec>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -33,7 +44,10 @@ struct Span {
     to_turn: u64,
     entry_count: usize,
     original_count: usize,
-    covered_ids: Vec<String>,
+    lines: Vec<[u32; 2]>,
+    first_id: String,
+    last_id: String,
+    digest: String,
     chars: usize,
     tokens: usize,
 }
@@ -43,17 +57,32 @@ struct Span {
 struct Verbatim {
     entry_count: usize,
     preamble_count: usize,
+    protected_count: usize,
     from_turn: Option<u64>,
     to_turn: Option<u64>,
-    ids: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct Summary {
     id: String,
+    from_turn: u64,
+    to_turn: u64,
+    entry_count: usize,
     chars: usize,
     tokens: usize,
+    #[serde(default)]
+    audit: Option<serde_json::Value>,
+    outcome: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct ErrorRec {
+    message: String,
+    exit_code: u8,
+    #[serde(default)]
+    hints: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -99,7 +128,8 @@ fn decision_records_match_the_documented_shape() {
         let d: Decision = serde_json::from_str(out.stdout.trim())
             .unwrap_or_else(|e| panic!("{e}: {}", out.stdout));
         assert_eq!(d.action, action);
-        assert_eq!(d.verbatim.preamble_count, 1);
+        assert_eq!(d.verbatim.as_ref().unwrap().preamble_count, 1);
+        assert_eq!(d.format.as_deref(), Some("chat"));
         assert_eq!(d.before.tokens, d.before.chars.div_ceil(4));
         if action != "skipped" {
             let c = d.cost.as_ref().expect("a cost for the built-in summarizer");
@@ -107,9 +137,28 @@ fn decision_records_match_the_documented_shape() {
         }
         if action == "folded" {
             let s = d.span.unwrap();
-            assert_eq!(s.entry_count, s.covered_ids.len());
-            assert!(d.summary.is_some());
+            assert_eq!(s.lines, vec![[2, 50]]);
+            assert_eq!((s.first_id.as_str(), s.last_id.as_str()), ("m2", "m50"));
+            assert_eq!(s.digest.len(), 32);
+            assert_eq!(d.summaries.len(), 1);
+            assert_eq!(d.summaries[0].outcome, "written");
+            assert_eq!(d.calls, 1);
             assert!(d.after.chars < d.before.chars);
         }
     }
+}
+
+#[test]
+fn a_failed_file_has_an_error_record() {
+    let env = TestEnv::new();
+    env.write("bad.jsonl", "{\"role\":\"user\",\"content\":\"hi\"}\nnot json\n");
+    let out = env.mf(&["compact", "bad.jsonl", "--model", "extractive", "--json"]);
+    assert_eq!(out.code, 1, "{out:?}");
+    let d: Decision = serde_json::from_str(out.stdout.trim())
+        .unwrap_or_else(|e| panic!("{e}: {}", out.stdout));
+    assert_eq!(d.action, "error");
+    let e = d.error.unwrap();
+    assert_eq!(e.exit_code, 1);
+    assert!(e.message.starts_with("bad.jsonl:2:"), "{}", e.message);
+    assert!(!e.hints.is_empty());
 }

@@ -19,13 +19,8 @@ fn recall_hides_covered_entries_and_restore_brings_them_back() {
         "--json",
     ]);
     let rec = &json_lines(&out.stdout)[0];
-    let id = rec["summary"]["id"].as_str().unwrap().to_string();
-    let covered: Vec<String> = rec["span"]["coveredIds"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap().to_string())
-        .collect();
+    let id = rec["summaries"][0]["id"].as_str().unwrap().to_string();
+    let covered = last_covered(&env.path("incident-northwind.jsonl"));
 
     let after = json_lines(&env.mf(&["recall", "incident-northwind.jsonl"]).stdout);
     // The summary first, then every entry it does not cover, in file order: the preamble, the tail.
@@ -56,7 +51,7 @@ fn recall_hides_covered_entries_and_restore_brings_them_back() {
     );
     for m in &after[2..] {
         assert!(
-            m.get("summarizes").is_none() && m.get("id").is_none(),
+            m.get("mf").is_none() && m.get("id").is_none(),
             "recall lines are chat-shaped: {m}"
         );
     }
@@ -82,7 +77,7 @@ fn recall_hides_covered_entries_and_restore_brings_them_back() {
     ]);
     let rec2 = &json_lines(&again.stdout)[0];
     assert_eq!(rec2["action"], "folded", "{again:?}");
-    assert_eq!(rec2["summary"]["id"].as_str().unwrap(), format!("{id}.2"));
+    assert_eq!(rec2["summaries"][0]["id"].as_str().unwrap(), format!("{id}.2"));
 }
 
 #[test]
@@ -132,7 +127,7 @@ fn budget_keeps_summaries_first_then_the_newest_entries() {
     ]);
     let all = json_lines(&env.mf(&["recall", "incident-northwind.jsonl"]).stdout);
     // Room = 700 - 256 = 444 tokens ≈ 1,776 chars: preamble (~45 tokens) + summary, then what fits.
-    let out = env.mf(&["recall", "incident-northwind.jsonl", "--budget", "1200"]);
+    let out = env.mf(&["recall", "incident-northwind.jsonl", "--budget", "700"]);
     assert_eq!(out.code, 0, "{out:?}");
     let some = json_lines(&out.stdout);
     assert!(

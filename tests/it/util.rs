@@ -151,3 +151,48 @@ pub fn json_lines(s: &str) -> Vec<serde_json::Value> {
 pub fn file_lines(p: &Path) -> Vec<serde_json::Value> {
     json_lines(&String::from_utf8(read(p)).unwrap())
 }
+
+/// The ids a summary line covers, resolved by hand from its coverage ranges (an independent
+/// reading: every message line whose number lies in a range; its `id`, else `line-N`).
+pub fn covered_ids(file: &Path, summary: &serde_json::Value) -> Vec<String> {
+    let text = String::from_utf8(read(file)).unwrap();
+    let ranges = summary["mf"]["coverage"]["lines"]
+        .as_array()
+        .expect("coverage ranges")
+        .iter()
+        .map(|r| (r[0].as_u64().unwrap(), r[1].as_u64().unwrap()))
+        .collect::<Vec<_>>();
+    let mut out = Vec::new();
+    for (k, l) in text.split('\n').enumerate() {
+        let n = k as u64 + 1;
+        if !ranges.iter().any(|&(a, b)| a <= n && n <= b) {
+            continue;
+        }
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(l) else {
+            continue;
+        };
+        if v.get("role").is_none() {
+            continue;
+        }
+        out.push(
+            v["id"]
+                .as_str()
+                .map_or_else(|| format!("line-{n}"), str::to_string),
+        );
+    }
+    out
+}
+
+/// The mf summary lines of a file, in order.
+pub fn summary_lines(file: &Path) -> Vec<serde_json::Value> {
+    file_lines(file)
+        .into_iter()
+        .filter(|v| v["mf"]["kind"] == "summary")
+        .collect()
+}
+
+/// The ids of a file's last summary's coverage.
+pub fn last_covered(file: &Path) -> Vec<String> {
+    let s = summary_lines(file);
+    covered_ids(file, s.last().expect("a summary"))
+}
