@@ -48,6 +48,9 @@ pub mod flag {
     pub const NATIVE_SUMMARY: u8 = 4;
     /// Never folded (carried verbatim by every fold, like the preamble).
     pub const PINNED: u8 = 8;
+    /// Before the agent's own compaction: history the agent no longer sees (always with
+    /// `UNSEEN`), still counted in the turns.
+    pub const HISTORY: u8 = 16;
 }
 
 /// One message (or one message-like unit) of the conversation.
@@ -270,6 +273,15 @@ impl DeclineReason {
     }
 }
 
+/// One item of what the agent is to be shown after a write, in recall order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shown {
+    /// An entry of the file: a message, or a summary or stub already standing.
+    Existing(u32),
+    /// The draft at this index of the drafts being written.
+    New(usize),
+}
+
 /// Everything the engine reads about one transcript, borrowed from it.
 #[derive(Debug, Clone, Copy)]
 pub struct Conversation<'a> {
@@ -278,6 +290,10 @@ pub struct Conversation<'a> {
     pub tool_ids: &'a [u64],
     pub claims: &'a [Claim],
     pub records: &'a [Record],
+    /// Entries that stand elsewhere in conversation order than in the file: `(entry, before)`,
+    /// the entry stands just before entry `before` (an agent's own compaction summary stands
+    /// before the first entry it kept). Sorted by `before`.
+    pub placements: &'a [(u32, u32)],
 }
 
 impl<'a> Conversation<'a> {

@@ -377,7 +377,7 @@ fn mask(
         }
     };
     let now = (ctx.now_ms)();
-    let mut drafts = Vec::new();
+    let mut drafts: Vec<Draft> = Vec::new();
     let mut saved = 0usize;
     let mut taken: Vec<String> = Vec::new();
     for it in results {
@@ -425,10 +425,57 @@ fn mask(
         settings.policy.keep_tool_results
     );
     r.after = Size::of(r.after.chars.saturating_sub(saved));
+    let stubs: Vec<(Item, usize)> = drafts
+        .iter()
+        .enumerate()
+        .map(|(k, d)| (d.stub_of.expect("a stub stands for one entry"), k))
+        .collect();
+    let lines = lines_for(t, ledger, &drafts, &[], &stubs, &[], now)?;
     if settings.dry_run {
         return Ok(Vec::new());
     }
-    Ok(t.draft_lines(&drafts)?)
+    Ok(lines)
+}
+
+/// The lines for a write, and for an agent's session what makes it show mf's recall after the
+/// write. A view the agent cannot show is refused here, before anything is appended.
+fn lines_for(
+    t: &Transcript,
+    ledger: &Ledger<'_>,
+    drafts: &[Draft],
+    folds: &[(Vec<Item>, usize)],
+    stubs: &[(Item, usize)],
+    records: &[(RecordKind, u64)],
+    now: u64,
+) -> Result<Vec<String>> {
+    let changes_view = !drafts.is_empty();
+    let shown = (t.format.is_agent() && changes_view).then(|| ledger.next_view(folds, stubs, None));
+    Ok(t.lines_for(&transcript::Write {
+        drafts,
+        records,
+        shown: shown.as_deref(),
+        now_ms: now,
+        tokens_before: estimate_tokens(ledger.view_chars()) as u64,
+    })?)
+}
+
+/// Refuse, before anything is paid, a plan whose result the agent could not be shown.
+fn check_expressible(t: &Transcript, ledger: &Ledger<'_>, plan: &Plan) -> Result<()> {
+    if !t.format.is_agent() {
+        return Ok(());
+    }
+    let drafts: Vec<Draft> = plan
+        .spans
+        .iter()
+        .map(|span| summary::draft(span, String::new(), "", "", None, 0, None, Vec::new()))
+        .collect();
+    let folds: Vec<(Vec<Item>, usize)> = plan
+        .spans
+        .iter()
+        .enumerate()
+        .map(|(k, s)| (s.items.clone(), k))
+        .collect();
+    lines_for(t, ledger, &drafts, &folds, &[], &[], 0).map(|_| ())
 }
 
 /// The pieces a summarizer reads for a span, secrets replaced when the span leaves the machine.
@@ -516,6 +563,7 @@ async fn summarize_file(
     let masked = std::mem::take(&mut r.summaries);
     r.planned(&ledger, &plan, &id_of);
     r.summaries = masked;
+    check_expressible(&t, &ledger, &plan)?;
 
     if settings.dry_run {
         dry_run(&ledger, &plan, settings, ctx, &mut r);
@@ -582,6 +630,7 @@ async fn summarize_file(
     let now = (ctx.now_ms)();
     let mut lines: Vec<String> = Vec::new();
     let mut drafts: Vec<Draft> = Vec::new();
+    let mut folds: Vec<(Vec<Item>, usize)> = Vec::new();
     let mut declines: Vec<(DeclineReason, Span, Option<usize>, String)> = Vec::new();
     let mut written_chars = (0usize, 0usize); // (span chars folded, summary chars written)
     let mut taken: Vec<String> = Vec::new();
@@ -649,12 +698,13 @@ async fn summarize_file(
                 taken.push(id);
                 written_chars.0 += span_chars;
                 written_chars.1 += summary_chars;
+                folds.push((a.span.items.clone(), drafts.len()));
                 drafts.push(d);
             }
         }
         r.summaries.push(rec);
     }
-    lines.extend(t.draft_lines(&drafts)?);
+    let mut records: Vec<(RecordKind, u64)> = Vec::new();
     for (reason, span, summary_chars, detail) in &declines {
         if already_declined(&ledger, *reason, model, &span.digest) {
             continue;
@@ -674,8 +724,9 @@ async fn summarize_file(
             summary_chars: summary_chars.map(|c| c as u64),
             detail: short(detail, 200),
         };
-        lines.push(transcript::wire::record_line(&kind, now));
+        records.push((kind, now));
     }
+    lines.extend(lines_for(&t, &ledger, &drafts, &folds, &[], &records, now)?);
     let folded = drafts.len();
     if folded > 0 {
         r.action = Action::Folded;
@@ -835,7 +886,15 @@ async fn rollup(
         r.notes.push("the rollup summary was not shorter than the chunk summaries; they stand".into());
         return Ok(());
     }
-    let lines = t2.draft_lines(&[d])?;
+    let lines = lines_for(
+        &t2,
+        &ledger,
+        std::slice::from_ref(&d),
+        &[(span.items.clone(), 0)],
+        &[],
+        &[],
+        (ctx.now_ms)(),
+    )?;
     let before = r.after.chars;
     write(&t2, sink, &lines, settings, ctx, r, None)?;
     r.after = Size::of(before - span.chars + rec.chars);

@@ -137,7 +137,17 @@ pub fn expand(args: &ExpandArgs, ui: &Ui, interrupt: &Interrupt) -> Result<()> {
                 summary_id: id.clone(),
                 fingerprint,
             };
-            let lines = t.retract_lines(i as usize, &kind, system_now_ms())?;
+            let shown = t
+                .format
+                .is_agent()
+                .then(|| ledger.next_view(&[], &[], Some(i)));
+            let lines = t.lines_for(&crate::transcript::Write {
+                drafts: &[],
+                records: &[(kind, system_now_ms())],
+                shown: shown.as_deref(),
+                now_ms: system_now_ms(),
+                tokens_before: crate::entry::estimate_tokens(ledger.view_chars()) as u64,
+            })?;
             {
                 let _critical = interrupt.critical();
                 h.append(&t, &lines, tail_wait())?;

@@ -181,7 +181,8 @@ impl<'a> Ledger<'a> {
     fn number_turns(&mut self) {
         let mut turn = 0u32;
         for (i, e) in self.conv.entries.iter().enumerate() {
-            if e.has(flag::TURN_START) && !e.has(flag::UNSEEN) && e.claim == NONE {
+            let counted = !e.has(flag::UNSEEN) || e.has(flag::HISTORY);
+            if e.has(flag::TURN_START) && counted && e.claim == NONE {
                 turn += 1;
             }
             self.turns[i] = turn;
@@ -442,6 +443,11 @@ impl<'a> Ledger<'a> {
         if let Err(why) = &claim.shape_ok {
             return Err(refuse(why.clone()));
         }
+        if conv.entries[s as usize].has(flag::UNSEEN) {
+            return Err(refuse(
+                "it is on a branch the agent no longer follows (or before the agent's own compaction)",
+            ));
+        }
         match &claim.content_fingerprint {
             None => return Err(refuse("its content is not a string")),
             Some(f) if *f != cov.fingerprint => {
@@ -660,11 +666,17 @@ impl<'a> Ledger<'a> {
         for &c in &children {
             match self.summaries.get(&c) {
                 Some(inner) => {
-                    first_leaf = first_leaf.min(inner.first_leaf);
+                    if first_leaf == u32::MAX
+                        || self.order_key(inner.first_leaf) < self.order_key(first_leaf)
+                    {
+                        first_leaf = inner.first_leaf;
+                    }
                     last_leaf_line = last_leaf_line.max(inner.last_leaf_line);
                 }
                 None => {
-                    first_leaf = first_leaf.min(c);
+                    if first_leaf == u32::MAX || self.order_key(c) < self.order_key(first_leaf) {
+                        first_leaf = c;
+                    }
                     last_leaf_line = last_leaf_line.max(self.conv.entries[c as usize].line);
                 }
             }
@@ -691,27 +703,55 @@ impl<'a> Ledger<'a> {
                 *t = s.to_turn as u32;
             }
         }
+        let placed: std::collections::HashSet<u32> =
+            conv.placements.iter().map(|&(e, _)| e).collect();
         let mut view = Vec::new();
+        let mut k = 0;
         for i in 0..conv.entries.len() as u32 {
-            let e = &conv.entries[i as usize];
-            if e.has(flag::UNSEEN) {
-                continue;
+            while k < conv.placements.len() && conv.placements[k].1 == i {
+                self.place(conv.placements[k].0, &mut view);
+                k += 1;
             }
-            let h = self.hidden_by[i as usize];
-            if h == NONE {
-                // A valid summary appears where its first original was, or (withdrawn) not at
-                // all; everything else is an item of its own.
-                if !self.summaries.contains_key(&i) {
-                    view.push(i);
-                }
-                continue;
-            }
-            let s = &self.summaries[&h];
-            if s.first_leaf == i {
-                view.push(h);
+            if !placed.contains(&i) {
+                self.place(i, &mut view);
             }
         }
+        while k < conv.placements.len() {
+            self.place(conv.placements[k].0, &mut view);
+            k += 1;
+        }
         self.view = view;
+    }
+
+    /// Put entry `i` where it stands in the view: itself if nothing hides it (a valid summary
+    /// stands where its first original was, a withdrawn one nowhere), or the summary that hides
+    /// it if it is that summary's first original.
+    fn place(&self, i: u32, view: &mut Vec<Item>) {
+        let e = &self.conv.entries[i as usize];
+        if e.has(flag::UNSEEN) {
+            return;
+        }
+        let h = self.hidden_by[i as usize];
+        if h == NONE {
+            if !self.summaries.contains_key(&i) {
+                view.push(i);
+            }
+        } else if self.summaries[&h].first_leaf == i {
+            view.push(h);
+        }
+    }
+
+    /// Where an item stands in conversation order, as an index into the view-ordered entries.
+    fn order_key(&self, i: u32) -> (u32, u8) {
+        match self
+            .conv
+            .placements
+            .iter()
+            .find(|&&(e, _)| e == i)
+        {
+            Some(&(_, before)) => (before, 0),
+            None => (i, 1),
+        }
     }
 
     /// What a view item is.
@@ -789,17 +829,17 @@ impl<'a> Ledger<'a> {
     }
 
     /// Where an item stands in conversation order: a summary at its first original.
-    pub fn position(&self, item: Item) -> u32 {
+    pub fn position(&self, item: Item) -> (u32, u8) {
         match self.summaries.get(&item) {
-            Some(s) => s.first_leaf,
-            None => item,
+            Some(s) => self.order_key(s.first_leaf),
+            None => self.order_key(item),
         }
     }
 
     /// A summary's children in conversation order (a nested summary where its originals were).
     pub fn children_in_order(&self, summary: Item) -> Vec<Item> {
         let mut c = self.summaries[&summary].children.clone();
-        c.sort_by_key(|&j| (self.position(j), u32::from(!self.summaries.contains_key(&j))));
+        c.sort_by_key(|&j| (self.position(j), u8::from(!self.summaries.contains_key(&j))));
         c
     }
 
@@ -820,6 +860,67 @@ impl<'a> Ledger<'a> {
                 d == digest && (*reason == DeclineReason::NotSmaller || m == model)
             })
             .map(|(_, r, _, line, at)| (*line, *at, *r))
+    }
+
+    /// What the agent is to be shown after writing summaries over `folds` (each a span's items,
+    /// the draft index of its summary), stubs over `stubs` (item, draft index), and retracting
+    /// `retract`: summaries first (by the turns they cover), then every other item in
+    /// conversation order.
+    pub fn next_view(
+        &self,
+        folds: &[(Vec<Item>, usize)],
+        stubs: &[(Item, usize)],
+        retract: Option<Item>,
+    ) -> Vec<crate::entry::Shown> {
+        use crate::entry::Shown;
+        let mut gone: std::collections::HashMap<Item, Option<usize>> = Default::default();
+        for (items, d) in folds {
+            let first = items
+                .iter()
+                .copied()
+                .min_by_key(|&it| self.position(it))
+                .expect("a span has items");
+            for &it in items {
+                gone.insert(it, None);
+            }
+            gone.insert(first, Some(*d));
+        }
+        let mut summaries: Vec<((u64, u64), Shown)> = Vec::new();
+        let mut rest: Vec<Shown> = Vec::new();
+        let push = |it: Item, summaries: &mut Vec<((u64, u64), Shown)>, rest: &mut Vec<Shown>| {
+            if self.kind(it) == ItemKind::Summary {
+                summaries.push((self.item_turns(it), Shown::Existing(it)));
+            } else {
+                rest.push(Shown::Existing(it));
+            }
+        };
+        for &it in &self.view {
+            if Some(it) == retract {
+                for c in self.children_in_order(it) {
+                    push(c, &mut summaries, &mut rest);
+                }
+                continue;
+            }
+            match gone.get(&it) {
+                Some(Some(d)) => {
+                    let (items, _) = folds.iter().find(|(_, x)| x == d).expect("its fold");
+                    let (mut a, mut b) = (u64::MAX, 0);
+                    for &i in items {
+                        let (x, y) = self.item_turns(i);
+                        a = a.min(x);
+                        b = b.max(y);
+                    }
+                    summaries.push(((a, b), Shown::New(*d)));
+                }
+                Some(None) => {}
+                None => match stubs.iter().find(|(s, _)| *s == it) {
+                    Some(&(_, d)) => rest.push(Shown::New(d)),
+                    None => push(it, &mut summaries, &mut rest),
+                },
+            }
+        }
+        summaries.sort_by_key(|(t, _)| *t);
+        summaries.into_iter().map(|(_, s)| s).chain(rest).collect()
     }
 
     /// Whether an entry is a user message the agent's user typed (for `--protect user`).

@@ -77,6 +77,8 @@ pub struct Build {
     pub tool_ids: Vec<u64>,
     pub claims: Vec<Claim>,
     pub records: Vec<Record>,
+    /// `(entry, before)`: entry stands just before entry `before` in conversation order.
+    pub placements: Vec<(u32, u32)>,
     /// Further pieces of entries, by `Entry::more`: a run of pieces per entry.
     pub pieces: Vec<PieceRun>,
     pub notes: Vec<Note>,
@@ -102,6 +104,7 @@ impl Build {
             tool_ids: Vec::new(),
             claims: Vec::new(),
             records: Vec::new(),
+            placements: Vec::new(),
             pieces: Vec::new(),
             notes: Vec::new(),
             agent_models: Vec::new(),

@@ -63,6 +63,12 @@ pub enum TranscriptError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("`{path}` is {format}, which cannot show what this would leave: {why}")]
+    Unexpressible {
+        path: PathBuf,
+        format: &'static str,
+        why: String,
+    },
     #[error("cannot open `{path}` for appending: {source}")]
     NotWritable {
         path: PathBuf,

@@ -156,6 +156,26 @@ pub enum Tail {
     },
 }
 
+/// What mf writes to a transcript in one append: summaries and stubs, records, and — for an
+/// agent's session — what the agent is to be shown afterwards (mf's recall after the write).
+#[derive(Debug, Clone, Copy)]
+pub struct Write<'a> {
+    pub drafts: &'a [Draft],
+    pub records: &'a [(crate::entry::RecordKind, u64)],
+    /// In recall order; `None` when nothing changes what is shown.
+    pub shown: Option<&'a [crate::entry::Shown]>,
+    pub now_ms: u64,
+    /// Estimated tokens of what was shown before (for the agent's own bookkeeping).
+    pub tokens_before: u64,
+}
+
+/// Format-specific state kept for writing.
+#[derive(Debug, Clone)]
+pub enum FormatState {
+    Chat,
+    Pi(format::pi::State),
+}
+
 /// Options for reading.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ReadOptions {
@@ -173,6 +193,8 @@ pub struct Transcript {
     pub tool_ids: Vec<u64>,
     pub claims: Vec<Claim>,
     pub records: Vec<Record>,
+    /// Entries standing elsewhere in conversation order than in the file (see `Conversation`).
+    pub placements: Vec<(u32, u32)>,
     pub notes: Vec<Note>,
     /// Models that wrote the conversation (from assistant lines), in order of first appearance.
     pub agent_models: Vec<String>,
@@ -182,6 +204,7 @@ pub struct Transcript {
     /// Physical lines read.
     pub lines: u32,
     pub identity: (u64, u64),
+    pub state: FormatState,
     pieces: Vec<build::PieceRun>,
     file: File,
 }
@@ -223,8 +246,17 @@ pub fn read_source(mut src: Source, opts: ReadOptions) -> Result<Transcript, Tra
             }
         },
     };
-    let (build, tail, len) = match format {
-        Format::Chat => read::read_lines(&mut src, &mut ChatReader, head)?,
+    let (build, tail, len, state) = match format {
+        Format::Chat => {
+            let (b, t, l) = read::read_lines(&mut src, &mut ChatReader, head)?;
+            (b, t, l, FormatState::Chat)
+        }
+        Format::Pi => {
+            let mut r = format::pi::PiReader::default();
+            let (b, t, l) = read::read_lines(&mut src, &mut r, head)?;
+            let st = r.state(b.entries.len());
+            (b, t, l, FormatState::Pi(st))
+        }
         other => {
             return Err(TranscriptError::Refused {
                 path: src.path.clone(),
@@ -232,7 +264,9 @@ pub fn read_source(mut src: Source, opts: ReadOptions) -> Result<Transcript, Tra
             });
         }
     };
-    Ok(Transcript::new(src, format, build, tail, len))
+    let mut t = Transcript::new(src, format, build, tail, len);
+    t.state = state;
+    Ok(t)
 }
 
 impl Transcript {
@@ -245,12 +279,14 @@ impl Transcript {
             tool_ids: b.tool_ids,
             claims: b.claims,
             records: b.records,
+            placements: b.placements,
             notes: b.notes,
             agent_models: b.agent_models,
             tail,
             len,
             lines: b.physical_lines,
             identity: src.identity,
+            state: FormatState::Chat,
             pieces: b.pieces,
             file: src.file,
         }
@@ -264,6 +300,7 @@ impl Transcript {
             tool_ids: &self.tool_ids,
             claims: &self.claims,
             records: &self.records,
+            placements: &self.placements,
         }
     }
 
@@ -361,7 +398,8 @@ impl Transcript {
         let values = self.values(i)?;
         Ok(match self.format {
             Format::Chat => chat::text(&values[0]),
-            _ => unreachable!("only chat is read"),
+            Format::Pi => format::pi::text(&values[0]),
+            _ => unreachable!("not read yet"),
         })
     }
 
@@ -370,6 +408,7 @@ impl Transcript {
         let values = self.values(i).ok()?;
         match self.format {
             Format::Chat => chat::tool_name(&values[0]),
+            Format::Pi => format::pi::tool_name(&values[0]),
             _ => None,
         }
     }
@@ -398,37 +437,43 @@ impl Transcript {
         let values = self.values(i)?;
         Ok(match self.format {
             Format::Chat => chat::chat_message(&values[0]),
-            _ => unreachable!("only chat is read"),
+            Format::Pi => format::pi::chat_message(&values[0]),
+            _ => unreachable!("not read yet"),
         })
     }
 
-    /// The lines to append for these drafts, in this file's format.
-    pub fn draft_lines(&self, drafts: &[Draft]) -> std::io::Result<Vec<String>> {
-        let mut out = Vec::new();
-        for d in drafts {
-            let stub_of = match d.stub_of {
-                Some(i) => Some(self.values(i as usize)?.remove(0)),
-                None => None,
-            };
-            out.push(match self.format {
-                Format::Chat => chat::draft_line(d, stub_of.as_ref()),
-                _ => unreachable!("only chat is written"),
-            });
+    /// The lines to append for a write, in this file's format. An agent's session also gets
+    /// what makes the agent show `w.shown`; a view the agent cannot show is refused.
+    pub fn lines_for(&self, w: &Write<'_>) -> Result<Vec<String>, TranscriptError> {
+        let unexpressible = |why: String| TranscriptError::Unexpressible {
+            path: self.path.clone(),
+            format: self.format.describe(),
+            why,
+        };
+        match &self.state {
+            FormatState::Chat => {
+                let mut out = Vec::new();
+                for d in w.drafts {
+                    let stub_of = match d.stub_of {
+                        Some(i) => Some(
+                            self.values(i as usize)
+                                .map_err(|source| TranscriptError::Open {
+                                    path: self.path.clone(),
+                                    source,
+                                })?
+                                .remove(0),
+                        ),
+                        None => None,
+                    };
+                    out.push(chat::draft_line(d, stub_of.as_ref()));
+                }
+                for (kind, at) in w.records {
+                    out.push(wire::record_line(kind, *at));
+                }
+                Ok(out)
+            }
+            FormatState::Pi(st) => format::pi::lines(self, st, w).map_err(unexpressible),
         }
-        Ok(out)
-    }
-
-    /// The lines that retract a summary, in this file's format.
-    pub fn retract_lines(
-        &self,
-        _summary: usize,
-        kind: &crate::entry::RecordKind,
-        at_ms: u64,
-    ) -> std::io::Result<Vec<String>> {
-        Ok(match self.format {
-            Format::Chat => vec![wire::record_line(kind, at_ms)],
-            _ => unreachable!("only chat is written"),
-        })
     }
 
     /// Entries whose id hashes to `hash`.

@@ -150,9 +150,9 @@ pub enum MfObject {
     },
     /// A decline or retraction record.
     Record(RecordKind, u64),
-    /// One of several lines mf wrote for one summary in an agent's format (not the one that
-    /// carries the coverage), naming the summary it belongs to.
-    Part { of: String },
+    /// A line mf wrote in an agent's own shape so the agent sees what mf's recall shows (its
+    /// standing summaries and the entries they do not cover); it carries no claim of its own.
+    View,
     /// A kind this mf does not know (a newer mf, or damage).
     Unknown(String),
 }
@@ -181,13 +181,7 @@ pub fn parse_mf(v: &Value) -> MfObject {
                 None => Err("its mf record has no coverage".into()),
             },
         },
-        "part" => MfObject::Part {
-            of: obj
-                .get("of")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string(),
-        },
+        "view" => MfObject::View,
         "decline" | "retract" => match record_v2(kind, obj) {
             Some(r) => MfObject::Record(r, at_ms),
             None => MfObject::Unknown(format!("{kind} (not well formed)")),
@@ -331,10 +325,9 @@ pub fn claim_object(d: &Draft) -> String {
     serde_json::to_string(&Value::Object(obj)).expect("an mf object serializes")
 }
 
-/// The `mf` object of a part line (one of several lines written for one summary).
-pub fn part_object(of: &str) -> String {
-    serde_json::to_string(&serde_json::json!({"v": VERSION, "kind": "part", "of": of}))
-        .expect("a part serializes")
+/// The `mf` object of a view line (what the agent is shown; no claim of its own).
+pub fn view_object(op: &str) -> Value {
+    serde_json::json!({"v": VERSION, "kind": "view", "op": op})
 }
 
 /// A complete record line (decline or retraction), beginning with [`MF_PREFIX`].

@@ -382,10 +382,10 @@ fn mf_line(b: &mut Build, at: &At<'_>, v: Value) -> Result<(), TranscriptError> 
             );
             Ok(())
         }
-        MfObject::Part { .. } | MfObject::Unknown(_) => {
+        MfObject::View | MfObject::Unknown(_) => {
             let kind = match wire::parse_mf(&obj["mf"]) {
                 MfObject::Unknown(k) => k,
-                _ => "part".into(),
+                _ => "view".into(),
             };
             b.record(wire::record(
                 at.line,

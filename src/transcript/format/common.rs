@@ -133,3 +133,77 @@ mod tests {
         assert_eq!(t, "look\n[image image/png 120 kB]\n[image]");
     }
 }
+
+/// An ISO-8601 UTC timestamp with milliseconds (`2026-11-30T11:29:48.037Z`), the form the
+/// agents write.
+pub fn iso_timestamp(ms: u64) -> String {
+    let secs = ms / 1000;
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        ms % 1000
+    )
+}
+
+/// A fresh 8-hex id not in `taken`.
+pub fn fresh_hex8(taken: &impl Fn(&str) -> bool) -> String {
+    loop {
+        let id = format!("{:08x}", fastrand::u32(..));
+        if !taken(&id) {
+            return id;
+        }
+    }
+}
+
+/// A fresh random UUID (v4).
+pub fn fresh_uuid() -> String {
+    let a = fastrand::u128(..);
+    let b = (a & !(0xf000 << 64)) | (0x4000 << 64);
+    let b = (b & !(0xc000 << 48)) | (0x8000 << 48);
+    let h = format!("{b:032x}");
+    format!(
+        "{}-{}-{}-{}-{}",
+        &h[0..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..32]
+    )
+}
+
+/// A JSON object with mf's `mf` object first, then `rest`'s fields, as one line.
+pub fn mf_first(mf: serde_json::Value, rest: serde_json::Map<String, Value>) -> String {
+    let mut obj = serde_json::Map::new();
+    obj.insert("mf".into(), mf);
+    obj.extend(rest);
+    serde_json::to_string(&Value::Object(obj)).expect("a line serializes")
+}
+
+#[cfg(test)]
+mod time_tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_are_iso_utc_with_milliseconds() {
+        assert_eq!(iso_timestamp(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(iso_timestamp(1_764_502_188_037), "2025-11-30T11:29:48.037Z");
+        assert_eq!(iso_timestamp(951_782_400_000), "2000-02-29T00:00:00.000Z");
+        let u = fresh_uuid();
+        assert_eq!(u.len(), 36);
+        assert_eq!(&u[14..15], "4");
+    }
+}

@@ -3,6 +3,7 @@
 //! to lines. The engine never sees a format.
 
 pub mod chat;
+pub mod pi;
 pub mod common;
 
 use serde_json::Value;

@@ -1,0 +1,667 @@
+//! The pi coding-agent session format. Line 1 is the `session` header; v1 is a linear list of
+//! entries, v2 and v3 a tree of `id`/`parentId` whose leaf is the last entry. `message` entries
+//! with role `user` or `bashExecution` start turns; `toolCall` blocks pair with `toolResult`
+//! messages by id; pi's own `compaction` is a floor (what lies before its first kept entry is
+//! already summarized by pi).
+//!
+//! What mf writes (verified against pi's own session loader): its summaries as `custom` entries
+//! (never sent to the model), then a `compaction` entry parented on the leaf whose summary is
+//! mf's standing summaries and whose first kept entry starts what mf's recall shows verbatim —
+//! so pi builds [mf's summaries, the kept entries, …]. Undo writes what pi needs to show the
+//! originals again.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{Map, Value, json};
+
+use super::common::{self, fresh_hex8, iso_timestamp, mf_first};
+use crate::digest::{content_fingerprint, id_hash};
+use crate::entry::{Claim, ClaimKind, NONE, RecordKind, Role, Shown, flag};
+use crate::transcript::build::{At, Build, NewEntry};
+use crate::transcript::error::TranscriptError;
+use crate::transcript::read::{LineError, LineReader};
+use crate::transcript::wire::{self, MfObject};
+use crate::transcript::{Transcript, Write};
+
+/// What a pi node is.
+#[derive(Debug, Clone, PartialEq)]
+enum Kind {
+    Header,
+    /// Has an mf entry (a message, a summary node, or mf's claim).
+    Entry,
+    /// pi's own compaction.
+    Native {
+        first_kept_id: Option<String>,
+        first_kept_index: Option<u32>,
+    },
+    /// A line mf wrote for pi to show (a compaction or an undo marker).
+    MfView,
+    Other,
+}
+
+#[derive(Debug, Clone)]
+struct Node {
+    id: Option<String>,
+    parent: Option<String>,
+    kind: Kind,
+    /// The mf entry, for `Kind::Entry` and `Kind::Native`.
+    entry: u32,
+    /// Index among the file's parsed entries (header = 0): pi's v1 `firstKeptEntryIndex`.
+    parsed: u32,
+}
+
+/// What mf keeps of a pi session for writing to it.
+#[derive(Debug, Clone, Default)]
+pub struct State {
+    pub version: u64,
+    /// pi's leaf: the id of the last entry (v2+).
+    leaf: Option<String>,
+    ids: HashSet<String>,
+    /// Per mf entry: its pi id and parsed index.
+    entry_ids: Vec<(Option<String>, u32)>,
+    /// Parsed entries in the file (the next one's index).
+    parsed: u32,
+    /// The first mf view compaction on the active path, and whether only mf's own lines follow it.
+    first_view: Option<(Option<String>, bool)>,
+}
+
+#[derive(Debug, Default)]
+pub struct PiReader {
+    nodes: Vec<Node>,
+    version: u64,
+}
+
+impl LineReader for PiReader {
+    type Parsed<'a> = Value;
+    const STRICT: bool = false;
+
+    fn parse<'a>(&self, line: &'a [u8]) -> Result<Value, LineError> {
+        match serde_json::from_slice::<Value>(line) {
+            Ok(v) if v.is_object() => Ok(v),
+            Ok(_) => Err(LineError {
+                message: "not a JSON object".into(),
+                column: 1,
+            }),
+            Err(e) => Err(LineError::from_json(&e)),
+        }
+    }
+
+    fn push(&mut self, b: &mut Build, at: &At<'_>, v: Value) -> Result<(), TranscriptError> {
+        let obj = v.as_object().expect("parsed as an object");
+        let parsed = self.nodes.len() as u32;
+        let s = |k: &str| obj.get(k).and_then(Value::as_str).map(str::to_string);
+        let mut node = Node {
+            id: s("id"),
+            parent: s("parentId"),
+            kind: Kind::Other,
+            entry: NONE,
+            parsed,
+        };
+        let ty = obj.get("type").and_then(Value::as_str).unwrap_or_default();
+        if let Some(mf) = obj.get("mf") {
+            match wire::parse_mf(mf) {
+                MfObject::Claim { kind, coverage } => {
+                    let data = obj.get("data");
+                    let content = data
+                        .and_then(|d| d.get("content"))
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    let id = data
+                        .and_then(|d| d.get("id"))
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    let answers: Vec<u64> = data
+                        .and_then(|d| d.get("toolCallId"))
+                        .and_then(Value::as_str)
+                        .map(id_hash)
+                        .into_iter()
+                        .collect();
+                    let i = b.entry(
+                        at,
+                        NewEntry {
+                            role: if kind == ClaimKind::Stub {
+                                Role::Tool
+                            } else {
+                                Role::System
+                            },
+                            flags: 0,
+                            chars: content.chars().count() as u32,
+                            id: id_hash(id),
+                            calls: &[],
+                            answers: &answers,
+                        },
+                    );
+                    b.claim(
+                        i,
+                        Claim {
+                            entry: 0,
+                            kind,
+                            id: id.to_string(),
+                            coverage,
+                            content_fingerprint: Some(content_fingerprint(content)),
+                            label: common::first_line(content),
+                            shape_ok: if ty == "custom" {
+                                Ok(())
+                            } else {
+                                Err("in a pi session mf writes its summaries as `custom` entries".into())
+                            },
+                        },
+                    );
+                    node.kind = Kind::Entry;
+                    node.entry = i;
+                }
+                MfObject::Record(kind, at_ms) => b.record(wire::record(at.line, kind, at_ms)),
+                MfObject::View => node.kind = Kind::MfView,
+                MfObject::Unknown(k) => b.record(wire::record(at.line, RecordKind::Unknown { kind: k }, 0)),
+            }
+            self.nodes.push(node);
+            return Ok(());
+        }
+        match ty {
+            "session" => {
+                self.version = obj.get("version").and_then(Value::as_u64).unwrap_or(1);
+                node.kind = Kind::Header;
+            }
+            "message" => {
+                let m = obj.get("message").and_then(Value::as_object);
+                let role = m.and_then(|m| m.get("role")).and_then(Value::as_str).unwrap_or("");
+                let (mrole, turn) = match role {
+                    "user" | "bashExecution" => (Role::User, true),
+                    "assistant" => (Role::Assistant, false),
+                    "toolResult" => (Role::Tool, false),
+                    _ => (Role::User, false),
+                };
+                let excluded = m
+                    .and_then(|m| m.get("excludeFromContext"))
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false);
+                let calls: Vec<u64> = m
+                    .and_then(|m| m.get("content"))
+                    .and_then(Value::as_array)
+                    .map(|blocks| {
+                        blocks
+                            .iter()
+                            .filter(|b| b.get("type").and_then(Value::as_str) == Some("toolCall"))
+                            .filter_map(|b| b.get("id").and_then(Value::as_str))
+                            .map(id_hash)
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let answers: Vec<u64> = if role == "toolResult" {
+                    m.and_then(|m| m.get("toolCallId"))
+                        .and_then(Value::as_str)
+                        .map(id_hash)
+                        .into_iter()
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                if role == "assistant"
+                    && let Some(model) = m.and_then(|m| m.get("model")).and_then(Value::as_str)
+                {
+                    b.agent_model(model);
+                }
+                let i = b.entry(
+                    at,
+                    NewEntry {
+                        role: mrole,
+                        flags: if excluded {
+                            flag::UNSEEN
+                        } else if turn {
+                            flag::TURN_START
+                        } else {
+                            0
+                        },
+                        chars: text(obj).chars().count() as u32,
+                        id: node_id_hash(&node, at.line),
+                        calls: &calls,
+                        answers: &answers,
+                    },
+                );
+                node.kind = Kind::Entry;
+                node.entry = i;
+            }
+            "compaction" => {
+                let i = b.entry(
+                    at,
+                    NewEntry {
+                        role: Role::System,
+                        flags: flag::NATIVE_SUMMARY,
+                        chars: text(obj).chars().count() as u32,
+                        id: node_id_hash(&node, at.line),
+                        calls: &[],
+                        answers: &[],
+                    },
+                );
+                node.kind = Kind::Native {
+                    first_kept_id: s("firstKeptEntryId"),
+                    first_kept_index: obj
+                        .get("firstKeptEntryIndex")
+                        .and_then(Value::as_u64)
+                        .map(|n| n as u32),
+                };
+                node.entry = i;
+            }
+            "branch_summary" | "custom_message" => {
+                let i = b.entry(
+                    at,
+                    NewEntry {
+                        role: Role::User,
+                        flags: 0,
+                        chars: text(obj).chars().count() as u32,
+                        id: node_id_hash(&node, at.line),
+                        calls: &[],
+                        answers: &[],
+                    },
+                );
+                node.kind = Kind::Entry;
+                node.entry = i;
+            }
+            _ => {}
+        }
+        self.nodes.push(node);
+        Ok(())
+    }
+
+    fn finish(&mut self, b: &mut Build) -> Result<(), TranscriptError> {
+        let version = self.version.max(1);
+        // The active path: v1 is linear; v2+ walks parentId from the leaf (the last entry).
+        let on_path: Vec<bool> = if version < 2 {
+            vec![true; self.nodes.len()]
+        } else {
+            let by_id: HashMap<&str, usize> = self
+                .nodes
+                .iter()
+                .enumerate()
+                .filter_map(|(k, n)| n.id.as_deref().map(|id| (id, k)))
+                .collect();
+            let mut on = vec![false; self.nodes.len()];
+            if let Some(header) = self.nodes.iter().position(|n| n.kind == Kind::Header) {
+                on[header] = true;
+            }
+            let mut cur = self
+                .nodes
+                .iter()
+                .rposition(|n| n.id.is_some() && n.kind != Kind::Header);
+            let mut guard = 0;
+            while let Some(k) = cur {
+                if on[k] || guard > self.nodes.len() {
+                    break; // a cycle: stop
+                }
+                on[k] = true;
+                guard += 1;
+                cur = self.nodes[k]
+                    .parent
+                    .as_deref()
+                    .and_then(|p| by_id.get(p).copied());
+            }
+            on
+        };
+        for (k, n) in self.nodes.iter().enumerate() {
+            if !on_path[k] && n.entry != NONE {
+                b.entries[n.entry as usize].flags |= flag::UNSEEN;
+            }
+        }
+        // pi's own last compaction on the path is a floor.
+        let path: Vec<usize> = (0..self.nodes.len()).filter(|&k| on_path[k]).collect();
+        let last_native = path
+            .iter()
+            .rposition(|&k| matches!(self.nodes[k].kind, Kind::Native { .. }));
+        if let Some(pn) = last_native {
+            let native = &self.nodes[path[pn]];
+            let Kind::Native {
+                first_kept_id,
+                first_kept_index,
+            } = &native.kind
+            else {
+                unreachable!()
+            };
+            let kept_at = path[..pn].iter().position(|&k| {
+                let n = &self.nodes[k];
+                match (first_kept_id, first_kept_index) {
+                    (Some(id), _) => n.id.as_deref() == Some(id.as_str()),
+                    (None, Some(ix)) => n.parsed == *ix,
+                    _ => false,
+                }
+            });
+            let kept_at = kept_at.unwrap_or(pn);
+            for &k in &path[..kept_at] {
+                let n = &self.nodes[k];
+                if n.entry != NONE {
+                    b.entries[n.entry as usize].flags |= flag::UNSEEN | flag::HISTORY;
+                }
+            }
+            // Earlier compactions between the kept point and this one are superseded.
+            for &k in &path[kept_at..pn] {
+                if matches!(self.nodes[k].kind, Kind::Native { .. }) {
+                    b.entries[self.nodes[k].entry as usize].flags |= flag::UNSEEN | flag::HISTORY;
+                }
+            }
+            // The summary stands before the first entry it kept.
+            if let Some(&first) = path[kept_at..pn]
+                .iter()
+                .find(|&&k| self.nodes[k].entry != NONE && matches!(self.nodes[k].kind, Kind::Entry))
+            {
+                b.placements.push((native.entry, self.nodes[first].entry));
+            }
+        }
+        // Earlier native compactions before the floor are history too.
+        for (idx, &k) in path.iter().enumerate() {
+            if last_native.is_some_and(|pn| idx < pn)
+                && matches!(self.nodes[k].kind, Kind::Native { .. })
+            {
+                b.entries[self.nodes[k].entry as usize].flags |= flag::UNSEEN | flag::HISTORY;
+            }
+        }
+        b.placements.sort_by_key(|&(_, before)| before);
+        Ok(())
+    }
+}
+
+fn node_id_hash(node: &Node, line: u32) -> u64 {
+    match &node.id {
+        Some(id) => id_hash(id),
+        None => id_hash(&format!("line-{line}")),
+    }
+}
+
+impl PiReader {
+    /// What mf keeps for writing.
+    pub fn state(&self, entries: usize) -> State {
+        let version = self.version.max(1);
+        let mut entry_ids = vec![(None, 0); entries];
+        let mut ids = HashSet::new();
+        for n in &self.nodes {
+            if let Some(id) = &n.id {
+                ids.insert(id.clone());
+            }
+            if n.entry != NONE {
+                entry_ids[n.entry as usize] = (n.id.clone(), n.parsed);
+            }
+        }
+        let leaf = self
+            .nodes
+            .iter()
+            .rev()
+            .find(|n| n.id.is_some() && n.kind != Kind::Header)
+            .and_then(|n| n.id.clone());
+        // The first of mf's view compactions on the path from the leaf, and what follows it.
+        let first_view = self
+            .nodes
+            .iter()
+            .position(|n| n.kind == Kind::MfView)
+            .map(|k| {
+                let only_mf = self.nodes[k + 1..].iter().all(|n| {
+                    matches!(n.kind, Kind::MfView | Kind::Other)
+                        || (n.kind == Kind::Entry && n.id.is_some() && n.entry == NONE)
+                });
+                (self.nodes[k].parent.clone(), only_mf)
+            });
+        State {
+            version,
+            leaf,
+            ids,
+            entry_ids,
+            parsed: self.nodes.len() as u32,
+            first_view,
+        }
+    }
+}
+
+fn blocks_text(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::Array(blocks)) => {
+            let mut t = String::new();
+            for b in blocks {
+                let piece = match b.get("type").and_then(Value::as_str) {
+                    Some("text") => b.get("text").and_then(Value::as_str).unwrap_or("").to_string(),
+                    Some("thinking") => b
+                        .get("thinking")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string(),
+                    Some("toolCall") => format!(
+                        "[calls {}({})]",
+                        b.get("name").and_then(Value::as_str).unwrap_or("?"),
+                        b.get("arguments").map(common::arguments_text).unwrap_or_default()
+                    ),
+                    Some("image") => common::image_placeholder(
+                        b.get("mimeType").and_then(Value::as_str),
+                        b.get("data").and_then(Value::as_str).map(common::base64_size),
+                    ),
+                    _ => common::content_text(Some(&Value::Array(vec![b.clone()]))),
+                };
+                common::push_line(&mut t, &piece);
+            }
+            t
+        }
+        other => common::content_text(other),
+    }
+}
+
+/// The model-visible text of a pi line.
+pub fn text(obj: &Map<String, Value>) -> String {
+    if obj.contains_key("mf") {
+        return obj
+            .get("data")
+            .and_then(|d| d.get("content"))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+    }
+    match obj.get("type").and_then(Value::as_str) {
+        Some("message") => {
+            let Some(m) = obj.get("message").and_then(Value::as_object) else {
+                return String::new();
+            };
+            match m.get("role").and_then(Value::as_str) {
+                Some("bashExecution") => {
+                    let mut t = format!(
+                        "$ {}",
+                        m.get("command").and_then(Value::as_str).unwrap_or_default()
+                    );
+                    common::push_line(
+                        &mut t,
+                        m.get("output").and_then(Value::as_str).unwrap_or_default(),
+                    );
+                    t
+                }
+                Some("branchSummary" | "compactionSummary") => m
+                    .get("summary")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+                _ => blocks_text(m.get("content")),
+            }
+        }
+        Some("compaction" | "branch_summary") => obj
+            .get("summary")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string(),
+        Some("custom_message") => blocks_text(obj.get("content")),
+        _ => String::new(),
+    }
+}
+
+/// The tool name of a tool result.
+pub fn tool_name(obj: &Map<String, Value>) -> Option<String> {
+    obj.get("message")
+        .and_then(|m| m.get("toolName"))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
+/// A pi line as the chat message a model would be sent.
+pub fn chat_message(obj: &Map<String, Value>) -> Value {
+    let t = text(obj);
+    let m = obj.get("message");
+    let role = m.and_then(|m| m.get("role")).and_then(Value::as_str);
+    match role {
+        Some("assistant") => {
+            let blocks = m
+                .and_then(|m| m.get("content"))
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            let calls: Vec<Value> = blocks
+                .iter()
+                .filter(|b| b.get("type").and_then(Value::as_str) == Some("toolCall"))
+                .map(|b| {
+                    json!({"id": b.get("id"), "type": "function", "function": {
+                        "name": b.get("name"),
+                        "arguments": b.get("arguments").map(common::arguments_text).unwrap_or_default()}})
+                })
+                .collect();
+            let prose: Vec<Value> = blocks
+                .into_iter()
+                .filter(|b| b.get("type").and_then(Value::as_str) != Some("toolCall"))
+                .collect();
+            let content = blocks_text(Some(&Value::Array(prose)));
+            let mut out = json!({"role": "assistant", "content": if content.is_empty() { Value::Null } else { Value::from(content) }});
+            if !calls.is_empty() {
+                out["tool_calls"] = Value::Array(calls);
+            }
+            out
+        }
+        Some("toolResult") => json!({
+            "role": "tool",
+            "tool_call_id": m.and_then(|m| m.get("toolCallId")),
+            "content": t,
+        }),
+        _ => json!({"role": "user", "content": t}),
+    }
+}
+
+/// The lines that write a `Write` to a pi session: mf's summaries and records as `custom`
+/// entries chained on the leaf, then (when there is a view to show) the entry that makes pi
+/// show exactly it.
+pub fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, String> {
+    let v1 = st.version < 2;
+    let mut taken: HashSet<String> = st.ids.clone();
+    let mut leaf = st.leaf.clone();
+    let mut out = Vec::new();
+    let mut stamp = w.now_ms;
+    let mut node = |rest: Map<String, Value>, taken: &mut HashSet<String>, leaf: &mut Option<String>| {
+        let mut m = Map::new();
+        m.insert("type".into(), rest["type"].clone());
+        if !v1 {
+            let id = fresh_hex8(&|x: &str| taken.contains(x));
+            taken.insert(id.clone());
+            m.insert("id".into(), Value::from(id.clone()));
+            m.insert("parentId".into(), leaf.clone().map_or(Value::Null, Value::from));
+            *leaf = Some(id);
+        }
+        m.insert("timestamp".into(), Value::from(iso_timestamp(stamp)));
+        stamp += 1;
+        for (k, v) in rest {
+            if k != "type" {
+                m.insert(k, v);
+            }
+        }
+        m
+    };
+    for d in w.drafts {
+        if d.kind == ClaimKind::Stub {
+            return Err("a pi session cannot show a stub in place of a tool result (pi keeps the original entries), so --strategy mask does not apply to it".into());
+        }
+        let mut rest = Map::new();
+        rest.insert("type".into(), Value::from("custom"));
+        rest.insert("customType".into(), Value::from("mf"));
+        rest.insert("data".into(), json!({"id": d.id, "content": d.content}));
+        let m = node(rest, &mut taken, &mut leaf);
+        let mf: Value = serde_json::from_str(&wire::claim_object(d)).expect("an mf object");
+        out.push(mf_first(mf, m));
+    }
+    for (kind, at_ms) in w.records {
+        let line = wire::record_line(kind, *at_ms);
+        let v: Value = serde_json::from_str(&line).expect("a record");
+        let mut rest = Map::new();
+        rest.insert("type".into(), Value::from("custom"));
+        rest.insert("customType".into(), Value::from("mf"));
+        rest.insert("data".into(), json!({}));
+        let m = node(rest, &mut taken, &mut leaf);
+        out.push(mf_first(v["mf"].clone(), m));
+    }
+    let Some(shown) = w.shown else {
+        return Ok(out);
+    };
+    // What pi can show: one summary, then the path from one kept entry to the leaf.
+    let mut texts: Vec<String> = Vec::new();
+    let mut kept: Vec<u32> = Vec::new();
+    for s in shown {
+        let summary = match s {
+            Shown::New(d) => Some(w.drafts[*d].content.clone()),
+            Shown::Existing(i) => {
+                let e = &t.entries[*i as usize];
+                if e.claim != NONE || e.has(flag::NATIVE_SUMMARY) {
+                    Some(t.text(*i as usize).map_err(|e| e.to_string())?)
+                } else {
+                    None
+                }
+            }
+        };
+        match (summary, s) {
+            (Some(text), _) if kept.is_empty() => texts.push(text),
+            (Some(_), _) => {
+                return Err("pi shows one summary before the entries it keeps, and this would leave a summary after kept entries".into());
+            }
+            (None, Shown::Existing(i)) => kept.push(*i),
+            (None, Shown::New(_)) => unreachable!(),
+        }
+    }
+    // The kept entries must be exactly the path's entries from the first of them on.
+    if let Some(&first) = kept.first() {
+        let path: Vec<u32> = (first..t.entries.len() as u32)
+            .filter(|&j| {
+                let e = &t.entries[j as usize];
+                !e.has(flag::UNSEEN) && e.claim == NONE && !e.has(flag::NATIVE_SUMMARY)
+            })
+            .collect();
+        if path != kept {
+            return Err("pi keeps one unbroken run of entries after its summary; this fold would leave some entries out of the middle of it (--protect user, --size and oversized tool units cannot be expressed in a pi session)".into());
+        }
+    }
+    let (first_id, first_index) = match kept.first() {
+        Some(&e) => st.entry_ids[e as usize].clone(),
+        None => (None, st.parsed),
+    };
+    let mut rest = Map::new();
+    rest.insert("type".into(), Value::from("compaction"));
+    if texts.is_empty() {
+        // Nothing stands: show the originals. Exact when only mf's lines follow its first
+        // view: branch off just before it.
+        if let (false, Some((parent, true))) = (v1, &st.first_view) {
+            let mut m = Map::new();
+            m.insert("type".into(), Value::from("custom"));
+            m.insert("customType".into(), Value::from("mf"));
+            let id = fresh_hex8(&|x: &str| taken.contains(x));
+            m.insert("id".into(), Value::from(id));
+            m.insert(
+                "parentId".into(),
+                parent.clone().map_or(Value::Null, Value::from),
+            );
+            m.insert("timestamp".into(), Value::from(iso_timestamp(stamp)));
+            m.insert("data".into(), json!({"op": "restore"}));
+            out.push(mf_first(wire::view_object("restore"), m));
+            return Ok(out);
+        }
+        texts.push(
+            "(mf: the earlier summary was withdrawn; the conversation follows in full)".into(),
+        );
+    }
+    rest.insert("summary".into(), Value::from(texts.join("\n\n")));
+    if v1 {
+        rest.insert("firstKeptEntryIndex".into(), Value::from(first_index.max(1)));
+    } else {
+        rest.insert(
+            "firstKeptEntryId".into(),
+            first_id.map_or(Value::Null, Value::from),
+        );
+    }
+    rest.insert("tokensBefore".into(), Value::from(w.tokens_before));
+    rest.insert("fromHook".into(), Value::from(true));
+    let m = node(rest, &mut taken, &mut leaf);
+    out.push(mf_first(wire::view_object("show"), m));
+    Ok(out)
+}
