@@ -790,18 +790,13 @@ impl<'a> Ledger<'a> {
     /// Items in recall order: standing summaries first, ordered by the turns they cover, then
     /// every other item in conversation order.
     pub fn recall_order(&self, items: &[Item]) -> Vec<Item> {
-        let mut summaries: Vec<Item> = items
-            .iter()
-            .copied()
-            .filter(|&it| self.kind(it) == ItemKind::Summary)
-            .collect();
+        let first = |it: Item| {
+            self.kind(it) == ItemKind::Summary
+                || self.conv.entries[it as usize].has(flag::NATIVE_SUMMARY)
+        };
+        let mut summaries: Vec<Item> = items.iter().copied().filter(|&it| first(it)).collect();
         summaries.sort_by_key(|&it| (self.item_turns(it), self.conv.entries[it as usize].line));
-        summaries.extend(
-            items
-                .iter()
-                .copied()
-                .filter(|&it| self.kind(it) != ItemKind::Summary),
-        );
+        summaries.extend(items.iter().copied().filter(|&it| !first(it)));
         summaries
     }
 

@@ -174,6 +174,7 @@ pub struct Write<'a> {
 pub enum FormatState {
     Chat,
     Pi(format::pi::State),
+    Codex(format::codex::State),
 }
 
 /// Options for reading.
@@ -256,6 +257,11 @@ pub fn read_source(mut src: Source, opts: ReadOptions) -> Result<Transcript, Tra
             let (b, t, l) = read::read_lines(&mut src, &mut r, head)?;
             let st = r.state(b.entries.len());
             (b, t, l, FormatState::Pi(st))
+        }
+        Format::Codex => {
+            let mut r = format::codex::CodexReader::default();
+            let (b, t, l) = read::read_lines(&mut src, &mut r, head)?;
+            (b, t, l, FormatState::Codex(r.state()))
         }
         other => {
             return Err(TranscriptError::Refused {
@@ -399,6 +405,7 @@ impl Transcript {
         Ok(match self.format {
             Format::Chat => chat::text(&values[0]),
             Format::Pi => format::pi::text(&values[0]),
+            Format::Codex => format::codex::text(&values[0]),
             _ => unreachable!("not read yet"),
         })
     }
@@ -409,6 +416,7 @@ impl Transcript {
         match self.format {
             Format::Chat => chat::tool_name(&values[0]),
             Format::Pi => format::pi::tool_name(&values[0]),
+            Format::Codex => format::codex::tool_name(&values[0]),
             _ => None,
         }
     }
@@ -438,6 +446,7 @@ impl Transcript {
         Ok(match self.format {
             Format::Chat => chat::chat_message(&values[0]),
             Format::Pi => format::pi::chat_message(&values[0]),
+            Format::Codex => format::codex::chat_message(&values[0]),
             _ => unreachable!("not read yet"),
         })
     }
@@ -473,6 +482,7 @@ impl Transcript {
                 Ok(out)
             }
             FormatState::Pi(st) => format::pi::lines(self, st, w).map_err(unexpressible),
+            FormatState::Codex(st) => format::codex::lines(self, st, w).map_err(unexpressible),
         }
     }
 

@@ -3,8 +3,9 @@
 //! to lines. The engine never sees a format.
 
 pub mod chat;
-pub mod pi;
+pub mod codex;
 pub mod common;
+pub mod pi;
 
 use serde_json::Value;
 

@@ -1,0 +1,479 @@
+//! The Codex CLI rollout format: every line is `{"timestamp", "type", "payload"}`. What the model
+//! saw is the `response_item` lines (messages, reasoning, tool calls and their outputs paired by
+//! `call_id`); `event_msg/user_message` marks a real prompt, so the `response_item` user message
+//! just before it starts a turn; `turn_context`, `token_count` and the other events are not
+//! content. Codex's own `compacted` line is a floor: from there on the model sees its
+//! `replacement_history` and what follows.
+//!
+//! What mf writes (verified with the real `codex` resuming against a loopback server): its
+//! summaries and records as lines of its own types (Codex skips unknown types), then a
+//! `compacted` line whose `replacement_history` is the preamble, mf's summaries as one user
+//! message, and the kept items verbatim, and its `event_msg/context_compacted`.
+
+use serde_json::{Map, Value, json};
+
+use super::common::{self, iso_timestamp, mf_first};
+use crate::digest::{content_fingerprint, id_hash};
+use crate::entry::{Claim, ClaimKind, NONE, RecordKind, Role, Shown, flag};
+use crate::transcript::build::{At, Build, NewEntry};
+use crate::transcript::error::TranscriptError;
+use crate::transcript::read::{LineError, LineReader};
+use crate::transcript::wire::{self, MfObject};
+use crate::transcript::{Transcript, Write};
+
+/// What mf keeps of a rollout for writing to it.
+#[derive(Debug, Clone, Default)]
+pub struct State {
+    /// The thread id (`session_meta.payload.id`), for the live-session check.
+    pub thread: Option<String>,
+    /// The last native compaction has no `replacement_history`: Codex rebuilds that history
+    /// itself, and mf cannot write a view that reproduces it.
+    pub local_compaction: bool,
+}
+
+#[derive(Debug, Default)]
+pub struct CodexReader {
+    state: State,
+    /// The last `response_item` user message not yet claimed by a `user_message` event.
+    pending_user: Option<u32>,
+    /// A `user_message` event came before its message.
+    pending_turn: bool,
+    /// Entry of the last native compaction.
+    native: Option<u32>,
+}
+
+impl CodexReader {
+    pub fn state(&self) -> State {
+        self.state.clone()
+    }
+}
+
+fn content_text(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::Array(items)) => {
+            let mut t = String::new();
+            for c in items {
+                let piece = match c.get("type").and_then(Value::as_str) {
+                    Some("input_text" | "output_text" | "text" | "reasoning_text" | "summary_text") => {
+                        c.get("text").and_then(Value::as_str).unwrap_or("").to_string()
+                    }
+                    Some("input_image") => c
+                        .get("image_url")
+                        .and_then(Value::as_str)
+                        .map_or_else(|| common::image_placeholder(None, None), common::image_url_placeholder),
+                    Some(other) => format!("[{other}]"),
+                    None => String::new(),
+                };
+                common::push_line(&mut t, &piece);
+            }
+            t
+        }
+        Some(Value::String(s)) => s.clone(),
+        _ => String::new(),
+    }
+}
+
+/// The model-visible text of a response item (a `payload`).
+pub fn item_text(p: &Map<String, Value>) -> String {
+    let s = |k: &str| p.get(k).and_then(Value::as_str).unwrap_or_default();
+    match p.get("type").and_then(Value::as_str).unwrap_or_default() {
+        "message" => content_text(p.get("content")),
+        "reasoning" => {
+            let mut t = content_text(p.get("summary"));
+            common::push_line(&mut t, &content_text(p.get("content")));
+            t
+        }
+        "function_call" => format!("[calls {}({})]", s("name"), s("arguments")),
+        "custom_tool_call" => format!("[calls {}({})]", s("name"), s("input")),
+        "local_shell_call" => format!(
+            "[calls shell({})]",
+            p.get("action").map(Value::to_string).unwrap_or_default()
+        ),
+        "function_call_output" | "custom_tool_call_output" | "local_shell_call_output" => {
+            match p.get("output") {
+                Some(Value::String(o)) => o.clone(),
+                Some(v @ Value::Array(_)) => content_text(Some(v)),
+                Some(v) => v.to_string(),
+                None => String::new(),
+            }
+        }
+        "web_search_call" => format!(
+            "[web search: {}]",
+            p.get("action")
+                .and_then(|a| a.get("query"))
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+        ),
+        "compaction" | "compaction_summary" | "context_compaction" => String::new(),
+        other => format!("[{other}]"),
+    }
+}
+
+fn call_id(p: &Map<String, Value>) -> Option<u64> {
+    p.get("call_id").and_then(Value::as_str).map(id_hash)
+}
+
+/// The text of a line: a response item, a native compaction (the messages of its history), or
+/// mf's own summary.
+pub fn text(obj: &Map<String, Value>) -> String {
+    let Some(p) = obj.get("payload").and_then(Value::as_object) else {
+        return String::new();
+    };
+    if obj.contains_key("mf") {
+        return p
+            .get("content")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+    }
+    match obj.get("type").and_then(Value::as_str) {
+        Some("response_item") => item_text(p),
+        Some("compacted") => {
+            let mut t = String::new();
+            if let Some(Value::Array(items)) = p.get("replacement_history") {
+                for it in items.iter().filter_map(Value::as_object) {
+                    common::push_line(&mut t, &item_text(it));
+                }
+            }
+            common::push_line(&mut t, p.get("message").and_then(Value::as_str).unwrap_or(""));
+            t
+        }
+        _ => String::new(),
+    }
+}
+
+/// The tool name of a tool output (Codex outputs do not carry it).
+pub fn tool_name(_obj: &Map<String, Value>) -> Option<String> {
+    None
+}
+
+/// A line as the chat message a model would be sent.
+pub fn chat_message(obj: &Map<String, Value>) -> Value {
+    let t = text(obj);
+    let Some(p) = obj.get("payload").and_then(Value::as_object) else {
+        return json!({"role": "system", "content": t});
+    };
+    if obj.contains_key("mf") && p.contains_key("call_id") {
+        return json!({"role": "tool", "tool_call_id": p.get("call_id"), "content": t});
+    }
+    match p.get("type").and_then(Value::as_str).unwrap_or_default() {
+        "message" => {
+            let role = match p.get("role").and_then(Value::as_str) {
+                Some("assistant") => "assistant",
+                Some("user") => "user",
+                _ => "system",
+            };
+            json!({"role": role, "content": t})
+        }
+        "function_call" | "custom_tool_call" | "local_shell_call" => json!({
+            "role": "assistant",
+            "content": null,
+            "tool_calls": [{"id": p.get("call_id"), "type": "function", "function": {
+                "name": p.get("name").cloned().unwrap_or(Value::from("shell")),
+                "arguments": p.get("arguments").or(p.get("input")).map(common::arguments_text).unwrap_or_default()}}]
+        }),
+        "function_call_output" | "custom_tool_call_output" | "local_shell_call_output" => {
+            json!({"role": "tool", "tool_call_id": p.get("call_id"), "content": t})
+        }
+        _ if obj.get("type").and_then(Value::as_str) == Some("compacted") => {
+            json!({"role": "user", "content": t})
+        }
+        _ => json!({"role": "assistant", "content": t}),
+    }
+}
+
+impl LineReader for CodexReader {
+    type Parsed<'a> = Value;
+    const STRICT: bool = false;
+
+    fn parse<'a>(&self, line: &'a [u8]) -> Result<Value, LineError> {
+        match serde_json::from_slice::<Value>(line) {
+            Ok(v) if v.is_object() => Ok(v),
+            Ok(_) => Err(LineError {
+                message: "not a JSON object".into(),
+                column: 1,
+            }),
+            Err(e) => Err(LineError::from_json(&e)),
+        }
+    }
+
+    fn push(&mut self, b: &mut Build, at: &At<'_>, v: Value) -> Result<(), TranscriptError> {
+        let obj = v.as_object().expect("parsed as an object");
+        let ty = obj.get("type").and_then(Value::as_str).unwrap_or_default();
+        let empty = Map::new();
+        let p = obj.get("payload").and_then(Value::as_object).unwrap_or(&empty);
+        let line_id = id_hash(&format!("line-{}", at.line));
+        if let Some(mf) = obj.get("mf") {
+            match wire::parse_mf(mf) {
+                MfObject::Claim { kind, coverage } => {
+                    let content = p.get("content").and_then(Value::as_str).unwrap_or_default();
+                    let id = p.get("id").and_then(Value::as_str).unwrap_or_default();
+                    let answers: Vec<u64> = call_id(p).into_iter().collect();
+                    let i = b.entry(
+                        at,
+                        NewEntry {
+                            role: if kind == ClaimKind::Stub {
+                                Role::Tool
+                            } else {
+                                Role::System
+                            },
+                            flags: 0,
+                            chars: content.chars().count() as u32,
+                            id: id_hash(id),
+                            calls: &[],
+                            answers: &answers,
+                        },
+                    );
+                    b.claim(
+                        i,
+                        Claim {
+                            entry: 0,
+                            kind,
+                            id: id.to_string(),
+                            coverage,
+                            content_fingerprint: Some(content_fingerprint(content)),
+                            label: common::first_line(content),
+                            shape_ok: if ty == "mf_summary" {
+                                Ok(())
+                            } else {
+                                Err("in a Codex rollout mf writes its summaries as `mf_summary` lines".into())
+                            },
+                        },
+                    );
+                }
+                MfObject::Record(kind, at_ms) => b.record(wire::record(at.line, kind, at_ms)),
+                MfObject::View => {}
+                MfObject::Unknown(k) => {
+                    b.record(wire::record(at.line, RecordKind::Unknown { kind: k }, 0))
+                }
+            }
+            return Ok(());
+        }
+        match ty {
+            "session_meta" => {
+                if self.state.thread.is_none() {
+                    self.state.thread = p.get("id").and_then(Value::as_str).map(str::to_string);
+                }
+            }
+            "turn_context" => {
+                if let Some(m) = p.get("model").and_then(Value::as_str) {
+                    b.agent_model(m);
+                }
+            }
+            "event_msg" => {
+                if p.get("type").and_then(Value::as_str) == Some("user_message") {
+                    match self.pending_user.take() {
+                        Some(i) => b.entries[i as usize].flags |= flag::TURN_START,
+                        None => self.pending_turn = true,
+                    }
+                }
+            }
+            "response_item" => {
+                let kind = p.get("type").and_then(Value::as_str).unwrap_or_default();
+                let role = match kind {
+                    "message" => match p.get("role").and_then(Value::as_str) {
+                        Some("user") => Role::User,
+                        Some("assistant") => Role::Assistant,
+                        _ => Role::System,
+                    },
+                    "function_call_output" | "custom_tool_call_output" | "local_shell_call_output" => {
+                        Role::Tool
+                    }
+                    _ => Role::Assistant,
+                };
+                let calls: Vec<u64> = match kind {
+                    "function_call" | "custom_tool_call" | "local_shell_call" => {
+                        call_id(p).into_iter().collect()
+                    }
+                    _ => Vec::new(),
+                };
+                let answers: Vec<u64> = if role == Role::Tool {
+                    call_id(p).into_iter().collect()
+                } else {
+                    Vec::new()
+                };
+                let user = role == Role::User;
+                let i = b.entry(
+                    at,
+                    NewEntry {
+                        role,
+                        flags: if user && self.pending_turn {
+                            flag::TURN_START
+                        } else {
+                            0
+                        },
+                        chars: item_text(p).chars().count() as u32,
+                        id: line_id,
+                        calls: &calls,
+                        answers: &answers,
+                    },
+                );
+                if user {
+                    if self.pending_turn {
+                        self.pending_turn = false;
+                        self.pending_user = None;
+                    } else {
+                        self.pending_user = Some(i);
+                    }
+                }
+            }
+            "compacted" => {
+                // Codex's own compaction: from here on, its history replaces what came before.
+                for e in &mut b.entries {
+                    e.flags |= flag::UNSEEN | flag::HISTORY;
+                }
+                let i = b.entry(
+                    at,
+                    NewEntry {
+                        role: Role::User,
+                        flags: flag::NATIVE_SUMMARY | flag::PINNED,
+                        chars: text(obj).chars().count() as u32,
+                        id: line_id,
+                        calls: &[],
+                        answers: &[],
+                    },
+                );
+                self.native = Some(i);
+                self.state.local_compaction = !p
+                    .get("replacement_history")
+                    .is_some_and(Value::is_array);
+                self.pending_user = None;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, b: &mut Build) -> Result<(), TranscriptError> {
+        // Claims before the floor are history too.
+        if let Some(n) = self.native {
+            for e in &mut b.entries[..n as usize] {
+                e.flags |= flag::UNSEEN | flag::HISTORY;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The lines that write a `Write` to a rollout.
+pub fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, String> {
+    let mut stamp = w.now_ms;
+    let mut line = |mf: Value, ty: &str, payload: Value| {
+        let mut m = Map::new();
+        m.insert("timestamp".into(), Value::from(iso_timestamp(stamp)));
+        stamp += 1;
+        m.insert("type".into(), Value::from(ty));
+        m.insert("payload".into(), payload);
+        mf_first(mf, m)
+    };
+    let mut out = Vec::new();
+    for d in w.drafts {
+        let mut payload = json!({"id": d.id, "content": d.content});
+        if let Some(orig) = d.stub_of {
+            let v = t.values(orig as usize).map_err(|e| e.to_string())?;
+            let p = v.first().and_then(|o| o.get("payload")).cloned().unwrap_or(Value::Null);
+            payload["call_id"] = p.get("call_id").cloned().unwrap_or(Value::Null);
+            payload["outputType"] = p.get("type").cloned().unwrap_or(Value::Null);
+        }
+        let mf: Value = serde_json::from_str(&wire::claim_object(d)).expect("an mf object");
+        out.push(line(mf, "mf_summary", payload));
+    }
+    for (kind, at_ms) in w.records {
+        let rec: Value = serde_json::from_str(&wire::record_line(kind, *at_ms)).expect("a record");
+        out.push(line(rec["mf"].clone(), "mf_record", json!({})));
+    }
+    let Some(shown) = w.shown else {
+        return Ok(out);
+    };
+    if st.local_compaction {
+        return Err("its last compaction by Codex has no replacement history (Codex rebuilds that history itself), so mf cannot write a history that Codex would show as mf's recall".into());
+    }
+    let payload_of = |i: u32| -> Result<Vec<Value>, String> {
+        let v = t.values(i as usize).map_err(|e| e.to_string())?;
+        let obj = v.into_iter().next().unwrap_or_default();
+        Ok(match obj.get("type").and_then(Value::as_str) {
+            Some("compacted") => obj
+                .get("payload")
+                .and_then(|p| p.get("replacement_history"))
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default(),
+            _ => obj.get("payload").cloned().into_iter().collect(),
+        })
+    };
+    let mut summaries: Vec<String> = Vec::new();
+    let mut entries: Vec<Value> = Vec::new();
+    let mut early: Vec<Value> = Vec::new();
+    let first_turn = t
+        .entries
+        .iter()
+        .position(|e| e.has(flag::TURN_START) && !e.has(flag::UNSEEN))
+        .unwrap_or(usize::MAX) as u32;
+    for s in shown {
+        match s {
+            Shown::New(d) => {
+                let d = &w.drafts[*d];
+                match d.kind {
+                    ClaimKind::Summary => summaries.push(d.content.clone()),
+                    ClaimKind::Stub => entries.push(stub_item(t, d.stub_of.unwrap_or(NONE), &d.content)?),
+                }
+            }
+            Shown::Existing(i) => {
+                let e = &t.entries[*i as usize];
+                if e.claim != NONE {
+                    let c = &t.claims[e.claim as usize];
+                    let content = t.text(*i as usize).map_err(|e| e.to_string())?;
+                    match c.kind {
+                        ClaimKind::Summary => summaries.push(content),
+                        ClaimKind::Stub => {
+                            let orig = c.coverage.as_ref().ok().and_then(|cov| match &cov.covered {
+                                crate::entry::Covered::Lines { ranges, .. } => ranges.first().map(|r| r[0]),
+                                crate::entry::Covered::Ids(_) => None,
+                            });
+                            let orig = orig
+                                .and_then(|l| t.entries.binary_search_by_key(&l, |e| e.line).ok())
+                                .map_or(NONE, |j| j as u32);
+                            entries.push(stub_item(t, orig, &content)?);
+                        }
+                    }
+                } else if entries.is_empty() && (e.has(flag::PINNED) || *i < first_turn) {
+                    early.extend(payload_of(*i)?);
+                } else {
+                    entries.extend(payload_of(*i)?);
+                }
+            }
+        }
+    }
+    let text = summaries.join("\n\n");
+    let mut history = early;
+    if !text.is_empty() {
+        history.push(json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}));
+    }
+    history.extend(entries);
+    out.push(line(
+        wire::view_object(if text.is_empty() { "restore" } else { "show" }),
+        "compacted",
+        json!({"message": text, "replacement_history": history}),
+    ));
+    out.push(line(
+        wire::view_object("show"),
+        "event_msg",
+        json!({"type": "context_compacted"}),
+    ));
+    Ok(out)
+}
+
+/// The output item a stub stands for: the original's shape, with the stub's text.
+fn stub_item(t: &Transcript, orig: u32, content: &str) -> Result<Value, String> {
+    if orig == NONE {
+        return Err("a stub names no tool output".into());
+    }
+    let v = t.values(orig as usize).map_err(|e| e.to_string())?;
+    let mut p = v
+        .into_iter()
+        .next()
+        .and_then(|o| o.get("payload").cloned())
+        .unwrap_or_else(|| json!({}));
+    p["output"] = Value::from(content);
+    Ok(p)
+}
