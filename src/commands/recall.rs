@@ -20,9 +20,9 @@ pub fn item(t: &Transcript, ledger: &Ledger<'_>, it: Item) -> std::io::Result<Re
         ItemKind::Summary => (Some(ledger.item_turns(it)), "system"),
         _ => (None, ledger.conv.entries[i].role.as_str()),
     };
-    let message = match kind {
-        ItemKind::Summary => serde_json::json!({"role": "system", "content": text}),
-        _ => t.chat_message(i)?,
+    let messages = match kind {
+        ItemKind::Summary => vec![serde_json::json!({"role": "system", "content": text})],
+        _ => t.chat_messages(i)?,
     };
     Ok(RecallItem {
         id: t.id_string(i),
@@ -30,7 +30,7 @@ pub fn item(t: &Transcript, ledger: &Ledger<'_>, it: Item) -> std::io::Result<Re
         turn: ledger.item_turns(it).1,
         role,
         text,
-        message,
+        messages,
         native: t.raw_lines(i)?,
     })
 }

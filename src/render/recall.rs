@@ -24,8 +24,8 @@ pub struct RecallItem {
     pub role: &'static str,
     /// Model-visible text.
     pub text: String,
-    /// The chat-shaped message.
-    pub message: serde_json::Value,
+    /// The chat-shaped messages (one, or one per tool result of a row answering several calls).
+    pub messages: Vec<serde_json::Value>,
     /// The item's lines in the source's own shape.
     pub native: Vec<Vec<u8>>,
 }
@@ -38,8 +38,10 @@ pub fn write(format: Format, items: impl Iterator<Item = io::Result<RecallItem>>
         let it = it?;
         match format {
             Format::Chat => {
-                serde_json::to_writer(&mut out, &it.message)?;
-                out.write_all(b"\n")?;
+                for m in &it.messages {
+                    serde_json::to_writer(&mut out, m)?;
+                    out.write_all(b"\n")?;
+                }
             }
             Format::Native => {
                 for line in &it.native {

@@ -175,6 +175,7 @@ pub enum FormatState {
     Chat,
     Pi(format::pi::State),
     Codex(format::codex::State),
+    Claude(Box<format::claude::State>),
 }
 
 /// Options for reading.
@@ -263,11 +264,11 @@ pub fn read_source(mut src: Source, opts: ReadOptions) -> Result<Transcript, Tra
             let (b, t, l) = read::read_lines(&mut src, &mut r, head)?;
             (b, t, l, FormatState::Codex(r.state()))
         }
-        other => {
-            return Err(TranscriptError::Refused {
-                path: src.path.clone(),
-                what: other.describe(),
-            });
+        Format::Claude => {
+            let mut r = format::claude::ClaudeReader::default();
+            let (b, t, l) = read::read_lines(&mut src, &mut r, head)?;
+            let st = r.state(&b.entries);
+            (b, t, l, FormatState::Claude(Box::new(st)))
         }
     };
     let mut t = Transcript::new(src, format, build, tail, len);
@@ -406,7 +407,7 @@ impl Transcript {
             Format::Chat => chat::text(&values[0]),
             Format::Pi => format::pi::text(&values[0]),
             Format::Codex => format::codex::text(&values[0]),
-            _ => unreachable!("not read yet"),
+            Format::Claude => format::claude::text(&values),
         })
     }
 
@@ -417,7 +418,7 @@ impl Transcript {
             Format::Chat => chat::tool_name(&values[0]),
             Format::Pi => format::pi::tool_name(&values[0]),
             Format::Codex => format::codex::tool_name(&values[0]),
-            _ => None,
+            Format::Claude => format::claude::tool_name(&values),
         }
     }
 
@@ -440,14 +441,15 @@ impl Transcript {
         own.unwrap_or_else(|| format!("line-{}", e.line))
     }
 
-    /// The entry as a chat message a model would be sent.
-    pub fn chat_message(&self, i: usize) -> std::io::Result<Value> {
+    /// The entry as the chat messages a model would be sent (one, or one per tool result of a
+    /// row that answers several calls).
+    pub fn chat_messages(&self, i: usize) -> std::io::Result<Vec<Value>> {
         let values = self.values(i)?;
         Ok(match self.format {
-            Format::Chat => chat::chat_message(&values[0]),
-            Format::Pi => format::pi::chat_message(&values[0]),
-            Format::Codex => format::codex::chat_message(&values[0]),
-            _ => unreachable!("not read yet"),
+            Format::Chat => vec![chat::chat_message(&values[0])],
+            Format::Pi => vec![format::pi::chat_message(&values[0])],
+            Format::Codex => vec![format::codex::chat_message(&values[0])],
+            Format::Claude => format::claude::chat_messages(&values),
         })
     }
 
@@ -483,6 +485,7 @@ impl Transcript {
             }
             FormatState::Pi(st) => format::pi::lines(self, st, w).map_err(unexpressible),
             FormatState::Codex(st) => format::codex::lines(self, st, w).map_err(unexpressible),
+            FormatState::Claude(st) => format::claude::lines(self, st, w).map_err(unexpressible),
         }
     }
 

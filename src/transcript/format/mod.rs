@@ -3,6 +3,7 @@
 //! to lines. The engine never sees a format.
 
 pub mod chat;
+pub mod claude;
 pub mod codex;
 pub mod common;
 pub mod pi;

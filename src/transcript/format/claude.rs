@@ -1,0 +1,871 @@
+//! The Claude Code session format: one row per line, typed (`user`, `assistant`, `system`,
+//! `progress`, `summary`, `file-history-snapshot`, …). Message rows carry `uuid`/`parentUuid`;
+//! the conversation is the chain walked from the leaf. One API response is written as several
+//! assistant rows sharing `message.id` (mf merges them into one entry); `tool_result` blocks
+//! answer `tool_use` blocks by id. Claude Code's own `compact_boundary` (with its
+//! `isCompactSummary` user row) is a floor: rows before it that it does not preserve are history.
+//! Progress, snapshots, queue operations, titles and system rows are kept but are not turns.
+//!
+//! What mf writes (verified with the real `claude` resuming against a loopback server): its
+//! summaries and records as rows of its own types, which Claude Code does not load; then a
+//! `compact_boundary` whose `preservedMessages` lists every kept row, a user row with
+//! `isCompactSummary` holding mf's standing summaries, and a trailer row on the kept tail — so
+//! Claude Code resumes from [mf's summaries, the kept turns]. Undo re-preserves the whole chain.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{Map, Value, json};
+
+use super::common::{self, fresh_uuid, iso_timestamp, mf_first};
+use crate::digest::{content_fingerprint, id_hash};
+use crate::entry::{Claim, ClaimKind, NONE, RecordKind, Role, Shown, flag};
+use crate::transcript::build::{At, Build, NewEntry};
+use crate::transcript::error::TranscriptError;
+use crate::transcript::read::{LineError, LineReader};
+use crate::transcript::wire::{self, MfObject};
+use crate::transcript::{Transcript, Write};
+
+/// Text that marks a user row as injected, not typed.
+const NOT_PROMPT: &[&str] = &[
+    "<local-command-stdout",
+    "<local-command-stderr",
+    "<local-command-caveat",
+    "<bash-stdout",
+    "<bash-stderr",
+    "<task-notification>",
+    "[Request interrupted by user",
+    "<system-reminder>",
+    "Caveat: The messages below were generated",
+];
+
+/// One row of the session with a uuid.
+#[derive(Debug, Clone)]
+struct Row {
+    uuid: String,
+    parent: Option<String>,
+    logical_parent: Option<String>,
+    line: u32,
+    /// The mf entry the row belongs to (a message row), or `NONE`.
+    entry: u32,
+    progress: bool,
+    sidechain: bool,
+    /// A row mf wrote.
+    mf: bool,
+    /// Claude Code's own compact boundary.
+    boundary: bool,
+    /// The user row carrying a compaction summary.
+    compact_summary: bool,
+    /// A message row (user or assistant).
+    message: bool,
+    /// `compactMetadata.preservedMessages.uuids`, or the segment's head/tail, on a boundary.
+    preserved: Option<Preserved>,
+}
+
+#[derive(Debug, Clone)]
+enum Preserved {
+    List(Vec<String>),
+    Segment { head: String, tail: String },
+}
+
+/// What mf keeps of a Claude Code session for writing to it.
+#[derive(Debug, Clone, Default)]
+pub struct State {
+    rows: Vec<Row>,
+    /// Row indexes of rows the agent sees (entry rows), and rows on the chain from the leaf.
+    visible: HashSet<usize>,
+    on_path: Vec<bool>,
+    /// The last message row of the chain: the tail mf keeps and the agent resumes from.
+    tail: Option<usize>,
+    /// Envelope fields copied onto the rows mf writes.
+    envelope: Map<String, Value>,
+    /// The newest timestamp in the file (ms); mf's rows are newer.
+    newest_ms: u64,
+    pub session_id: Option<String>,
+}
+
+#[derive(Debug, Default)]
+pub struct ClaudeReader {
+    rows: Vec<Row>,
+    /// Open assistant messages by `message.id`: their entry.
+    messages: HashMap<String, u32>,
+    seen_uuids: HashSet<String>,
+    newest_ms: u64,
+    envelope: Map<String, Value>,
+    session_id: Option<String>,
+    all_sidechain: Option<bool>,
+    /// Entries of rows that are sidechain (hidden unless every message row is).
+    sidechain_entries: Vec<u32>,
+    /// Per row: on the chain from the leaf.
+    on_path: Vec<bool>,
+    /// Entries that echo a slash command (`<command-name>…`).
+    echoes: Vec<u32>,
+}
+
+/// Milliseconds of an ISO-8601 UTC timestamp (`2026-11-30T11:29:48.037Z`), when it is one.
+fn parse_iso(s: &str) -> Option<u64> {
+    let b = s.as_bytes();
+    if b.len() < 19 {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| -> Option<i64> { s.get(r)?.parse().ok() };
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, se) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    let ms = if b.get(19) == Some(&b'.') {
+        let frac: String = s[20..].chars().take_while(char::is_ascii_digit).take(3).collect();
+        format!("{frac:0<3}").parse::<i64>().ok()?
+    } else {
+        0
+    };
+    // Days from civil (Howard Hinnant).
+    let y2 = if mo <= 2 { y - 1 } else { y };
+    let era = y2.div_euclid(400);
+    let yoe = y2 - era * 400;
+    let mp = (mo + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let t = ((days * 86_400 + h * 3600 + mi * 60 + se) * 1000) + ms;
+    u64::try_from(t).ok()
+}
+
+fn blocks(content: Option<&Value>) -> Vec<&Map<String, Value>> {
+    match content {
+        Some(Value::Array(v)) => v.iter().filter_map(Value::as_object).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn block_text(b: &Map<String, Value>) -> String {
+    match b.get("type").and_then(Value::as_str) {
+        Some("text") => b.get("text").and_then(Value::as_str).unwrap_or("").to_string(),
+        Some("thinking") => b.get("thinking").and_then(Value::as_str).unwrap_or("").to_string(),
+        Some("redacted_thinking") => String::new(),
+        Some("tool_use") => format!(
+            "[calls {}({})]",
+            b.get("name").and_then(Value::as_str).unwrap_or("?"),
+            b.get("input").map(Value::to_string).unwrap_or_default()
+        ),
+        Some("tool_result") => match b.get("content") {
+            Some(Value::String(s)) => s.clone(),
+            Some(v @ Value::Array(_)) => {
+                let mut t = String::new();
+                for x in blocks(Some(v)) {
+                    common::push_line(&mut t, &block_text(x));
+                }
+                t
+            }
+            _ => String::new(),
+        },
+        Some("image") => common::image_placeholder(
+            b.get("source").and_then(|s| s.get("media_type")).and_then(Value::as_str),
+            b.get("source")
+                .and_then(|s| s.get("data"))
+                .and_then(Value::as_str)
+                .map(common::base64_size),
+        ),
+        Some("document") => "[document]".into(),
+        Some(other) => format!("[{other}]"),
+        None => String::new(),
+    }
+}
+
+/// The model-visible text of one row's message.
+fn row_text(obj: &Map<String, Value>) -> String {
+    if obj.contains_key("mf") && obj.get("type").and_then(Value::as_str) == Some("mf-summary") {
+        return obj
+            .get("content")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+    }
+    let m = obj.get("message");
+    match m.and_then(|m| m.get("content")) {
+        Some(Value::String(s)) => s.clone(),
+        c @ Some(Value::Array(_)) => {
+            let mut t = String::new();
+            for b in blocks(c) {
+                common::push_line(&mut t, &block_text(b));
+            }
+            t
+        }
+        _ => String::new(),
+    }
+}
+
+/// The text of an entry made of one or several rows.
+pub fn text(rows: &[Map<String, Value>]) -> String {
+    let mut t = String::new();
+    for r in rows {
+        common::push_line(&mut t, &row_text(r));
+    }
+    t
+}
+
+/// The tool name of a tool result (not on the row; Claude Code keeps it on the call).
+pub fn tool_name(_rows: &[Map<String, Value>]) -> Option<String> {
+    None
+}
+
+/// An entry as the chat messages a model would be sent.
+pub fn chat_messages(rows: &[Map<String, Value>]) -> Vec<Value> {
+    let Some(first) = rows.first() else {
+        return Vec::new();
+    };
+    if first.get("type").and_then(Value::as_str) == Some("assistant") {
+        let mut prose = String::new();
+        let mut calls = Vec::new();
+        for r in rows {
+            for b in blocks(r.get("message").and_then(|m| m.get("content"))) {
+                match b.get("type").and_then(Value::as_str) {
+                    Some("tool_use") => calls.push(json!({"id": b.get("id"), "type": "function", "function": {
+                        "name": b.get("name"), "arguments": b.get("input").map(Value::to_string).unwrap_or_default()}})),
+                    Some("text") => common::push_line(&mut prose, &block_text(b)),
+                    _ => {}
+                }
+            }
+        }
+        let mut m = json!({"role": "assistant", "content": if prose.is_empty() { Value::Null } else { Value::from(prose) }});
+        if !calls.is_empty() {
+            m["tool_calls"] = Value::Array(calls);
+        }
+        return vec![m];
+    }
+    let content = first.get("message").and_then(|m| m.get("content"));
+    let results: Vec<&Map<String, Value>> = blocks(content)
+        .into_iter()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+        .collect();
+    if !results.is_empty() {
+        return results
+            .into_iter()
+            .map(|b| json!({"role": "tool", "tool_call_id": b.get("tool_use_id"), "content": block_text(b)}))
+            .collect();
+    }
+    vec![json!({"role": "user", "content": text(rows)})]
+}
+
+fn is_prompt(obj: &Map<String, Value>) -> bool {
+    let truthy = |k: &str| obj.get(k).and_then(Value::as_bool).unwrap_or(false);
+    if truthy("isMeta") || truthy("isCompactSummary") {
+        return false;
+    }
+    let content = obj.get("message").and_then(|m| m.get("content"));
+    let bs = blocks(content);
+    if bs
+        .iter()
+        .any(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+    {
+        return false;
+    }
+    let t = row_text(obj);
+    let t = t.trim_start();
+    let image = bs
+        .iter()
+        .any(|b| b.get("type").and_then(Value::as_str) == Some("image"));
+    if t.is_empty() && !image {
+        return false;
+    }
+    !NOT_PROMPT.iter().any(|p| t.starts_with(p))
+}
+
+impl LineReader for ClaudeReader {
+    type Parsed<'a> = Value;
+    const STRICT: bool = false;
+
+    fn parse<'a>(&self, line: &'a [u8]) -> Result<Value, LineError> {
+        match serde_json::from_slice::<Value>(line) {
+            Ok(v) if v.is_object() => Ok(v),
+            Ok(_) => Err(LineError {
+                message: "not a JSON object".into(),
+                column: 1,
+            }),
+            Err(e) => Err(LineError::from_json(&e)),
+        }
+    }
+
+    fn push(&mut self, b: &mut Build, at: &At<'_>, v: Value) -> Result<(), TranscriptError> {
+        let obj = v.as_object().expect("parsed as an object");
+        let s = |k: &str| obj.get(k).and_then(Value::as_str).map(str::to_string);
+        let truthy = |k: &str| obj.get(k).and_then(Value::as_bool).unwrap_or(false);
+        let ty = obj.get("type").and_then(Value::as_str).unwrap_or_default();
+        if let Some(ts) = obj.get("timestamp").and_then(Value::as_str).and_then(parse_iso) {
+            self.newest_ms = self.newest_ms.max(ts);
+        }
+        let mut row = s("uuid").map(|uuid| Row {
+            uuid,
+            parent: s("parentUuid"),
+            logical_parent: s("logicalParentUuid"),
+            line: at.line,
+            entry: NONE,
+            progress: ty == "progress",
+            sidechain: truthy("isSidechain"),
+            mf: obj.contains_key("mf"),
+            boundary: false,
+            compact_summary: false,
+            message: false,
+            preserved: None,
+        });
+        if let Some(mf) = obj.get("mf") {
+            match wire::parse_mf(mf) {
+                MfObject::Claim { kind, coverage } => {
+                    let content = obj.get("content").and_then(Value::as_str).unwrap_or_default();
+                    let id = obj.get("id").and_then(Value::as_str).unwrap_or_default();
+                    let i = b.entry(
+                        at,
+                        NewEntry {
+                            role: Role::System,
+                            flags: 0,
+                            chars: content.chars().count() as u32,
+                            id: id_hash(id),
+                            calls: &[],
+                            answers: &[],
+                        },
+                    );
+                    b.claim(
+                        i,
+                        Claim {
+                            entry: 0,
+                            kind,
+                            id: id.to_string(),
+                            coverage,
+                            content_fingerprint: Some(content_fingerprint(content)),
+                            label: common::first_line(content),
+                            shape_ok: if ty == "mf-summary" && kind == ClaimKind::Summary {
+                                Ok(())
+                            } else {
+                                Err("in a Claude Code session mf writes summaries as `mf-summary` rows".into())
+                            },
+                        },
+                    );
+                }
+                MfObject::Record(kind, at_ms) => b.record(wire::record(at.line, kind, at_ms)),
+                MfObject::View => {}
+                MfObject::Unknown(k) => {
+                    b.record(wire::record(at.line, RecordKind::Unknown { kind: k }, 0))
+                }
+            }
+            if let Some(r) = row {
+                self.rows.push(r);
+            }
+            return Ok(());
+        }
+        let message_row = matches!(ty, "user" | "assistant") && obj.get("message").is_some_and(Value::is_object);
+        if message_row {
+            // A row written again with a uuid already seen (a replay on resume) is not a new entry.
+            if let Some(r) = &row
+                && !self.seen_uuids.insert(r.uuid.clone())
+            {
+                b.note(at.line, crate::transcript::build::NoteKind::Skipped(
+                    "a row repeated with the uuid of an earlier row (replayed on resume)".into(),
+                ));
+                self.rows.push(row.take().expect("a row"));
+                return Ok(());
+            }
+            let sidechain = truthy("isSidechain");
+            match self.all_sidechain {
+                None => self.all_sidechain = Some(sidechain),
+                Some(true) if !sidechain => self.all_sidechain = Some(false),
+                _ => {}
+            }
+            if !sidechain {
+                for k in ["userType", "cwd", "sessionId", "version", "gitBranch", "slug"] {
+                    if let Some(v) = obj.get(k) {
+                        self.envelope.insert(k.into(), v.clone());
+                    }
+                }
+                if self.session_id.is_none() {
+                    self.session_id = s("sessionId");
+                }
+            }
+            let m = obj.get("message").and_then(Value::as_object).expect("a message");
+            let bs = blocks(m.get("content"));
+            let calls: Vec<u64> = bs
+                .iter()
+                .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+                .filter_map(|b| b.get("id").and_then(Value::as_str))
+                .map(id_hash)
+                .collect();
+            let answers: Vec<u64> = bs
+                .iter()
+                .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+                .filter_map(|b| b.get("tool_use_id").and_then(Value::as_str))
+                .map(id_hash)
+                .collect();
+            let chars = row_text(obj).chars().count() as u32;
+            let id = row.as_ref().map_or_else(
+                || id_hash(&format!("line-{}", at.line)),
+                |r| id_hash(&r.uuid),
+            );
+            let entry = if ty == "assistant" {
+                if let Some(model) = m.get("model").and_then(Value::as_str)
+                    && model != "<synthetic>"
+                    && !sidechain
+                {
+                    b.agent_model(model);
+                }
+                let mid = m.get("id").and_then(Value::as_str).map(str::to_string);
+                match mid.as_ref().and_then(|k| self.messages.get(k)) {
+                    Some(&i) => {
+                        b.extend(i, at, chars, &calls, &[]);
+                        i
+                    }
+                    None => {
+                        let i = b.entry(
+                            at,
+                            NewEntry {
+                                role: Role::Assistant,
+                                flags: 0,
+                                chars,
+                                id,
+                                calls: &calls,
+                                answers: &[],
+                            },
+                        );
+                        if let Some(k) = mid {
+                            self.messages.insert(k, i);
+                        }
+                        i
+                    }
+                }
+            } else {
+                let summary = truthy("isCompactSummary");
+                let (role, flags) = if summary {
+                    (Role::User, flag::NATIVE_SUMMARY)
+                } else if !answers.is_empty() {
+                    (Role::Tool, 0)
+                } else if is_prompt(obj) && !sidechain {
+                    if row_text(obj).trim_start().starts_with("<command-name>") {
+                        self.echoes.push(b.entries.len() as u32);
+                    }
+                    (Role::User, flag::TURN_START)
+                } else {
+                    (Role::User, 0)
+                };
+                b.entry(
+                    at,
+                    NewEntry {
+                        role,
+                        flags,
+                        chars,
+                        id,
+                        calls: &[],
+                        answers: &answers,
+                    },
+                )
+            };
+            if sidechain {
+                self.sidechain_entries.push(entry);
+            }
+            if let Some(r) = row.as_mut() {
+                r.entry = entry;
+                r.message = true;
+                r.compact_summary = truthy("isCompactSummary");
+            }
+        } else if ty == "system" && s("subtype").as_deref() == Some("compact_boundary") {
+            if let Some(r) = row.as_mut() {
+                r.boundary = true;
+                let meta = obj.get("compactMetadata");
+                r.preserved = meta
+                    .and_then(|m| m.get("preservedMessages"))
+                    .and_then(|p| p.get("uuids"))
+                    .and_then(Value::as_array)
+                    .map(|u| {
+                        Preserved::List(
+                            u.iter()
+                                .filter_map(Value::as_str)
+                                .map(str::to_string)
+                                .collect(),
+                        )
+                    })
+                    .or_else(|| {
+                        let seg = meta.and_then(|m| m.get("preservedSegment"))?;
+                        Some(Preserved::Segment {
+                            head: seg.get("headUuid")?.as_str()?.to_string(),
+                            tail: seg.get("tailUuid")?.as_str()?.to_string(),
+                        })
+                    });
+            }
+        }
+        if let Some(r) = row {
+            self.rows.push(r);
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, b: &mut Build) -> Result<(), TranscriptError> {
+        // A slash command starts a turn only when the assistant answers it (a custom command);
+        // a built-in one (`/clear`, `/mcp`) joins the next turn.
+        for &e in &self.echoes {
+            let answered = b.entries[e as usize + 1..]
+                .iter()
+                .find(|x| x.has(flag::TURN_START) || x.role == Role::Assistant)
+                .is_some_and(|x| x.role == Role::Assistant);
+            if !answered {
+                b.entries[e as usize].flags &= !flag::TURN_START;
+            }
+        }
+        let standalone = self.all_sidechain == Some(true);
+        // A sub-agent's rows in a main session are not part of its conversation.
+        if !standalone {
+            for &e in &self.sidechain_entries {
+                b.entries[e as usize].flags |= flag::UNSEEN;
+            }
+        }
+        let side = |r: &Row| r.sidechain && !standalone;
+        let by_uuid: HashMap<&str, usize> = self
+            .rows
+            .iter()
+            .enumerate()
+            .map(|(k, r)| (r.uuid.as_str(), k))
+            .collect();
+        // The leaf: the last row with a uuid that is not a sub-agent's.
+        let leaf = self.rows.iter().rposition(|r| !side(r));
+        // The chain from the leaf, through the agent's own boundaries by their logical parent.
+        let mut on_path = vec![false; self.rows.len()];
+        let mut cur = leaf;
+        let mut steps = 0;
+        while let Some(k) = cur {
+            if on_path[k] || steps > self.rows.len() {
+                break;
+            }
+            on_path[k] = true;
+            steps += 1;
+            let r = &self.rows[k];
+            let next = match (&r.parent, r.boundary && !r.mf) {
+                (Some(p), _) => Some(p.as_str()),
+                (None, true) => r.logical_parent.as_deref(),
+                (None, false) => None,
+            };
+            cur = next.and_then(|p| by_uuid.get(p).copied());
+            // A chain that breaks (no parent, or one not in the file) goes on with the row
+            // written before it: hand-made files and sanitised ones lose their links.
+            if cur.is_none() {
+                cur = (0..k).rev().find(|&j| !side(&self.rows[j]) && !self.rows[j].mf);
+            }
+        }
+        // The agent's own last boundary is a floor.
+        let floor = self
+            .rows
+            .iter()
+            .rposition(|r| r.boundary && !r.mf && !side(r));
+        let mut preserved: HashSet<&str> = HashSet::new();
+        if let Some(f) = floor {
+            match &self.rows[f].preserved {
+                Some(Preserved::List(u)) => preserved.extend(u.iter().map(String::as_str)),
+                Some(Preserved::Segment { head, tail }) => {
+                    let mut c = by_uuid.get(tail.as_str()).copied();
+                    let mut n = 0;
+                    while let Some(k) = c {
+                        preserved.insert(self.rows[k].uuid.as_str());
+                        if self.rows[k].uuid == *head || n > self.rows.len() {
+                            break;
+                        }
+                        n += 1;
+                        c = self.rows[k]
+                            .parent
+                            .as_deref()
+                            .and_then(|p| by_uuid.get(p).copied());
+                    }
+                }
+                None => {}
+            }
+        }
+        let floor_line = floor.map_or(0, |f| self.rows[f].line);
+        let summary_row = floor.and_then(|_| {
+            self.rows
+                .iter()
+                .position(|r| r.compact_summary && !r.mf && r.line > floor_line)
+        });
+        // Which message rows the agent sees.
+        let mut visible: HashSet<usize> = HashSet::new();
+        for (k, r) in self.rows.iter().enumerate() {
+            if side(r) || r.entry == NONE {
+                continue;
+            }
+            let seen = match floor {
+                None => on_path[k],
+                Some(_) => {
+                    (r.line > floor_line && (on_path[k] || Some(k) == summary_row))
+                        || preserved.contains(r.uuid.as_str())
+                }
+            };
+            if seen {
+                visible.insert(k);
+            }
+        }
+        // An entry is seen if any of its rows is; a tool result answering a seen call is seen.
+        let mut seen_entries: HashSet<u32> = visible.iter().map(|&k| self.rows[k].entry).collect();
+        let conv_calls = |i: u32| -> Vec<u64> {
+            match b.entries[i as usize].link {
+                NONE => Vec::new(),
+                l => {
+                    let r = &b.links[l as usize].calls;
+                    b.tool_ids[r.start as usize..r.end as usize].to_vec()
+                }
+            }
+        };
+        let seen_calls: HashSet<u64> = seen_entries.iter().flat_map(|&i| conv_calls(i)).collect();
+        for (i, e) in b.entries.iter().enumerate() {
+            if e.claim != NONE || e.link == NONE {
+                continue;
+            }
+            let l = &b.links[e.link as usize];
+            let answers = &b.tool_ids[l.answers.start as usize..l.answers.end as usize];
+            if !answers.is_empty() && answers.iter().all(|a| seen_calls.contains(a)) {
+                seen_entries.insert(i as u32);
+            }
+        }
+        // History: rows of the chain before the floor, not preserved.
+        let history: HashSet<u32> = self
+            .rows
+            .iter()
+            .enumerate()
+            .filter(|(k, r)| {
+                r.entry != NONE && on_path[*k] && floor.is_some() && !visible.contains(k)
+            })
+            .map(|(_, r)| r.entry)
+            .collect();
+        let row_entries: HashSet<u32> = self.rows.iter().map(|r| r.entry).collect();
+        for (i, e) in b.entries.iter_mut().enumerate() {
+            let i = i as u32;
+            if e.claim != NONE {
+                // mf's claims before the agent's own floor are history too.
+                if e.line < floor_line {
+                    e.flags |= flag::UNSEEN | flag::HISTORY;
+                }
+                continue;
+            }
+            if !row_entries.contains(&i) && seen_entries.contains(&i) {
+                continue;
+            }
+            if !seen_entries.contains(&i) {
+                e.flags |= flag::UNSEEN;
+                if history.contains(&i) {
+                    e.flags |= flag::HISTORY;
+                }
+            }
+        }
+        // The agent's summary stands before the first row it kept.
+        if let Some(sr) = summary_row {
+            let s_entry = self.rows[sr].entry;
+            let first = b
+                .entries
+                .iter()
+                .enumerate()
+                .filter(|(i, e)| {
+                    *i as u32 != s_entry
+                        && !e.has(flag::UNSEEN)
+                        && e.claim == NONE
+                        && e.line < self.rows[sr].line
+                })
+                .map(|(i, _)| i as u32)
+                .next();
+            if let Some(f) = first {
+                b.placements.push((s_entry, f));
+            }
+        }
+        b.placements.sort_by_key(|&(_, before)| before);
+        self.on_path = on_path;
+        Ok(())
+    }
+}
+
+impl ClaudeReader {
+    pub fn state(&self, b_entries: &[crate::entry::Entry]) -> State {
+        let visible: HashSet<usize> = self
+            .rows
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| {
+                r.entry != NONE
+                    && !b_entries[r.entry as usize].has(flag::UNSEEN)
+                    && !r.mf
+            })
+            .map(|(k, _)| k)
+            .collect();
+        let tail = self
+            .rows
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(k, r)| r.message && !r.compact_summary && visible.contains(k))
+            .map(|(k, _)| k);
+        State {
+            rows: self.rows.clone(),
+            visible,
+            on_path: self.on_path.clone(),
+            tail,
+            envelope: self.envelope.clone(),
+            newest_ms: self.newest_ms,
+            session_id: self.session_id.clone(),
+        }
+    }
+}
+
+/// The lines that write a `Write` to a Claude Code session.
+pub fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, String> {
+    let mut stamp = w.now_ms.max(st.newest_ms + 1);
+    let mut next_stamp = || {
+        let s = iso_timestamp(stamp);
+        stamp += 1;
+        s
+    };
+    let mut out = Vec::new();
+    for d in w.drafts {
+        if d.kind == ClaimKind::Stub {
+            return Err("a Claude Code session cannot show a stub in place of a tool result append-only, so --strategy mask does not apply to it".into());
+        }
+        let mf: Value = serde_json::from_str(&wire::claim_object(d)).expect("an mf object");
+        let mut m = Map::new();
+        m.insert("type".into(), Value::from("mf-summary"));
+        m.insert("id".into(), Value::from(d.id.clone()));
+        m.insert("timestamp".into(), Value::from(next_stamp()));
+        m.insert("content".into(), Value::from(d.content.clone()));
+        out.push(mf_first(mf, m));
+    }
+    for (kind, at_ms) in w.records {
+        let rec: Value = serde_json::from_str(&wire::record_line(kind, *at_ms)).expect("a record");
+        let mut m = Map::new();
+        m.insert("type".into(), Value::from("mf-record"));
+        m.insert("timestamp".into(), Value::from(next_stamp()));
+        out.push(mf_first(rec["mf"].clone(), m));
+    }
+    let Some(shown) = w.shown else {
+        return Ok(out);
+    };
+    let Some(tail) = st.tail else {
+        return Err("it has no message on its active chain to resume from".into());
+    };
+    // What is shown: summaries first (mf's, and the agent's own if it stands), then kept entries.
+    let mut texts: Vec<String> = Vec::new();
+    let mut kept_entries: Vec<u32> = Vec::new();
+    for s in shown {
+        match s {
+            Shown::New(d) => texts.push(w.drafts[*d].content.clone()),
+            Shown::Existing(i) => {
+                let e = &t.entries[*i as usize];
+                if e.claim != NONE {
+                    texts.push(t.text(*i as usize).map_err(|e| e.to_string())?);
+                } else {
+                    kept_entries.push(*i);
+                }
+            }
+        }
+    }
+    let kept_set: HashSet<u32> = kept_entries.iter().copied().collect();
+    // Every row of a kept entry (pieces on side branches included), and the other rows of the
+    // visible chain among them (system rows, attachments), in file order; progress rows are not
+    // needed. The tail comes last.
+    let first_line = kept_entries
+        .iter()
+        .map(|&i| t.entries[i as usize].line)
+        .min()
+        .unwrap_or(u32::MAX);
+    let mut uuids: Vec<&str> = Vec::new();
+    for (k, r) in st.rows.iter().enumerate() {
+        if r.mf || r.progress || k == tail {
+            continue;
+        }
+        let keep = if r.entry != NONE {
+            kept_set.contains(&r.entry)
+        } else {
+            // A row of the chain that is no entry: kept when it lies among the kept rows.
+            r.line >= first_line && !r.boundary && st.on_path.get(k).copied().unwrap_or(false)
+        };
+        if keep {
+            uuids.push(r.uuid.as_str());
+        }
+    }
+    uuids.push(st.rows[tail].uuid.as_str());
+    let envelope = &st.envelope;
+    let with_envelope = |m: &mut Map<String, Value>| {
+        for (k, v) in envelope {
+            m.insert(k.clone(), v.clone());
+        }
+        m.insert("isSidechain".into(), Value::from(false));
+    };
+    let boundary_uuid = fresh_uuid();
+    let anchor = if texts.is_empty() {
+        boundary_uuid.clone()
+    } else {
+        fresh_uuid()
+    };
+    let last_folded = t
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|(i, e)| e.line < first_line && !kept_set.contains(&(*i as u32)) && !e.has(flag::UNSEEN))
+        .filter_map(|(i, _)| st.rows.iter().find(|r| r.entry == i as u32).map(|r| r.uuid.clone()))
+        .next_back()
+        .unwrap_or_else(|| st.rows[tail].uuid.clone());
+    let op = if texts.is_empty() { "restore" } else { "show" };
+    let mut bnd = Map::new();
+    bnd.insert("parentUuid".into(), Value::Null);
+    bnd.insert("logicalParentUuid".into(), Value::from(last_folded));
+    with_envelope(&mut bnd);
+    bnd.insert("type".into(), Value::from("system"));
+    bnd.insert("subtype".into(), Value::from("compact_boundary"));
+    bnd.insert("content".into(), Value::from("Conversation compacted"));
+    bnd.insert("isMeta".into(), Value::from(false));
+    bnd.insert("timestamp".into(), Value::from(next_stamp()));
+    bnd.insert("uuid".into(), Value::from(boundary_uuid.clone()));
+    bnd.insert("level".into(), Value::from("info"));
+    bnd.insert(
+        "compactMetadata".into(),
+        json!({
+            "trigger": "manual",
+            "preTokens": w.tokens_before,
+            "preservedSegment": {"headUuid": uuids[0], "anchorUuid": anchor, "tailUuid": uuids[uuids.len() - 1]},
+            "preservedMessages": {"anchorUuid": anchor, "uuids": uuids},
+        }),
+    );
+    out.push(mf_first(wire::view_object(op), bnd));
+    if !texts.is_empty() {
+        let mut sm = Map::new();
+        sm.insert("parentUuid".into(), Value::from(boundary_uuid));
+        with_envelope(&mut sm);
+        sm.insert("type".into(), Value::from("user"));
+        sm.insert(
+            "message".into(),
+            json!({"role": "user", "content": format!("{}\n\n[end of mf's summaries; the conversation continues below]", texts.join("\n\n"))}),
+        );
+        sm.insert("isVisibleInTranscriptOnly".into(), Value::from(true));
+        sm.insert("isCompactSummary".into(), Value::from(true));
+        sm.insert("uuid".into(), Value::from(anchor));
+        sm.insert("timestamp".into(), Value::from(next_stamp()));
+        out.push(mf_first(wire::view_object(op), sm));
+    }
+    let mut tr = Map::new();
+    tr.insert("parentUuid".into(), Value::from(st.rows[tail].uuid.clone()));
+    with_envelope(&mut tr);
+    tr.insert("type".into(), Value::from("system"));
+    tr.insert("subtype".into(), Value::from("informational"));
+    tr.insert(
+        "content".into(),
+        Value::from(if texts.is_empty() {
+            "mf: summary withdrawn"
+        } else {
+            "mf: compacted"
+        }),
+    );
+    tr.insert("isMeta".into(), Value::from(true));
+    tr.insert("level".into(), Value::from("info"));
+    tr.insert("timestamp".into(), Value::from(next_stamp()));
+    tr.insert("uuid".into(), Value::from(fresh_uuid()));
+    out.push(mf_first(wire::view_object(op), tr));
+    let _ = id_hash;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_iso;
+
+    #[test]
+    fn iso_timestamps_read_back() {
+        let ms = 1_764_502_188_037;
+        assert_eq!(parse_iso(&super::iso_timestamp(ms)), Some(ms));
+        assert_eq!(parse_iso("2025-12-08T22:41:05Z"), Some(1_765_233_665_000));
+        assert_eq!(parse_iso("nope"), None);
+    }
+}
