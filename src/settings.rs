@@ -41,6 +41,10 @@ pub mod env_vars {
     pub const MF_TAIL_WAIT_MS: &str = "MF_TAIL_WAIT_MS";
     /// How recently an agent session may have been written and still be compacted (seconds).
     pub const MF_LIVE_SECONDS: &str = "MF_LIVE_SECONDS";
+    /// Where Claude Code keeps its state (default `~/.claude`).
+    pub const CLAUDE_CONFIG_DIR: &str = "CLAUDE_CONFIG_DIR";
+    /// Where Codex keeps its state (default `~/.codex`).
+    pub const CODEX_HOME: &str = "CODEX_HOME";
     pub const HOME: &str = "HOME";
 }
 
@@ -223,6 +227,20 @@ pub fn live_window() -> Duration {
             .and_then(|v| v.trim().parse().ok())
             .unwrap_or(10),
     )
+}
+
+/// Where the agents say which sessions they are running.
+pub fn agent_dirs() -> crate::transcript::AgentDirs {
+    let home = var(ev::HOME).map(PathBuf::from);
+    crate::transcript::AgentDirs {
+        claude_sessions: var(ev::CLAUDE_CONFIG_DIR)
+            .map(PathBuf::from)
+            .or_else(|| home.as_ref().map(|h| h.join(".claude")))
+            .map(|d| d.join("sessions")),
+        codex_home: var(ev::CODEX_HOME)
+            .map(PathBuf::from)
+            .or_else(|| home.as_ref().map(|h| h.join(".codex"))),
+    }
 }
 
 /// The lines of `--files-from`: one path a line, or NUL-separated.
@@ -408,6 +426,7 @@ pub struct CompactSettings {
     pub context_tokens: Option<u64>,
     pub tail_wait: Duration,
     pub live_window: Duration,
+    pub agent_dirs: crate::transcript::AgentDirs,
     pub allow_degraded: bool,
     pub audit: AuditSettings,
 }
@@ -587,6 +606,7 @@ impl CompactSettings {
             context_tokens,
             tail_wait: tail_wait(),
             live_window: live_window(),
+            agent_dirs: agent_dirs(),
             allow_degraded,
             audit: AuditSettings {
                 min_retention: min_retention.unwrap_or(0.5),
@@ -622,6 +642,7 @@ impl CompactSettings {
             context_tokens: None,
             tail_wait: Duration::from_millis(200),
             live_window: Duration::from_secs(10),
+            agent_dirs: crate::transcript::AgentDirs::default(),
             allow_degraded: false,
             audit: AuditSettings {
                 min_retention: 0.5,

@@ -228,8 +228,24 @@ fn check_same_model(t: &Transcript, settings: &CompactSettings) -> Result<()> {
     Ok(())
 }
 
-/// An agent session modified in the last few seconds may be in use: refuse to write to it.
-pub fn live_check(t: &Transcript, window: Duration) -> Result<()> {
+/// An agent session that its agent says it is running, or that was modified in the last few
+/// seconds, may be in use: refuse to write to it.
+pub fn live_check(
+    t: &Transcript,
+    window: Duration,
+    dirs: &crate::transcript::AgentDirs,
+) -> Result<()> {
+    if let Some(why) = t.live_signal(dirs) {
+        return Err(MfError::refused(
+            format!(
+                "`{}` is {} in use: {why}; mf does not write to a live session",
+                t.display(),
+                t.format.describe()
+            ),
+            Some("stop the agent, then run mf again; pass --force to write anyway".into()),
+        )
+        .into());
+    }
     let Ok(meta) = std::fs::metadata(&t.path) else {
         return Ok(());
     };
@@ -314,7 +330,7 @@ pub async fn compact_file(
     let mut r = DecisionRecord::new(&t.display(), Some(&model));
     r.format = Some(t.format.name().to_string());
     if in_place && t.format.is_agent() && !settings.force {
-        live_check(&t, settings.live_window)?;
+        live_check(&t, settings.live_window, &settings.agent_dirs)?;
     }
     t.check_tail()?;
     check_same_model(&t, settings)?;

@@ -124,7 +124,11 @@ pub fn expand(args: &ExpandArgs, ui: &Ui, interrupt: &Interrupt) -> Result<()> {
             .into());
         } else {
             if t.format.is_agent() && !args.force {
-                crate::commands::compact::live_check(&t, crate::settings::live_window())?;
+                crate::commands::compact::live_check(
+                    &t,
+                    crate::settings::live_window(),
+                    &crate::settings::agent_dirs(),
+                )?;
             }
             t.check_tail()?;
             let fingerprint = t

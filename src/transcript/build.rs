@@ -17,8 +17,6 @@ pub struct At<'a> {
     pub len: u32,
     /// Hash of its bytes.
     pub hash: u64,
-    /// Its bytes (for a rejoined line: both halves, joined).
-    pub raw: &'a [u8],
     /// For a line rejoined from two halves: both halves.
     pub pieces: Option<&'a [PieceAt]>,
 }

@@ -159,7 +159,6 @@ impl<R: LineReader> Walker<'_, R> {
             pos,
             len: raw.len() as u32,
             hash,
-            raw,
             pieces: None,
         };
         match result {
@@ -187,7 +186,6 @@ impl<R: LineReader> Walker<'_, R> {
                         pos: pos + p as u64,
                         len: sub.len() as u32,
                         hash: line_hash(sub),
-                        raw: sub,
                         pieces: None,
                     };
                     self.build.note(line, NoteKind::GluedAfterTornMf);
@@ -206,7 +204,6 @@ impl<R: LineReader> Walker<'_, R> {
                 pos: pos + p as u64,
                 len: sub.len() as u32,
                 hash: line_hash(sub),
-                raw: sub,
                 pieces: None,
             };
             self.fragment = Some(Fragment {
@@ -244,7 +241,6 @@ impl<R: LineReader> Walker<'_, R> {
                     pos: f.pos,
                     len: f.bytes.len() as u32,
                     hash,
-                    raw: &joined,
                     pieces: Some(&pieces),
                 };
                 self.build.note(line, NoteKind::Rejoined { first: f.line });
@@ -356,7 +352,6 @@ pub fn read_lines<R: LineReader>(
                         pos: base,
                         len: raw.len() as u32,
                         hash: line_hash(raw),
-                        raw,
                         pieces: None,
                     };
                     walker.build.lines_read += 1;

@@ -71,8 +71,7 @@ enum Preserved {
 #[derive(Debug, Clone, Default)]
 pub struct State {
     rows: Vec<Row>,
-    /// Row indexes of rows the agent sees (entry rows), and rows on the chain from the leaf.
-    visible: HashSet<usize>,
+    /// Per row: on the chain from the leaf.
     on_path: Vec<bool>,
     /// The last message row of the chain: the tail mf keeps and the agent resumes from.
     tail: Option<usize>,
@@ -692,7 +691,6 @@ impl ClaudeReader {
             .map(|(k, _)| k);
         State {
             rows: self.rows.clone(),
-            visible,
             on_path: self.on_path.clone(),
             tail,
             envelope: self.envelope.clone(),
