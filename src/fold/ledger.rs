@@ -192,29 +192,55 @@ impl<'a> Ledger<'a> {
     /// Pair each tool result with the nearest preceding open call of its id, in its turn if it
     /// has one there, else in any earlier turn. Reused call ids pair one to one, in order.
     fn pair_tools(&mut self) {
-        let mut open: HashMap<u64, Vec<u32>> = HashMap::new();
+        // Open calls as stacks per call id, kept as linked nodes: (entry, node below, open).
+        let mut top: HashMap<u64, u32> = HashMap::new();
+        let mut nodes: Vec<(u32, u32, bool)> = Vec::new();
         for i in 0..self.conv.entries.len() {
             let e = &self.conv.entries[i];
-            if e.has(flag::UNSEEN) {
+            if e.has(flag::UNSEEN) || e.link == NONE {
                 continue;
             }
+            let turn = self.turns[i];
             for &id in self.conv.answers(i) {
-                let Some(stack) = open.get_mut(&id) else {
-                    continue;
-                };
-                let turn = self.turns[i];
-                let pick = stack
-                    .iter()
-                    .rposition(|&c| self.turns[c as usize] == turn)
-                    .or_else(|| stack.len().checked_sub(1));
-                if let Some(k) = pick {
-                    let c = stack.remove(k);
+                let Some(&t) = top.get(&id) else { continue };
+                // The nearest open call of this id in this turn, else the nearest open one.
+                let (mut k, mut any) = (t, NONE);
+                let mut found = NONE;
+                while k != NONE {
+                    let (c, below, open) = nodes[k as usize];
+                    if open {
+                        if self.turns[c as usize] == turn {
+                            found = k;
+                            break;
+                        }
+                        if any == NONE {
+                            any = k;
+                        }
+                    }
+                    k = below;
+                }
+                let pick = if found != NONE { found } else { any };
+                if pick != NONE {
+                    nodes[pick as usize].2 = false;
+                    let c = nodes[pick as usize].0;
                     self.call_of[i] = c;
                     self.last_result[c as usize] = i as u32;
                 }
+                // Drop answered calls from the top, so reused ids stay cheap.
+                let mut t = top[&id];
+                while t != NONE && !nodes[t as usize].2 {
+                    t = nodes[t as usize].1;
+                }
+                if t == NONE {
+                    top.remove(&id);
+                } else {
+                    top.insert(id, t);
+                }
             }
             for &id in self.conv.calls(i) {
-                open.entry(id).or_default().push(i as u32);
+                let below = top.get(&id).copied().unwrap_or(NONE);
+                nodes.push((i as u32, below, true));
+                top.insert(id, (nodes.len() - 1) as u32);
             }
         }
     }
@@ -926,19 +952,17 @@ impl<'a> Ledger<'a> {
 
     /// Coverage digest of entries (in file order).
     pub fn digest(&self, items: &[Item]) -> String {
-        let mut sorted = items.to_vec();
-        sorted.sort_unstable();
+        let sorted = sorted(items);
         crate::digest::digest_of(sorted.iter().map(|&i| self.conv.entries[i as usize].hash))
     }
 
     /// Anchor-line ranges naming exactly these entries: consecutive entries (in file order)
     /// share a range.
     pub fn line_ranges(&self, items: &[Item]) -> Vec<[u32; 2]> {
-        let mut sorted = items.to_vec();
-        sorted.sort_unstable();
+        let sorted = sorted(items);
         let mut out: Vec<[u32; 2]> = Vec::new();
         let mut prev: Option<u32> = None;
-        for i in sorted {
+        for &i in sorted.iter() {
             let line = self.conv.entries[i as usize].line;
             match (prev, out.last_mut()) {
                 (Some(p), Some(last)) if p + 1 == i => last[1] = line,
@@ -947,5 +971,16 @@ impl<'a> Ledger<'a> {
             prev = Some(i);
         }
         out
+    }
+}
+
+/// Items in file order, without copying when they already are (the common case).
+fn sorted(items: &[Item]) -> std::borrow::Cow<'_, [Item]> {
+    if items.windows(2).all(|w| w[0] < w[1]) {
+        std::borrow::Cow::Borrowed(items)
+    } else {
+        let mut v = items.to_vec();
+        v.sort_unstable();
+        std::borrow::Cow::Owned(v)
     }
 }

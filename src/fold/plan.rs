@@ -171,10 +171,12 @@ impl Seams {
     fn new(ledger: &Ledger<'_>, cands: &[Item]) -> Self {
         let n = cands.len();
         let entries = ledger.conv.entries;
-        let mut pos = std::collections::HashMap::with_capacity(n);
+        // Position of each entry among the candidates (`usize::MAX`: not a candidate).
+        let mut pos = vec![usize::MAX; entries.len()];
         for (p, &it) in cands.iter().enumerate() {
-            pos.insert(it, p);
+            pos[it as usize] = p;
         }
+        let pos_of = |it: u32| Some(pos[it as usize]).filter(|&p| p != usize::MAX);
         let is_turn_start = |it: Item| {
             let e = &entries[it as usize];
             match ledger.kind(it) {
@@ -196,9 +198,9 @@ impl Seams {
             let last = ledger.last_result[it as usize];
             let end = if last != NONE {
                 // The result may sit under a stub; the stub takes its place.
-                let at = pos.get(&last).copied().or_else(|| {
+                let at = pos_of(last).or_else(|| {
                     let h = ledger.hidden_by[last as usize];
-                    (h != NONE).then(|| pos.get(&h).copied()).flatten()
+                    (h != NONE).then(|| pos_of(h)).flatten()
                 });
                 match at {
                     Some(r) if r > c => r,

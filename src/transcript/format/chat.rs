@@ -148,6 +148,39 @@ impl<'de> Deserialize<'de> for IdHash {
     }
 }
 
+/// A tool call's arguments, counted: a string's characters, or "complex" (an object).
+#[derive(Default)]
+struct ArgsCount {
+    chars: usize,
+    complex: bool,
+}
+
+impl<'de> Deserialize<'de> for ArgsCount {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let c = ContentCount::deserialize(d)?;
+        Ok(ArgsCount {
+            chars: c.chars,
+            complex: c.complex,
+        })
+    }
+}
+
+#[derive(Deserialize)]
+struct FunctionRef<'a> {
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(default)]
+    arguments: Option<ArgsCount>,
+}
+
+#[derive(Deserialize)]
+struct CallRef<'a> {
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    function: Option<FunctionRef<'a>>,
+}
+
 #[derive(Deserialize)]
 struct Line<'a> {
     #[serde(borrow, default)]
@@ -156,8 +189,8 @@ struct Line<'a> {
     id: Option<IdHash>,
     #[serde(default)]
     content: ContentCount,
-    #[serde(default)]
-    tool_calls: Option<IgnoredAny>,
+    #[serde(borrow, default)]
+    tool_calls: Option<Vec<CallRef<'a>>>,
     #[serde(default)]
     function_call: Option<IgnoredAny>,
     #[serde(borrow, default)]
@@ -222,17 +255,41 @@ impl LineReader for ChatReader {
                 "unknown role `{role_str}` (expected system, developer, user, assistant, tool or function)"
             )));
         };
+        let complex_args = line.tool_calls.as_ref().is_some_and(|calls| {
+            calls.iter().any(|c| {
+                c.function
+                    .as_ref()
+                    .and_then(|f| f.arguments.as_ref())
+                    .is_some_and(|a| a.complex)
+            })
+        });
         let needs_value = line.content.complex
-            || line.tool_calls.is_some()
+            || complex_args
             || line.function_call.is_some()
             || line.summarizes.is_some()
             || line.content.label_like;
+        // The text's length without building it: content, then one `[calls name(args)]` line
+        // per call (the layout of `text`).
+        let mut chars = line.content.chars;
+        let mut calls = Vec::new();
+        for c in line.tool_calls.iter().flatten() {
+            let f = c.function.as_ref();
+            let name = f.and_then(|f| f.name.as_deref()).map_or(1, |n| n.chars().count());
+            let args = f.and_then(|f| f.arguments.as_ref()).map_or(0, |a| a.chars);
+            if chars > 0 {
+                chars += 1;
+            }
+            chars += name + args + 10;
+            if let Some(id) = c.id.as_deref().filter(|id| !id.is_empty()) {
+                calls.push(id_hash(id));
+            }
+        }
         let mut msg = Message {
             role,
-            chars: line.content.chars as u32,
+            chars: chars as u32,
             id: line.id.map_or(u64::MAX, |i| i.0),
             has_id: line.id.is_some_and(|i| i.0 != u64::MAX),
-            calls: Vec::new(),
+            calls,
             answer: line.tool_call_id.as_deref().map(id_hash),
             model: line.model.map(Cow::into_owned),
             claim: None,
