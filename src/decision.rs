@@ -174,7 +174,7 @@ impl CostRecord {
         Self { usd, estimated }
     }
 
-    pub fn add(self, other: CostRecord) -> Self {
+    pub fn plus(self, other: CostRecord) -> Self {
         Self {
             usd: self.usd + other.usd,
             estimated: self.estimated || other.estimated,

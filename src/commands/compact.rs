@@ -146,10 +146,8 @@ fn estimate_request(
         .unwrap_or(prompt::DEFAULT_INSTRUCTION)
         .chars()
         .count();
-    let chars = span.chars
-        + span.items.len() * fold::plan::PIECE_OVERHEAD_CHARS
-        + instruction
-        + 700;
+    let chars =
+        span.chars + span.items.len() * fold::plan::PIECE_OVERHEAD_CHARS + instruction + 700;
     let _ = ledger;
     let out = policy.summary_target_tokens(span.tokens());
     (estimate_tokens(chars) as u64, out as u64)
@@ -319,10 +317,13 @@ pub async fn compact_file(
     };
     let t = match &handle {
         Some(h) => {
-            let file = h.file().try_clone().map_err(|source| TranscriptError::Open {
-                path: path.to_path_buf(),
-                source,
-            })?;
+            let file = h
+                .file()
+                .try_clone()
+                .map_err(|source| TranscriptError::Open {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
             transcript::read_source(Source::from_file(path, file)?, settings.read)?
         }
         None => read_only(path, settings)?,
@@ -364,10 +365,13 @@ pub async fn compact_file(
 fn reread(t: &Transcript, sink: &Sink<'_>, settings: &CompactSettings) -> Result<Transcript> {
     match &sink.handle {
         Some(h) => {
-            let file = h.file().try_clone().map_err(|source| TranscriptError::Open {
-                path: t.path.clone(),
-                source,
-            })?;
+            let file = h
+                .file()
+                .try_clone()
+                .map_err(|source| TranscriptError::Open {
+                    path: t.path.clone(),
+                    source,
+                })?;
             Ok(transcript::read_source(
                 Source::from_file(&t.path, file)?,
                 settings.read,
@@ -402,7 +406,11 @@ fn mask(
         let info = StubInfo {
             tool: t.tool_name(it as usize),
             chars: text.chars().count(),
-            first_line: text.lines().find(|l| !l.trim().is_empty()).unwrap_or("").to_string(),
+            first_line: text
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("")
+                .to_string(),
         };
         let base = format!("msg-stub-{}", ledger.conv.entries[it as usize].line);
         let id = summary::fresh_id(&base, |id| t.has_id(id) || taken.iter().any(|x| x == id));
@@ -424,7 +432,12 @@ fn mask(
             chars: d.chars(),
             tokens: estimate_tokens(d.chars()),
             audit: None,
-            outcome: if settings.dry_run { "planned" } else { "written" }.into(),
+            outcome: if settings.dry_run {
+                "planned"
+            } else {
+                "written"
+            }
+            .into(),
         });
         drafts.push(d);
     }
@@ -435,7 +448,11 @@ fn mask(
     };
     r.reason = format!(
         "{} {} old tool result{} with stubs (no model call); the {} most recent stay verbatim",
-        if settings.dry_run { "would replace" } else { "replaced" },
+        if settings.dry_run {
+            "would replace"
+        } else {
+            "replaced"
+        },
         drafts.len(),
         if drafts.len() == 1 { "" } else { "s" },
         settings.policy.keep_tool_results
@@ -540,7 +557,10 @@ struct Asked {
     reply: Result<SummaryReply, SummarizerError>,
 }
 
-async fn ask(ctx: &Compaction, request: &fold::SummaryRequest) -> Result<SummaryReply, SummarizerError> {
+async fn ask(
+    ctx: &Compaction,
+    request: &fold::SummaryRequest,
+) -> Result<SummaryReply, SummarizerError> {
     let _permit = ctx
         .calls
         .acquire()
@@ -569,7 +589,11 @@ async fn summarize_file(
                 r.action = Action::Skipped;
                 r.reason = skip.reason.describe();
                 r.span = skip.span.as_ref().map(|s| SpanRecord::of(s, &id_of));
-                r.verbatim = Some(crate::decision::VerbatimRecord::of(&ledger, &ledger.view, 0));
+                r.verbatim = Some(crate::decision::VerbatimRecord::of(
+                    &ledger,
+                    &ledger.view,
+                    0,
+                ));
             }
             write(&t, &mut sink, &[], settings, ctx, &mut r, None)?;
             return Ok(r);
@@ -705,7 +729,12 @@ async fn summarize_file(
                     "label and summary would be {summary_chars} chars, not shorter than the {span_chars} chars they replace"
                 );
                 rec.outcome = format!("declined: {detail}");
-                declines.push((DeclineReason::NotSmaller, a.span, Some(summary_chars), detail));
+                declines.push((
+                    DeclineReason::NotSmaller,
+                    a.span,
+                    Some(summary_chars),
+                    detail,
+                ));
             }
             Verdict::Smaller {
                 span_chars,
@@ -763,17 +792,20 @@ async fn summarize_file(
         r.action = Action::Declined;
         r.reason = match declines.first() {
             Some((DeclineReason::SummarizerFailed, _, _, m)) => format!("summarizer failed: {m}"),
-            Some((DeclineReason::NotSmaller, _, _, d)) => format!(
-                "replacement not smaller: {d}; verdict remembered for this exact span"
-            ),
+            Some((DeclineReason::NotSmaller, _, _, d)) => {
+                format!("replacement not smaller: {d}; verdict remembered for this exact span")
+            }
             Some((DeclineReason::Lossy, _, _, d)) => {
-                format!("summary declined as lossy: {d}; verdict remembered for this span and model")
+                format!(
+                    "summary declined as lossy: {d}; verdict remembered for this span and model"
+                )
             }
             None => "nothing was written".into(),
         };
     }
     write(&t, &mut sink, &lines, settings, ctx, &mut r, Some(&plan))?;
-    if settings.rollup && folded > 1 && sink.handle.is_some() && ctx.interrupt.received().is_none() {
+    if settings.rollup && folded > 1 && sink.handle.is_some() && ctx.interrupt.received().is_none()
+    {
         rollup(&t, &mut sink, settings, ctx, &mut r, model, drafts.len()).await?;
     }
     Ok(r)
@@ -799,7 +831,9 @@ async fn futures_join<F: std::future::Future>(futs: impl IntoIterator<Item = F>)
         }
     })
     .await;
-    outs.into_iter().map(|o| o.expect("every future finished")).collect()
+    outs.into_iter()
+        .map(|o| o.expect("every future finished"))
+        .collect()
 }
 
 /// `--rollup`: fold the chunk summaries just written into one covering summary.
@@ -818,7 +852,9 @@ async fn rollup(
     let mut newest: Vec<Item> = ledger
         .summaries_in_order()
         .into_iter()
-        .filter(|s| s.standing() && s.covered_by.is_none() && s.kind == crate::entry::ClaimKind::Summary)
+        .filter(|s| {
+            s.standing() && s.covered_by.is_none() && s.kind == crate::entry::ClaimKind::Summary
+        })
         .map(|s| s.entry)
         .collect();
     newest.sort_unstable();
@@ -869,15 +905,6 @@ async fn rollup(
     add_usage(r, reply.usage, settings, &request);
     let text = ctx.redactor.redact(&reply.text, &mut r.scrubbed);
     let id = summary::summary_id(span.from_turn, span.to_turn, |id| t2.has_id(id));
-    let tail = ledger
-        .view
-        .iter()
-        .find(|&&it| {
-            ledger.kind(it) == ItemKind::Message
-                && ledger.conv.entries[it as usize].has(crate::entry::flag::TURN_START)
-                && ledger.conv.entries[it as usize].line > span.last_line.min(u32::MAX)
-        })
-        .map(|&it| ledger.conv.entries[it as usize].line);
     let d = summary::draft(
         &span,
         id.clone(),
@@ -885,7 +912,7 @@ async fn rollup(
         &text,
         reply.usage,
         (ctx.now_ms)(),
-        tail.filter(|&l| l < span.first_line),
+        None,
         Vec::new(),
     );
     let rec = SummaryRecord {
@@ -899,7 +926,8 @@ async fn rollup(
         outcome: "written (rollup)".into(),
     };
     if let Verdict::NotSmaller { .. } = summary::judge(&span, &d) {
-        r.notes.push("the rollup summary was not shorter than the chunk summaries; they stand".into());
+        r.notes
+            .push("the rollup summary was not shorter than the chunk summaries; they stand".into());
         return Ok(());
     }
     let lines = lines_for(
@@ -954,7 +982,7 @@ fn add_usage(
     }
     let cost = cost_of(settings, request, usage);
     r.cost = match (r.cost, cost) {
-        (Some(a), Some(b)) => Some(a.add(b)),
+        (Some(a), Some(b)) => Some(a.plus(b)),
         (a, b) => a.or(b),
     };
 }
@@ -1011,7 +1039,7 @@ fn dry_run(
         tout += o;
         if let Some(price) = settings.price {
             let c = CostRecord::of(price, i, o, true);
-            r.cost = Some(r.cost.map_or(c, |p| p.add(c)));
+            r.cost = Some(r.cost.map_or(c, |p| p.plus(c)));
         }
     }
     if matches!(settings.model, ModelChoice::Extractive) {
@@ -1065,10 +1093,13 @@ fn write(
     if let Some(plan) = plan {
         if size > t.len {
             // An agent appended meanwhile: the fold must still be lawful with its lines.
-            let file = h.file().try_clone().map_err(|source| TranscriptError::Open {
-                path: t.path.clone(),
-                source,
-            })?;
+            let file = h
+                .file()
+                .try_clone()
+                .map_err(|source| TranscriptError::Open {
+                    path: t.path.clone(),
+                    source,
+                })?;
             let now = transcript::read_source(Source::from_file(&t.path, file)?, settings.read)?;
             let ledger = Ledger::new(now.conversation());
             if !plan.holds_in(&ledger) {
@@ -1084,10 +1115,13 @@ fn write(
                 .iter()
                 .flat_map(|s| s.items.iter().map(|&i| i as usize))
                 .collect();
-            if !t.still_holds(h.file(), &items).map_err(|source| TranscriptError::Open {
-                path: t.path.clone(),
-                source,
-            })? {
+            if !t
+                .still_holds(h.file(), &items)
+                .map_err(|source| TranscriptError::Open {
+                    path: t.path.clone(),
+                    source,
+                })?
+            {
                 return Err(TranscriptError::Changed {
                     path: t.path.clone(),
                     what: "the lines being folded were edited".into(),
@@ -1101,7 +1135,8 @@ fn write(
     r.lines_appended += lines.len();
     if a.closed_torn_mf {
         r.notes.push(
-            "closed a line an earlier mf run began and did not finish (it is skipped on read)".into(),
+            "closed a line an earlier mf run began and did not finish (it is skipped on read)"
+                .into(),
         );
     }
     if a.interleaved {
@@ -1109,7 +1144,8 @@ fn write(
             "{}: another program wrote to the file at the same instant as mf; mf's lines and its are both kept (`mf verify` shows where)",
             t.display()
         ));
-        r.notes.push("another writer wrote at the same instant; both lines are kept".into());
+        r.notes
+            .push("another writer wrote at the same instant; both lines are kept".into());
     }
     Ok(())
 }

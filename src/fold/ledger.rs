@@ -330,7 +330,11 @@ impl<'a> Ledger<'a> {
                 let target = by_id.get(summary_id.as_str()).and_then(|v| {
                     v.iter().rev().copied().find(|&s| {
                         self.summaries[&s].standing()
-                            && self.conv.claim(s as usize).and_then(|c| c.coverage.as_ref().ok()).is_some_and(|c| &c.fingerprint == fingerprint)
+                            && self
+                                .conv
+                                .claim(s as usize)
+                                .and_then(|c| c.coverage.as_ref().ok())
+                                .is_some_and(|c| &c.fingerprint == fingerprint)
                     })
                 });
                 let Some(s) = target else {
@@ -413,7 +417,11 @@ impl<'a> Ledger<'a> {
                 ));
             }
             match count[&crate::digest::id_hash(id)] {
-                (0, _) => return Err(format!("its coverage names `{id}`, which is not in the file")),
+                (0, _) => {
+                    return Err(format!(
+                        "its coverage names `{id}`, which is not in the file"
+                    ));
+                }
                 (1, i) => out.push(i),
                 (n, _) => {
                     return Err(format!(
@@ -464,7 +472,11 @@ impl<'a> Ledger<'a> {
         let here = conv.entries[s as usize].line;
         let cov: &Coverage = match &claim.coverage {
             Ok(c) => c,
-            Err(why) => return Err(refuse(format!("looks like an mf summary but is not one: {why}"))),
+            Err(why) => {
+                return Err(refuse(format!(
+                    "looks like an mf summary but is not one: {why}"
+                )));
+            }
         };
         if let Err(why) = &claim.shape_ok {
             return Err(refuse(why.clone()));
@@ -518,7 +530,10 @@ impl<'a> Ledger<'a> {
             let e = &conv.entries[c as usize];
             let id_hint = || format!("line {}", e.line);
             if e.line >= here {
-                return Err(refuse(format!("it covers {}, which is not before it", id_hint())));
+                return Err(refuse(format!(
+                    "it covers {}, which is not before it",
+                    id_hint()
+                )));
             }
             if e.has(flag::UNSEEN) {
                 return Err(refuse(format!(
@@ -527,7 +542,10 @@ impl<'a> Ledger<'a> {
                 )));
             }
             if e.has(flag::PINNED) {
-                return Err(refuse(format!("it covers {}, which is never folded", id_hint())));
+                return Err(refuse(format!(
+                    "it covers {}, which is never folded",
+                    id_hint()
+                )));
             }
             if self.turns[c as usize] == 0 && !self.summaries.contains_key(&c) {
                 return Err(refuse(format!(
@@ -568,7 +586,9 @@ impl<'a> Ledger<'a> {
                     return Err(refuse("a stub stands only for a tool result"));
                 }
                 if conv.answers(s as usize) != conv.answers(r as usize) {
-                    return Err(refuse("a stub must answer the same tool call as the result it hides"));
+                    return Err(refuse(
+                        "a stub must answer the same tool call as the result it hides",
+                    ));
                 }
                 if !claim.label.starts_with(STUB_PREFIX) {
                     return Err(refuse("its content does not start with mf's stub label"));
@@ -769,12 +789,7 @@ impl<'a> Ledger<'a> {
 
     /// Where an item stands in conversation order, as an index into the view-ordered entries.
     fn order_key(&self, i: u32) -> (u32, u8) {
-        match self
-            .conv
-            .placements
-            .iter()
-            .find(|&&(e, _)| e == i)
-        {
+        match self.conv.placements.iter().find(|&&(e, _)| e == i) {
             Some(&(_, before)) => (before, 0),
             None => (i, 1),
         }

@@ -208,7 +208,9 @@ impl Seams {
                 }
             } else {
                 // Unanswered: its turn stays whole.
-                (c + 1..n).find(|&q| is_turn_start(cands[q])).map_or(n, |q| q - 1)
+                (c + 1..n)
+                    .find(|&q| is_turn_start(cands[q]))
+                    .map_or(n, |q| q - 1)
             };
             diff[c + 1] += 1;
             diff[end + 1] -= 1;
@@ -313,8 +315,7 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
     if let Some(target) = policy.target_tokens {
         let mut folded = 0usize;
         let mut chosen = None;
-        for p in start..end {
-            let it = cands[p];
+        for (p, &it) in cands.iter().enumerate().take(end).skip(start) {
             if !kept_out(ledger, policy, it) {
                 folded += ledger.item_chars(it);
             }
@@ -329,8 +330,14 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
         match chosen {
             Some(e) => end = e,
             None => {
-                let tail: usize = cands[end..].iter().map(|&it| ledger.item_chars(it)).sum::<usize>()
-                    + ledger.view[..first].iter().map(|&it| ledger.item_chars(it)).sum::<usize>();
+                let tail: usize = cands[end..]
+                    .iter()
+                    .map(|&it| ledger.item_chars(it))
+                    .sum::<usize>()
+                    + ledger.view[..first]
+                        .iter()
+                        .map(|&it| ledger.item_chars(it))
+                        .sum::<usize>();
                 note = Some(format!(
                     "the target of {target} tokens cannot be met: the preamble and verbatim tail alone are ~{} tokens; folding everything before them",
                     estimate_tokens(tail)
@@ -556,8 +563,7 @@ impl Plan {
             let set: std::collections::HashSet<Item> = span.items.iter().copied().collect();
             for &it in &span.items {
                 let last = ledger.last_result[it as usize];
-                if last != NONE && !set.contains(&last) && ledger.hidden_by[last as usize] == NONE
-                {
+                if last != NONE && !set.contains(&last) && ledger.hidden_by[last as usize] == NONE {
                     return false;
                 }
             }

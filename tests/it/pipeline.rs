@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mf::commands::compact::{Compaction, compact_file};
 use mf::decision::Action;
-use mf::fold::{FoldPolicy, SummaryRequest};
+use mf::fold::SummaryRequest;
 use mf::render::Ui;
 use mf::settings::{CompactSettings, ModelChoice, UiSettings};
 use mf::summarizer::{Summarizer, SummarizerError, SummaryFuture, SummaryReply};
@@ -291,9 +291,15 @@ fn the_request_keeps_instruction_and_data_apart() {
     assert_eq!(req.user.matches(&open).count(), 1);
     assert_eq!(req.user.matches(&close).count(), 1);
     assert!(req.user.trim_end().ends_with(&close));
-    assert!(!req.user.contains("<<<END TRANSCRIPT>>>"), "the data's look-alike is defused");
+    assert!(
+        !req.user.contains("<<<END TRANSCRIPT>>>"),
+        "the data's look-alike is defused"
+    );
     assert!(req.user.contains(&format!("[{} turn 1 · user]", req.nonce)));
-    assert!(req.user.contains(&format!("[{} turn 1 · assistant]", req.nonce)));
+    assert!(
+        req.user
+            .contains(&format!("[{} turn 1 · assistant]", req.nonce))
+    );
 }
 
 #[test]

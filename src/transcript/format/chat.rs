@@ -143,8 +143,7 @@ impl<'de> Deserialize<'de> for IdHash {
                 Ok(None)
             }
         }
-        d.deserialize_any(V)
-            .map(|o| o.unwrap_or(IdHash(u64::MAX)))
+        d.deserialize_any(V).map(|o| o.unwrap_or(IdHash(u64::MAX)))
     }
 }
 
@@ -220,7 +219,7 @@ impl LineReader for ChatReader {
     type Parsed<'a> = Parsed;
     const STRICT: bool = true;
 
-    fn parse<'a>(&self, bytes: &'a [u8]) -> Result<Parsed, LineError> {
+    fn parse(&self, bytes: &[u8]) -> Result<Parsed, LineError> {
         if bytes.starts_with(MF_PREFIX) {
             return serde_json::from_slice::<Value>(bytes)
                 .map(Parsed::Mf)
@@ -274,7 +273,9 @@ impl LineReader for ChatReader {
         let mut calls = Vec::new();
         for c in line.tool_calls.iter().flatten() {
             let f = c.function.as_ref();
-            let name = f.and_then(|f| f.name.as_deref()).map_or(1, |n| n.chars().count());
+            let name = f
+                .and_then(|f| f.name.as_deref())
+                .map_or(1, |n| n.chars().count());
             let args = f.and_then(|f| f.arguments.as_ref()).map_or(0, |a| a.chars);
             if chars > 0 {
                 chars += 1;
@@ -635,7 +636,10 @@ mod tests {
     fn lines_that_are_not_messages_say_why() {
         for (line, why) in [
             ("42", "not an object"),
-            (r#"{"role":"wizard","content":"x"}"#, "unknown role `wizard`"),
+            (
+                r#"{"role":"wizard","content":"x"}"#,
+                "unknown role `wizard`",
+            ),
             (r#"{"content":"x"}"#, "no `role`"),
             (r#"{"messages":[{"role":"user","content":"x"}]}"#, "dataset"),
             (r#"{"role":5}"#, "not a chat message"),

@@ -110,7 +110,11 @@ fn parse_iso(s: &str) -> Option<u64> {
     let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
     let (h, mi, se) = (num(11..13)?, num(14..16)?, num(17..19)?);
     let ms = if b.get(19) == Some(&b'.') {
-        let frac: String = s[20..].chars().take_while(char::is_ascii_digit).take(3).collect();
+        let frac: String = s[20..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .take(3)
+            .collect();
         format!("{frac:0<3}").parse::<i64>().ok()?
     } else {
         0
@@ -136,8 +140,16 @@ fn blocks(content: Option<&Value>) -> Vec<&Map<String, Value>> {
 
 fn block_text(b: &Map<String, Value>) -> String {
     match b.get("type").and_then(Value::as_str) {
-        Some("text") => b.get("text").and_then(Value::as_str).unwrap_or("").to_string(),
-        Some("thinking") => b.get("thinking").and_then(Value::as_str).unwrap_or("").to_string(),
+        Some("text") => b
+            .get("text")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string(),
+        Some("thinking") => b
+            .get("thinking")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string(),
         Some("redacted_thinking") => String::new(),
         Some("tool_use") => format!(
             "[calls {}({})]",
@@ -156,7 +168,9 @@ fn block_text(b: &Map<String, Value>) -> String {
             _ => String::new(),
         },
         Some("image") => common::image_placeholder(
-            b.get("source").and_then(|s| s.get("media_type")).and_then(Value::as_str),
+            b.get("source")
+                .and_then(|s| s.get("media_type"))
+                .and_then(Value::as_str),
             b.get("source")
                 .and_then(|s| s.get("data"))
                 .and_then(Value::as_str)
@@ -271,7 +285,7 @@ impl LineReader for ClaudeReader {
     type Parsed<'a> = Value;
     const STRICT: bool = false;
 
-    fn parse<'a>(&self, line: &'a [u8]) -> Result<Value, LineError> {
+    fn parse(&self, line: &[u8]) -> Result<Value, LineError> {
         match serde_json::from_slice::<Value>(line) {
             Ok(v) if v.is_object() => Ok(v),
             Ok(_) => Err(LineError {
@@ -287,7 +301,11 @@ impl LineReader for ClaudeReader {
         let s = |k: &str| obj.get(k).and_then(Value::as_str).map(str::to_string);
         let truthy = |k: &str| obj.get(k).and_then(Value::as_bool).unwrap_or(false);
         let ty = obj.get("type").and_then(Value::as_str).unwrap_or_default();
-        if let Some(ts) = obj.get("timestamp").and_then(Value::as_str).and_then(parse_iso) {
+        if let Some(ts) = obj
+            .get("timestamp")
+            .and_then(Value::as_str)
+            .and_then(parse_iso)
+        {
             self.newest_ms = self.newest_ms.max(ts);
         }
         let mut row = s("uuid").map(|uuid| Row {
@@ -307,7 +325,10 @@ impl LineReader for ClaudeReader {
         if let Some(mf) = obj.get("mf") {
             match wire::parse_mf(mf) {
                 MfObject::Claim { kind, coverage } => {
-                    let content = obj.get("content").and_then(Value::as_str).unwrap_or_default();
+                    let content = obj
+                        .get("content")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
                     let id = obj.get("id").and_then(Value::as_str).unwrap_or_default();
                     let i = b.entry(
                         at,
@@ -348,15 +369,20 @@ impl LineReader for ClaudeReader {
             }
             return Ok(());
         }
-        let message_row = matches!(ty, "user" | "assistant") && obj.get("message").is_some_and(Value::is_object);
+        let message_row =
+            matches!(ty, "user" | "assistant") && obj.get("message").is_some_and(Value::is_object);
         if message_row {
             // A row written again with a uuid already seen (a replay on resume) is not a new entry.
             if let Some(r) = &row
                 && !self.seen_uuids.insert(r.uuid.clone())
             {
-                b.note(at.line, crate::transcript::build::NoteKind::Skipped(
-                    "a row repeated with the uuid of an earlier row (replayed on resume)".into(),
-                ));
+                b.note(
+                    at.line,
+                    crate::transcript::build::NoteKind::Skipped(
+                        "a row repeated with the uuid of an earlier row (replayed on resume)"
+                            .into(),
+                    ),
+                );
                 self.rows.push(row.take().expect("a row"));
                 return Ok(());
             }
@@ -367,7 +393,14 @@ impl LineReader for ClaudeReader {
                 _ => {}
             }
             if !sidechain {
-                for k in ["userType", "cwd", "sessionId", "version", "gitBranch", "slug"] {
+                for k in [
+                    "userType",
+                    "cwd",
+                    "sessionId",
+                    "version",
+                    "gitBranch",
+                    "slug",
+                ] {
                     if let Some(v) = obj.get(k) {
                         self.envelope.insert(k.into(), v.clone());
                     }
@@ -376,7 +409,10 @@ impl LineReader for ClaudeReader {
                     self.session_id = s("sessionId");
                 }
             }
-            let m = obj.get("message").and_then(Value::as_object).expect("a message");
+            let m = obj
+                .get("message")
+                .and_then(Value::as_object)
+                .expect("a message");
             let bs = blocks(m.get("content"));
             let calls: Vec<u64> = bs
                 .iter()
@@ -460,30 +496,31 @@ impl LineReader for ClaudeReader {
                 r.message = true;
                 r.compact_summary = truthy("isCompactSummary");
             }
-        } else if ty == "system" && s("subtype").as_deref() == Some("compact_boundary") {
-            if let Some(r) = row.as_mut() {
-                r.boundary = true;
-                let meta = obj.get("compactMetadata");
-                r.preserved = meta
-                    .and_then(|m| m.get("preservedMessages"))
-                    .and_then(|p| p.get("uuids"))
-                    .and_then(Value::as_array)
-                    .map(|u| {
-                        Preserved::List(
-                            u.iter()
-                                .filter_map(Value::as_str)
-                                .map(str::to_string)
-                                .collect(),
-                        )
+        } else if ty == "system"
+            && s("subtype").as_deref() == Some("compact_boundary")
+            && let Some(r) = row.as_mut()
+        {
+            r.boundary = true;
+            let meta = obj.get("compactMetadata");
+            r.preserved = meta
+                .and_then(|m| m.get("preservedMessages"))
+                .and_then(|p| p.get("uuids"))
+                .and_then(Value::as_array)
+                .map(|u| {
+                    Preserved::List(
+                        u.iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_string)
+                            .collect(),
+                    )
+                })
+                .or_else(|| {
+                    let seg = meta.and_then(|m| m.get("preservedSegment"))?;
+                    Some(Preserved::Segment {
+                        head: seg.get("headUuid")?.as_str()?.to_string(),
+                        tail: seg.get("tailUuid")?.as_str()?.to_string(),
                     })
-                    .or_else(|| {
-                        let seg = meta.and_then(|m| m.get("preservedSegment"))?;
-                        Some(Preserved::Segment {
-                            head: seg.get("headUuid")?.as_str()?.to_string(),
-                            tail: seg.get("tailUuid")?.as_str()?.to_string(),
-                        })
-                    });
-            }
+                });
         }
         if let Some(r) = row {
             self.rows.push(r);
@@ -539,7 +576,9 @@ impl LineReader for ClaudeReader {
             // A chain that breaks (no parent, or one not in the file) goes on with the row
             // written before it: hand-made files and sanitised ones lose their links.
             if cur.is_none() {
-                cur = (0..k).rev().find(|&j| !side(&self.rows[j]) && !self.rows[j].mf);
+                cur = (0..k)
+                    .rev()
+                    .find(|&j| !side(&self.rows[j]) && !self.rows[j].mf);
             }
         }
         // The agent's own last boundary is a floor.
@@ -676,9 +715,7 @@ impl ClaudeReader {
             .iter()
             .enumerate()
             .filter(|(_, r)| {
-                r.entry != NONE
-                    && !b_entries[r.entry as usize].has(flag::UNSEEN)
-                    && !r.mf
+                r.entry != NONE && !b_entries[r.entry as usize].has(flag::UNSEEN) && !r.mf
             })
             .map(|(k, _)| k)
             .collect();
@@ -792,8 +829,15 @@ pub fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, S
         .entries
         .iter()
         .enumerate()
-        .filter(|(i, e)| e.line < first_line && !kept_set.contains(&(*i as u32)) && !e.has(flag::UNSEEN))
-        .filter_map(|(i, _)| st.rows.iter().find(|r| r.entry == i as u32).map(|r| r.uuid.clone()))
+        .filter(|(i, e)| {
+            e.line < first_line && !kept_set.contains(&(*i as u32)) && !e.has(flag::UNSEEN)
+        })
+        .filter_map(|(i, _)| {
+            st.rows
+                .iter()
+                .find(|r| r.entry == i as u32)
+                .map(|r| r.uuid.clone())
+        })
         .next_back()
         .unwrap_or_else(|| st.rows[tail].uuid.clone());
     let op = if texts.is_empty() { "restore" } else { "show" };

@@ -54,13 +54,17 @@ fn content_text(content: Option<&Value>) -> String {
             let mut t = String::new();
             for c in items {
                 let piece = match c.get("type").and_then(Value::as_str) {
-                    Some("input_text" | "output_text" | "text" | "reasoning_text" | "summary_text") => {
-                        c.get("text").and_then(Value::as_str).unwrap_or("").to_string()
-                    }
-                    Some("input_image") => c
-                        .get("image_url")
+                    Some(
+                        "input_text" | "output_text" | "text" | "reasoning_text" | "summary_text",
+                    ) => c
+                        .get("text")
                         .and_then(Value::as_str)
-                        .map_or_else(|| common::image_placeholder(None, None), common::image_url_placeholder),
+                        .unwrap_or("")
+                        .to_string(),
+                    Some("input_image") => c.get("image_url").and_then(Value::as_str).map_or_else(
+                        || common::image_placeholder(None, None),
+                        common::image_url_placeholder,
+                    ),
                     Some(other) => format!("[{other}]"),
                     None => String::new(),
                 };
@@ -135,7 +139,10 @@ pub fn text(obj: &Map<String, Value>) -> String {
                     common::push_line(&mut t, &item_text(it));
                 }
             }
-            common::push_line(&mut t, p.get("message").and_then(Value::as_str).unwrap_or(""));
+            common::push_line(
+                &mut t,
+                p.get("message").and_then(Value::as_str).unwrap_or(""),
+            );
             t
         }
         _ => String::new(),
@@ -186,7 +193,7 @@ impl LineReader for CodexReader {
     type Parsed<'a> = Value;
     const STRICT: bool = false;
 
-    fn parse<'a>(&self, line: &'a [u8]) -> Result<Value, LineError> {
+    fn parse(&self, line: &[u8]) -> Result<Value, LineError> {
         match serde_json::from_slice::<Value>(line) {
             Ok(v) if v.is_object() => Ok(v),
             Ok(_) => Err(LineError {
@@ -201,7 +208,10 @@ impl LineReader for CodexReader {
         let obj = v.as_object().expect("parsed as an object");
         let ty = obj.get("type").and_then(Value::as_str).unwrap_or_default();
         let empty = Map::new();
-        let p = obj.get("payload").and_then(Value::as_object).unwrap_or(&empty);
+        let p = obj
+            .get("payload")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty);
         let line_id = id_hash(&format!("line-{}", at.line));
         if let Some(mf) = obj.get("mf") {
             match wire::parse_mf(mf) {
@@ -250,22 +260,18 @@ impl LineReader for CodexReader {
             return Ok(());
         }
         match ty {
-            "session_meta" => {
-                if self.state.thread.is_none() {
-                    self.state.thread = p.get("id").and_then(Value::as_str).map(str::to_string);
-                }
+            "session_meta" if self.state.thread.is_none() => {
+                self.state.thread = p.get("id").and_then(Value::as_str).map(str::to_string);
             }
             "turn_context" => {
                 if let Some(m) = p.get("model").and_then(Value::as_str) {
                     b.agent_model(m);
                 }
             }
-            "event_msg" => {
-                if p.get("type").and_then(Value::as_str) == Some("user_message") {
-                    match self.pending_user.take() {
-                        Some(i) => b.entries[i as usize].flags |= flag::TURN_START,
-                        None => self.pending_turn = true,
-                    }
+            "event_msg" if p.get("type").and_then(Value::as_str) == Some("user_message") => {
+                match self.pending_user.take() {
+                    Some(i) => b.entries[i as usize].flags |= flag::TURN_START,
+                    None => self.pending_turn = true,
                 }
             }
             "response_item" => {
@@ -276,9 +282,9 @@ impl LineReader for CodexReader {
                         Some("assistant") => Role::Assistant,
                         _ => Role::System,
                     },
-                    "function_call_output" | "custom_tool_call_output" | "local_shell_call_output" => {
-                        Role::Tool
-                    }
+                    "function_call_output"
+                    | "custom_tool_call_output"
+                    | "local_shell_call_output" => Role::Tool,
                     _ => Role::Assistant,
                 };
                 let calls: Vec<u64> = match kind {
@@ -334,9 +340,8 @@ impl LineReader for CodexReader {
                     },
                 );
                 self.native = Some(i);
-                self.state.local_compaction = !p
-                    .get("replacement_history")
-                    .is_some_and(Value::is_array);
+                self.state.local_compaction =
+                    !p.get("replacement_history").is_some_and(Value::is_array);
                 self.pending_user = None;
             }
             _ => {}
@@ -371,7 +376,11 @@ pub fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, S
         let mut payload = json!({"id": d.id, "content": d.content});
         if let Some(orig) = d.stub_of {
             let v = t.values(orig as usize).map_err(|e| e.to_string())?;
-            let p = v.first().and_then(|o| o.get("payload")).cloned().unwrap_or(Value::Null);
+            let p = v
+                .first()
+                .and_then(|o| o.get("payload"))
+                .cloned()
+                .unwrap_or(Value::Null);
             payload["call_id"] = p.get("call_id").cloned().unwrap_or(Value::Null);
             payload["outputType"] = p.get("type").cloned().unwrap_or(Value::Null);
         }
@@ -415,7 +424,9 @@ pub fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, S
                 let d = &w.drafts[*d];
                 match d.kind {
                     ClaimKind::Summary => summaries.push(d.content.clone()),
-                    ClaimKind::Stub => entries.push(stub_item(t, d.stub_of.unwrap_or(NONE), &d.content)?),
+                    ClaimKind::Stub => {
+                        entries.push(stub_item(t, d.stub_of.unwrap_or(NONE), &d.content)?)
+                    }
                 }
             }
             Shown::Existing(i) => {
@@ -426,10 +437,13 @@ pub fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, S
                     match c.kind {
                         ClaimKind::Summary => summaries.push(content),
                         ClaimKind::Stub => {
-                            let orig = c.coverage.as_ref().ok().and_then(|cov| match &cov.covered {
-                                crate::entry::Covered::Lines { ranges, .. } => ranges.first().map(|r| r[0]),
-                                crate::entry::Covered::Ids(_) => None,
-                            });
+                            let orig =
+                                c.coverage.as_ref().ok().and_then(|cov| match &cov.covered {
+                                    crate::entry::Covered::Lines { ranges, .. } => {
+                                        ranges.first().map(|r| r[0])
+                                    }
+                                    crate::entry::Covered::Ids(_) => None,
+                                });
                             let orig = orig
                                 .and_then(|l| t.entries.binary_search_by_key(&l, |e| e.line).ok())
                                 .map_or(NONE, |j| j as u32);

@@ -86,7 +86,9 @@ fn detect_value(v: &Value) -> Option<Detected> {
         return None;
     }
     let ty = obj.get("type").and_then(Value::as_str);
-    if ty == Some("session") && obj.get("id").is_some_and(Value::is_string) && obj.contains_key("cwd")
+    if ty == Some("session")
+        && obj.get("id").is_some_and(Value::is_string)
+        && obj.contains_key("cwd")
     {
         return Some(Detected::Format(Format::Pi));
     }
@@ -99,7 +101,10 @@ fn detect_value(v: &Value) -> Option<Detected> {
         return Some(Detected::Format(Format::Codex));
     }
     if obj.contains_key("record_type")
-        || (obj.contains_key("instructions") && obj.contains_key("id") && ty.is_none() && !obj.contains_key("role"))
+        || (obj.contains_key("instructions")
+            && obj.contains_key("id")
+            && ty.is_none()
+            && !obj.contains_key("role"))
     {
         return Some(Detected::Refused(
             "a Codex rollout of the old, pre-envelope kind (before about September 2025), which mf does not read",

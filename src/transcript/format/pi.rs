@@ -75,7 +75,7 @@ impl LineReader for PiReader {
     type Parsed<'a> = Value;
     const STRICT: bool = false;
 
-    fn parse<'a>(&self, line: &'a [u8]) -> Result<Value, LineError> {
+    fn parse(&self, line: &[u8]) -> Result<Value, LineError> {
         match serde_json::from_slice::<Value>(line) {
             Ok(v) if v.is_object() => Ok(v),
             Ok(_) => Err(LineError {
@@ -143,7 +143,10 @@ impl LineReader for PiReader {
                             shape_ok: if ty == "custom" {
                                 Ok(())
                             } else {
-                                Err("in a pi session mf writes its summaries as `custom` entries".into())
+                                Err(
+                                    "in a pi session mf writes its summaries as `custom` entries"
+                                        .into(),
+                                )
                             },
                         },
                     );
@@ -152,7 +155,9 @@ impl LineReader for PiReader {
                 }
                 MfObject::Record(kind, at_ms) => b.record(wire::record(at.line, kind, at_ms)),
                 MfObject::View => node.kind = Kind::MfView,
-                MfObject::Unknown(k) => b.record(wire::record(at.line, RecordKind::Unknown { kind: k }, 0)),
+                MfObject::Unknown(k) => {
+                    b.record(wire::record(at.line, RecordKind::Unknown { kind: k }, 0))
+                }
             }
             self.nodes.push(node);
             return Ok(());
@@ -164,7 +169,10 @@ impl LineReader for PiReader {
             }
             "message" => {
                 let m = obj.get("message").and_then(Value::as_object);
-                let role = m.and_then(|m| m.get("role")).and_then(Value::as_str).unwrap_or("");
+                let role = m
+                    .and_then(|m| m.get("role"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
                 let (mrole, turn) = match role {
                     "user" | "bashExecution" => (Role::User, true),
                     "assistant" => (Role::Assistant, false),
@@ -338,10 +346,9 @@ impl LineReader for PiReader {
                 }
             }
             // The summary stands before the first entry it kept.
-            if let Some(&first) = path[kept_at..pn]
-                .iter()
-                .find(|&&k| self.nodes[k].entry != NONE && matches!(self.nodes[k].kind, Kind::Entry))
-            {
+            if let Some(&first) = path[kept_at..pn].iter().find(|&&k| {
+                self.nodes[k].entry != NONE && matches!(self.nodes[k].kind, Kind::Entry)
+            }) {
                 b.placements.push((native.entry, self.nodes[first].entry));
             }
         }
@@ -414,7 +421,11 @@ fn blocks_text(content: Option<&Value>) -> String {
             let mut t = String::new();
             for b in blocks {
                 let piece = match b.get("type").and_then(Value::as_str) {
-                    Some("text") => b.get("text").and_then(Value::as_str).unwrap_or("").to_string(),
+                    Some("text") => b
+                        .get("text")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string(),
                     Some("thinking") => b
                         .get("thinking")
                         .and_then(Value::as_str)
@@ -423,11 +434,15 @@ fn blocks_text(content: Option<&Value>) -> String {
                     Some("toolCall") => format!(
                         "[calls {}({})]",
                         b.get("name").and_then(Value::as_str).unwrap_or("?"),
-                        b.get("arguments").map(common::arguments_text).unwrap_or_default()
+                        b.get("arguments")
+                            .map(common::arguments_text)
+                            .unwrap_or_default()
                     ),
                     Some("image") => common::image_placeholder(
                         b.get("mimeType").and_then(Value::as_str),
-                        b.get("data").and_then(Value::as_str).map(common::base64_size),
+                        b.get("data")
+                            .and_then(Value::as_str)
+                            .map(common::base64_size),
                     ),
                     _ => common::content_text(Some(&Value::Array(vec![b.clone()]))),
                 };
@@ -542,25 +557,29 @@ pub fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, S
     let mut leaf = st.leaf.clone();
     let mut out = Vec::new();
     let mut stamp = w.now_ms;
-    let mut node = |rest: Map<String, Value>, taken: &mut HashSet<String>, leaf: &mut Option<String>| {
-        let mut m = Map::new();
-        m.insert("type".into(), rest["type"].clone());
-        if !v1 {
-            let id = fresh_hex8(&|x: &str| taken.contains(x));
-            taken.insert(id.clone());
-            m.insert("id".into(), Value::from(id.clone()));
-            m.insert("parentId".into(), leaf.clone().map_or(Value::Null, Value::from));
-            *leaf = Some(id);
-        }
-        m.insert("timestamp".into(), Value::from(iso_timestamp(stamp)));
-        stamp += 1;
-        for (k, v) in rest {
-            if k != "type" {
-                m.insert(k, v);
+    let mut node =
+        |rest: Map<String, Value>, taken: &mut HashSet<String>, leaf: &mut Option<String>| {
+            let mut m = Map::new();
+            m.insert("type".into(), rest["type"].clone());
+            if !v1 {
+                let id = fresh_hex8(&|x: &str| taken.contains(x));
+                taken.insert(id.clone());
+                m.insert("id".into(), Value::from(id.clone()));
+                m.insert(
+                    "parentId".into(),
+                    leaf.clone().map_or(Value::Null, Value::from),
+                );
+                *leaf = Some(id);
             }
-        }
-        m
-    };
+            m.insert("timestamp".into(), Value::from(iso_timestamp(stamp)));
+            stamp += 1;
+            for (k, v) in rest {
+                if k != "type" {
+                    m.insert(k, v);
+                }
+            }
+            m
+        };
     for d in w.drafts {
         if d.kind == ClaimKind::Stub {
             return Err("a pi session cannot show a stub in place of a tool result (pi keeps the original entries), so --strategy mask does not apply to it".into());
@@ -652,7 +671,10 @@ pub fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, S
     }
     rest.insert("summary".into(), Value::from(texts.join("\n\n")));
     if v1 {
-        rest.insert("firstKeptEntryIndex".into(), Value::from(first_index.max(1)));
+        rest.insert(
+            "firstKeptEntryIndex".into(),
+            Value::from(first_index.max(1)),
+        );
     } else {
         rest.insert(
             "firstKeptEntryId".into(),
