@@ -2,8 +2,10 @@
 //!
 //! `Ledger` says what a transcript means now (standing summaries, what they hide, the recall
 //! view); `plan` decides what to fold under a `FoldPolicy`; `summary` builds the entry mf appends
-//! and judges whether it is worth writing; `prompt` renders a span for a summarizer.
+//! and judges whether it is worth writing; `prompt` renders a span for a summarizer; `audit`
+//! measures what a summary kept of the span and flags what it got wrong.
 
+pub mod audit;
 pub mod budget;
 pub mod ledger;
 pub mod plan;
