@@ -507,6 +507,7 @@ fn another_value(v: &mut Values, class: &str, subject_kind: usize) -> String {
     }
 }
 
+/// Where a class can be planted; the tool result comes last.
 fn placements(class: &str) -> &'static [Placement] {
     use Placement::*;
     match class {
@@ -670,9 +671,11 @@ pub fn facts(turns: usize, seed: u64) -> Conversation {
     for (i, class) in classes.into_iter().enumerate() {
         let turn = 1 + (i * planting_turns / total) as u64;
         let options = placements(class);
+        // Placements rotate; the first of each class is never a tool result (those count apart),
+        // so every class is planted where it counts from the first round on.
         let k = placement_counter
             .entry(class)
-            .or_insert(rng.below(options.len()));
+            .or_insert(rng.below(options.len() - 1));
         let placed = options[*k % options.len()];
         *k += 1;
         let kind = rng.below(64);
@@ -1128,13 +1131,16 @@ mod tests {
         let b = facts(40, 7);
         assert_eq!(a, b);
         assert_ne!(a.to_jsonl(), facts(40, 8).to_jsonl());
-        for class in CLASSES {
-            assert!(
-                a.facts
-                    .iter()
-                    .any(|f| f.class == class && f.placed != Placement::ToolResult),
-                "{class} is never planted outside tool results"
-            );
+        for (turns, seed) in [(12, 1), (12, 2), (12, 3), (40, 7)] {
+            let c = facts(turns, seed);
+            for class in CLASSES {
+                assert!(
+                    c.facts
+                        .iter()
+                        .any(|f| f.class == class && f.placed != Placement::ToolResult),
+                    "{turns} turns, seed {seed}: {class} is never planted outside tool results"
+                );
+            }
         }
         for p in [
             Placement::User,
