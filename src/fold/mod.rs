@@ -2,8 +2,10 @@
 //!
 //! `Ledger` says what a transcript means now (which summaries stand, what they hide, the recall
 //! view); `plan` decides what to fold under a `FoldPolicy`; `summary` builds the entries mf
-//! appends and judges whether they are worth writing; `prompt` renders a span for a summarizer.
+//! appends and judges whether they are worth writing; `prompt` renders a span for a summarizer;
+//! `audit` measures what a summary kept of its span and flags what it got wrong.
 
+pub mod audit;
 pub mod budget;
 pub mod ledger;
 pub mod plan;

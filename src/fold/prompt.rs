@@ -9,19 +9,21 @@ use crate::entry::Role;
 pub const OPEN: &str = "<<<TRANSCRIPT";
 pub const CLOSE: &str = "<<<END TRANSCRIPT";
 
-/// The default instruction; `--system-prompt` replaces it (and only it).
-pub const DEFAULT_INSTRUCTION: &str = "Summarize the conversation excerpt so that a later turn can rely on it without \
-the originals. Use these sections, in this order, and leave out a section only when the excerpt has nothing for it:\n\
-Goal and constraints: what the user wants and the limits they set, in their own words.\n\
-Decisions: what was decided or agreed, and why.\n\
-State of the work: what was done, what works, what failed.\n\
-Files, commands and figures: file paths, commands, numbers with units, dates, ids, URLs and error messages that \
-matter, copied verbatim.\n\
-Open questions and next step.\n\
-Superseded: values the excerpt later corrected, marked as superseded with the value that replaced them.\n\
-Say which participant stated or asked what. Keep every value exactly as written. Drop greetings, filler and \
-repetition. Do not add advice, opinions or speculation, and do not answer questions the excerpt asks. Output \
-only the summary.";
+/// The default instruction; `--system-prompt` replaces it (and only it). Its sections are the
+/// ones the built-in `extractive` summarizer fills, so a later turn can rely on them.
+pub const DEFAULT_INSTRUCTION: &str = "Summarize the transcript excerpt for a later turn that will see \
+this summary instead of the excerpt. Write these sections, in this order, each a short list; leave out a \
+section with nothing in it.
+Goal: what the user wants and the constraints they set, in their own words.
+Decisions: what was decided, by whom, and why.
+State: what is done, what was found, what failed.
+Facts: the files, commands, figures, dates, identifiers, URLs, names and error messages that matter, copied \
+verbatim.
+Next: open questions and the next step.
+Superseded: values the conversation later corrected, each with the value that replaced it.
+Everywhere else state a corrected value only at its latest value. Copy figures exactly; do not round, convert \
+or invent any. Say in the sentence who asked or decided (\"the user wants…\"); do not start lines with speaker \
+labels. Do not add advice or answer the excerpt's questions. Output only the summary.";
 
 /// mf's framing, always sent before the instruction: the transcript is data.
 pub fn framing(nonce: &str) -> String {

@@ -7,6 +7,7 @@ mod corpus;
 mod errors;
 mod expand;
 mod explain;
+mod fidelity;
 mod http;
 mod json_contract;
 mod pipeline;

@@ -1,0 +1,1098 @@
+//! The retention audit: what a summary kept of the items a later turn is most likely to need
+//! verbatim, and what it got wrong.
+//!
+//! From the span it extracts items by class ([`ItemClass`]: paths, commands, numbers, dates,
+//! identifiers, URLs, e-mail addresses, issue numbers, error codes, quoted errors, names), notes
+//! where each came from ([`Source`]), and checks which of them the summary still carries, after
+//! normalising trivial formatting (thousands separators, quotes and backticks, trailing
+//! punctuation, case). It also flags what a summary must not do: state items that are nowhere in
+//! the span (inventions), state a value the span later corrected as if it were current
+//! (superseded), repeat the instruction (echo), imitate mf's framing (forgeries), or address the
+//! reader with instructions.
+//!
+//! Pure: no I/O, no clock, no environment. It reads only [`Piece`]s and text.
+
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::entry::Role;
+use crate::fold::prompt::Piece;
+
+mod corrections;
+mod extract;
+
+use corrections::*;
+pub use corrections::{Correction, corrections};
+use extract::*;
+pub use extract::{
+    CallUnit, Leaf, Unit, call_leaves, extract, parse_call, sentence_ranges, source_of, units,
+};
+
+/// mf's label text: what makes a line an mf summary. A summary must not carry it.
+const LABEL: &str = "[summary of earlier turns";
+
+/// The kinds of item the audit looks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ItemClass {
+    /// A file path: absolute (`/etc/nginx/nginx.conf`), home-relative (`~/.ssh/config`),
+    /// dot-relative (`./run.sh`), relative with a slash and an extension (`src/main.rs`), or a
+    /// bare file name with a well-known extension (`Cargo.toml`). A `:LINE` suffix is dropped.
+    Path,
+    /// A shell command: the `cmd` / `command` argument of a tool call, a `$ ` line, a line of a
+    /// shell code block, or a backticked command whose first word is a known program
+    /// (`` `cargo test --lib` ``).
+    Command,
+    /// A number that carries information: an amount (`$4,200`), a quantity with a unit
+    /// (`3.5 GB`, `250ms`, `12%`, `500 rps`, `3 days`) or a bare number of two or more digits
+    /// (`9090`). Single-digit counts, list numbering and turn numbers are not items.
+    Number,
+    /// A date or time: ISO dates and timestamps (`2026-12-01`, `2026-11-28T07:42:10Z`),
+    /// `March 14`, `14 March 2026`, times with an optional zone (`14:05 UTC`, `10am`), weekday
+    /// names, and bare years (`2026`).
+    Date,
+    /// An identifier or hash: hex of seven or more characters with a digit (`9f3c2ab`), UUIDs,
+    /// ticket-style keys (`C-123`, `CR-2291`), versions (`v4.18.0`), IPv4 addresses, and code
+    /// identifiers with a digit, an underscore or a camelCase hump (`p99_latency_ms`,
+    /// `us-east-1`, `POOL_SIZE`, `checkoutApi`).
+    Identifier,
+    /// A URL with a scheme (`https://…`, `s3://…`, `postgres://…`) or starting `www.`.
+    Url,
+    /// An e-mail address (`dana.kim@example.com`) or an `@handle`.
+    Email,
+    /// An issue or pull-request number: `#123`, `PR 45`, `PR #45`, `issue 12`, `GH-12`,
+    /// `owner/repo#7`. All forms of the same number match each other.
+    Issue,
+    /// An error code: `E0502`, `ERR_…`, errno names (`ECONNREFUSED`), exception types
+    /// (`KeyError`), signals (`SIGKILL`), HTTP statuses with context (`HTTP 503`,
+    /// `returned a 404`, `502 Bad Gateway`), and exit codes (`exit code 2`, `exited with 137`).
+    ErrorCode,
+    /// Quoted text (double quotes, single quotes or backticks, 4 to 160 characters) next to an
+    /// error word (error, failed, exception, refused, …) or containing one:
+    /// `"connection reset by peer"`. Not when the quote is a single item of another class.
+    QuotedError,
+    /// A proper name: a capitalised word that does not start a sentence (`Dana`, `Contoso`), or
+    /// a run of capitalised words anywhere (`Marcus Webb`), less common capitalised words.
+    Name,
+}
+
+impl ItemClass {
+    pub const ALL: [ItemClass; 11] = [
+        ItemClass::Path,
+        ItemClass::Command,
+        ItemClass::Number,
+        ItemClass::Date,
+        ItemClass::Identifier,
+        ItemClass::Url,
+        ItemClass::Email,
+        ItemClass::Issue,
+        ItemClass::ErrorCode,
+        ItemClass::QuotedError,
+        ItemClass::Name,
+    ];
+
+    /// The kebab-case name (as serialized).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ItemClass::Path => "path",
+            ItemClass::Command => "command",
+            ItemClass::Number => "number",
+            ItemClass::Date => "date",
+            ItemClass::Identifier => "identifier",
+            ItemClass::Url => "url",
+            ItemClass::Email => "email",
+            ItemClass::Issue => "issue",
+            ItemClass::ErrorCode => "error-code",
+            ItemClass::QuotedError => "quoted-error",
+            ItemClass::Name => "name",
+        }
+    }
+
+    /// How much a later turn tends to need this class verbatim (orders the missing list).
+    fn weight(self) -> u32 {
+        match self {
+            ItemClass::Path | ItemClass::Command | ItemClass::ErrorCode => 3,
+            ItemClass::Identifier
+            | ItemClass::Issue
+            | ItemClass::Url
+            | ItemClass::Number
+            | ItemClass::Date
+            | ItemClass::Email
+            | ItemClass::QuotedError => 2,
+            ItemClass::Name => 1,
+        }
+    }
+}
+
+/// Where an item was said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Source {
+    /// A user message.
+    User,
+    /// An assistant message's own text.
+    Assistant,
+    /// The arguments of a tool call (`[calls name(args)]` in an assistant message).
+    ToolCall,
+    /// A tool's result.
+    ToolResult,
+    /// An earlier summary or a system message.
+    Other,
+}
+
+impl Source {
+    fn weight(self) -> u32 {
+        match self {
+            Source::User => 4,
+            Source::ToolCall => 3,
+            Source::Assistant | Source::Other => 2,
+            Source::ToolResult => 1,
+        }
+    }
+
+    fn bit(self) -> u8 {
+        1 << (self as u8)
+    }
+}
+
+/// One item found in text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Item {
+    pub class: ItemClass,
+    /// As written, less surrounding quotes, brackets and trailing punctuation.
+    pub text: String,
+    /// The normalised value items are matched by (`num:4200:$`, `#45`, `march 14`, …).
+    pub key: String,
+    /// The value without its qualifier — unit, time zone, time of day — when it has one
+    /// (`3.5 GB` → `num:3.5`). An unqualified value matches a qualified one with the same base.
+    pub base: Option<String>,
+    /// Byte range in the text it was extracted from.
+    pub at: Range<usize>,
+}
+
+impl Item {
+    fn new(class: ItemClass, text: &str, key: String, at: Range<usize>) -> Item {
+        Item {
+            class,
+            text: text.to_string(),
+            key,
+            base: None,
+            at,
+        }
+    }
+
+    fn with_base(mut self, base: Option<String>) -> Item {
+        self.base = base;
+        self
+    }
+
+    /// Keys under which this item can be found by another item's lookup.
+    fn registered(&self) -> Vec<String> {
+        let mut k = vec![self.key.clone()];
+        match &self.base {
+            Some(b) => k.push(b.clone()),
+            None => k.push(format!("{}\u{0}bare", self.key)),
+        }
+        k
+    }
+
+    /// Keys to look this item up by: its own, and for a qualified value the same value written
+    /// without a qualifier (`$4,200` is kept by a summary that says `4200`).
+    fn lookups(&self) -> Vec<String> {
+        let mut k = vec![self.key.clone()];
+        if let Some(b) = &self.base {
+            k.push(format!("{b}\u{0}bare"));
+        }
+        k
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Matching
+
+const QUOTE_CHARS: &[char] = &['`', '"', '\'', '“', '”', '‘', '’', '*', '«', '»'];
+
+/// Text normalised for matching: lower case, quotes and backticks dropped, whitespace collapsed.
+pub fn norm_text(s: &str) -> String {
+    norm_tokens(s).join(" ")
+}
+
+/// Lower-cased tokens: runs of letters and digits, and single punctuation characters; quotes,
+/// backticks and `*` count as spaces; thousands separators inside numbers are dropped.
+fn norm_tokens(s: &str) -> Vec<String> {
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_alphanumeric() {
+            cur.extend(c.to_lowercase());
+            i += 1;
+            continue;
+        }
+        if c == ','
+            && !cur.is_empty()
+            && cur.bytes().all(|b| b.is_ascii_digit())
+            && i + 3 < chars.len() + 1
+            && chars
+                .get(i + 1..i + 4)
+                .is_some_and(|g| g.iter().all(char::is_ascii_digit))
+            && chars.get(i + 4).is_none_or(|c| !c.is_ascii_digit())
+        {
+            i += 1;
+            continue;
+        }
+        if !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+        if !(c.is_whitespace() || QUOTE_CHARS.contains(&c)) {
+            out.push(c.to_string());
+        }
+        i += 1;
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// Token sequences, indexed for containment checks.
+struct TokenIndex {
+    toks: Vec<String>,
+    at: HashMap<String, Vec<usize>>,
+}
+
+impl TokenIndex {
+    fn new(text: &str) -> Self {
+        let toks = norm_tokens(text);
+        let mut at: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, t) in toks.iter().enumerate() {
+            at.entry(t.clone()).or_default().push(i);
+        }
+        Self { toks, at }
+    }
+
+    fn contains(&self, needle: &[String]) -> bool {
+        if needle.is_empty() {
+            return false;
+        }
+        let mut anchor = 0;
+        let mut fewest = usize::MAX;
+        for (k, t) in needle.iter().enumerate() {
+            match self.at.get(t) {
+                None => return false,
+                Some(v) if v.len() < fewest => {
+                    fewest = v.len();
+                    anchor = k;
+                }
+                Some(_) => {}
+            }
+        }
+        self.at[&needle[anchor]].iter().any(|&p| {
+            p >= anchor
+                && p - anchor + needle.len() <= self.toks.len()
+                && self.toks[p - anchor..p - anchor + needle.len()] == *needle
+        })
+    }
+
+    fn contains_text(&self, text: &str) -> bool {
+        self.contains(&norm_tokens(text))
+    }
+}
+
+/// Which of `needles` occur in any of `texts` (normalised token sequences), in one pass.
+fn occur_in(texts: &mut dyn Iterator<Item = &str>, needles: &[Vec<String>]) -> Vec<bool> {
+    let mut found = vec![false; needles.len()];
+    let mut by_first: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (k, n) in needles.iter().enumerate() {
+        if let Some(f) = n.first() {
+            by_first.entry(f.as_str()).or_default().push(k);
+        }
+    }
+    if by_first.is_empty() {
+        return found;
+    }
+    for text in texts {
+        let toks = norm_tokens(text);
+        for (p, t) in toks.iter().enumerate() {
+            if let Some(ks) = by_first.get(t.as_str()) {
+                for &k in ks {
+                    let n = &needles[k];
+                    if !found[k] && p + n.len() <= toks.len() && toks[p..p + n.len()] == n[..] {
+                        found[k] = true;
+                    }
+                }
+            }
+        }
+        if found.iter().all(|f| *f) {
+            break;
+        }
+    }
+    found
+}
+
+/// What a text says, for matching items against it.
+struct Said {
+    keys: HashSet<String>,
+    index: TokenIndex,
+}
+
+impl Said {
+    fn new(text: &str) -> Self {
+        let keys = extract(text).iter().flat_map(Item::registered).collect();
+        Self {
+            keys,
+            index: TokenIndex::new(text),
+        }
+    }
+
+    fn has(&self, item: &Item) -> bool {
+        item.lookups().iter().any(|k| self.keys.contains(k)) || self.index.contains_text(&item.text)
+    }
+}
+
+/// Does `text` carry `item` (by its normalised value, or its text up to trivial formatting)?
+pub fn mentions(text: &str, item: &Item) -> bool {
+    Said::new(text).has(item)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The audit
+
+/// What the audit counts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AuditOptions {
+    /// Count items found only in tool results toward retention (`--audit-tool-results`).
+    pub count_tool_results: bool,
+    /// How many missing items, inventions and superseded values to list.
+    pub max_listed: usize,
+}
+
+impl Default for AuditOptions {
+    fn default() -> Self {
+        Self {
+            count_tool_results: false,
+            max_listed: 20,
+        }
+    }
+}
+
+/// Items found and kept for one class.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClassTally {
+    pub class: ItemClass,
+    /// Counted items (said by the user or the assistant, in tool-call arguments, or in an
+    /// earlier summary; with `count_tool_results` also those only in tool results).
+    pub found: usize,
+    pub kept: usize,
+    /// Items found only in tool results (reported whether or not they count).
+    pub tool_results_found: usize,
+    pub tool_results_kept: usize,
+}
+
+/// A counted item the summary does not carry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MissingItem {
+    pub class: ItemClass,
+    pub text: String,
+    /// The most telling place it was said.
+    pub source: Source,
+    /// The first turn that says it.
+    pub turn: u64,
+}
+
+/// An item the summary states that the span does not.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Invention {
+    pub class: ItemClass,
+    pub text: String,
+}
+
+/// A corrected value the summary states as if it were current.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SupersededValue {
+    pub class: ItemClass,
+    /// The value the span corrected.
+    pub old: String,
+    /// What the span corrected it to.
+    pub new: String,
+    /// The turn that states the correction.
+    pub turn: u64,
+    /// `no-correction` (the old value without the new one), `unmarked` (the old value stated as
+    /// current next to the new one) or `reversed` (the correction turned around).
+    pub how: &'static str,
+}
+
+/// Something in the summary that imitates mf's framing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Forgery {
+    /// `turn-heading`, `delimiter`, `role-marker` or `label`.
+    pub kind: &'static str,
+    pub text: String,
+}
+
+/// Text in the summary addressed to the model that will read it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InstructionFlag {
+    pub text: String,
+    /// The span says the same (the summary reports it rather than issuing it).
+    pub quoted: bool,
+}
+
+/// The audit of one summary against its span.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Audit {
+    /// Counted items found in the span, and kept by the summary.
+    pub found: usize,
+    pub kept: usize,
+    /// kept ÷ found; 1.0 when nothing was found.
+    pub retention: f64,
+    /// Whether items only in tool results counted.
+    pub count_tool_results: bool,
+    /// Per class, in [`ItemClass::ALL`] order; classes with nothing found are left out.
+    pub classes: Vec<ClassTally>,
+    /// Counted items not kept, most important first, at most `max_listed`.
+    pub missing: Vec<MissingItem>,
+    /// How many counted items were not kept in all.
+    pub missing_count: usize,
+    pub inventions: Vec<Invention>,
+    pub superseded: Vec<SupersededValue>,
+    /// The share of the summary's word 5-grams that occur in the instruction.
+    pub echo_ratio: f64,
+    /// The summary mostly repeats the instruction (`echo_ratio` ≥ 0.5).
+    pub echo: bool,
+    pub forgeries: Vec<Forgery>,
+    pub instructions: Vec<InstructionFlag>,
+}
+
+struct Found {
+    item: Item,
+    sources: u8,
+    turn: u64,
+    mentions: usize,
+    order: usize,
+}
+
+impl Found {
+    fn tool_only(&self) -> bool {
+        self.sources == Source::ToolResult.bit()
+    }
+
+    fn best_source(&self) -> Source {
+        [
+            Source::User,
+            Source::ToolCall,
+            Source::Assistant,
+            Source::Other,
+            Source::ToolResult,
+        ]
+        .into_iter()
+        .find(|s| self.sources & s.bit() != 0)
+        .unwrap_or(Source::Other)
+    }
+
+    fn importance(&self) -> u32 {
+        self.best_source().weight() + self.item.class.weight() + (self.mentions.min(4) as u32 - 1)
+    }
+}
+
+/// The span's items, one entry per (class, key), in order of first mention.
+fn inventory(pieces: &[Piece], units: &[Unit]) -> Vec<Found> {
+    let mut at: HashMap<(ItemClass, String), usize> = HashMap::new();
+    let mut out: Vec<Found> = Vec::new();
+    for u in units {
+        for it in &u.items {
+            let k = (it.class, it.key.clone());
+            match at.get(&k) {
+                Some(&i) => {
+                    out[i].sources |= u.source.bit();
+                    out[i].mentions += 1;
+                }
+                None => {
+                    at.insert(k, out.len());
+                    out.push(Found {
+                        item: it.clone(),
+                        sources: u.source.bit(),
+                        turn: pieces[u.piece].turn,
+                        mentions: 1,
+                        order: out.len(),
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+fn contains_seq(hay: &[String], needle: &[String]) -> bool {
+    !needle.is_empty() && hay.windows(needle.len()).any(|w| w == needle)
+}
+
+/// The summary's sentences, each with the heading of its line (`- T3 user (superseded):`).
+fn summary_sentences(summary: &str) -> Vec<(String, &str)> {
+    let mut out = Vec::new();
+    for line in summary.lines() {
+        let head = match line.find(": ") {
+            Some(p) if p <= 80 => &line[..p],
+            _ => "",
+        };
+        for r in sentence_ranges(line) {
+            out.push((head.to_string(), &line[r]));
+        }
+    }
+    out
+}
+
+fn five_grams(text: &str) -> Vec<String> {
+    let words: Vec<String> = text
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    words.windows(5).map(|w| w.join(" ")).collect()
+}
+
+/// The share of the summary's word 5-grams found in the instruction.
+fn echo_ratio(summary: &str, instruction: &str) -> (f64, usize) {
+    let grams = five_grams(summary);
+    if grams.is_empty() {
+        return (0.0, 0);
+    }
+    let known: HashSet<String> = five_grams(instruction).into_iter().collect();
+    let hits = grams.iter().filter(|g| known.contains(*g)).count();
+    (hits as f64 / grams.len() as f64, grams.len())
+}
+
+fn capped(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        return s.to_string();
+    }
+    let mut t: String = s.chars().take(n.saturating_sub(1)).collect();
+    t.push('…');
+    t
+}
+
+/// A delimiter look-alike around byte `at` of `line`: the run of angle brackets and the words
+/// they enclose (`<<<END TRANSCRIPT>>`).
+fn delimiter_token(line: &str, at: usize) -> String {
+    let b = line.as_bytes();
+    let mut s = at;
+    while s > 0 && matches!(b[s - 1], b'<' | b'>') {
+        s -= 1;
+    }
+    let mut e = at;
+    while e < b.len() && matches!(b[e], b'<' | b'>') {
+        e += 1;
+    }
+    let mut k = e;
+    let mut n = 0;
+    while k < b.len() && !matches!(b[k], b'<' | b'>' | b'\n') && n < 24 {
+        k += 1;
+        n += 1;
+    }
+    if k < b.len() && matches!(b[k], b'<' | b'>') {
+        e = k;
+        while e < b.len() && matches!(b[e], b'<' | b'>') {
+            e += 1;
+        }
+    }
+    let s = floor_char(line, s);
+    let e = ceil_char(line, e);
+    line[s..e].trim().to_string()
+}
+
+fn forgeries_in(summary: &str) -> Vec<Forgery> {
+    let mut out: Vec<Forgery> = Vec::new();
+    for line in summary.lines() {
+        let la = line.to_ascii_lowercase();
+        // [turn 15 · user]
+        for (p, _) in la.match_indices("[turn") {
+            let rest = la[p + 5..].trim_start();
+            if rest.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+                let end = line[p..]
+                    .find(']')
+                    .map_or_else(|| line.len().min(p + 40), |e| p + e + 1);
+                let end = ceil_char(line, end.min(line.len()));
+                out.push(Forgery {
+                    kind: "turn-heading",
+                    text: capped(&line[p..end], 60),
+                });
+            }
+        }
+        // <<<TRANSCRIPT>>>, <<<END TRANSCRIPT>>, <<END TRANSCRIPT>>
+        let mut delim = None;
+        if let Some(p) = la.find("<<<").or_else(|| la.find(">>>")) {
+            delim = Some(p);
+        } else if let Some(t) = la.find("transcript") {
+            let near = |pat: &str| {
+                la.match_indices(pat).any(|(q, _)| {
+                    let (a, b) = if q < t { (q + 2, t) } else { (t + 10, q) };
+                    b.saturating_sub(a) <= 6
+                })
+            };
+            if near("<<") || near(">>") {
+                delim = la.find("<<").or_else(|| la.find(">>"));
+            }
+        }
+        if let Some(p) = delim {
+            out.push(Forgery {
+                kind: "delimiter",
+                text: capped(&delimiter_token(line, p), 60),
+            });
+        }
+        // Role markers
+        let t = la.trim_start();
+        for role in ["user:", "assistant:", "system:", "human:"] {
+            if t.starts_with(role) {
+                out.push(Forgery {
+                    kind: "role-marker",
+                    text: capped(line.trim(), 80),
+                });
+                break;
+            }
+        }
+        for marker in [
+            "<|im_start|>",
+            "<|im_end|>",
+            "<|system|>",
+            "<|user|>",
+            "<|assistant|>",
+            "<|endoftext|>",
+            "[inst]",
+            "[/inst]",
+            "<<sys>>",
+        ] {
+            if let Some(p) = la.find(marker) {
+                out.push(Forgery {
+                    kind: "role-marker",
+                    text: line[p..p + marker.len()].to_string(),
+                });
+            }
+        }
+        if let Some(p) = la.find(LABEL) {
+            let end = line[p..]
+                .find(']')
+                .map_or(line.len().min(p + 60), |e| p + e + 1);
+            let end = ceil_char(line, end.min(line.len()));
+            out.push(Forgery {
+                kind: "label",
+                text: capped(&line[p..end], 80),
+            });
+        }
+    }
+    out
+}
+
+/// Phrases addressed to the reading model: each slot lists alternatives; `""` makes a slot
+/// optional.
+const INSTRUCTION_PATTERNS: &[&[&[&str]]] = &[
+    &[
+        &["ignore", "disregard", "forget"],
+        &["all", "any", "the", "your", ""],
+        &[
+            "previous",
+            "prior",
+            "above",
+            "earlier",
+            "preceding",
+            "former",
+            "system",
+            "",
+        ],
+        &[
+            "instructions",
+            "instruction",
+            "messages",
+            "rules",
+            "directions",
+            "prompts",
+            "prompt",
+            "guidelines",
+            "context",
+        ],
+    ],
+    &[&["you"], &["are"], &["now"]],
+    &[&["from"], &["now"], &["on"], &["you"]],
+    &[&["new"], &["instructions", "instruction", "rules"]],
+    &[
+        &["your"],
+        &["new"],
+        &["task", "role", "instructions", "goal"],
+    ],
+    &[&["pretend"], &["to", "you"], &["be", "are"]],
+    &[
+        &["you"],
+        &["must"],
+        &["now", ""],
+        &["obey", "follow", "comply"],
+    ],
+    &[&["as"], &["an"], &["ai"], &["language"], &["model"]],
+    &[&["you"], &["are"], &["a"], &["helpful"], &["assistant"]],
+    &[&["do"], &["not"], &["summarize", "summarise"]],
+    &[
+        &["reveal", "print", "repeat", "show"],
+        &["your", "the"],
+        &["system"],
+        &["prompt"],
+    ],
+];
+
+fn words_lower(text: &str) -> Vec<(String, Range<usize>)> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in text.char_indices() {
+        let w = c.is_alphanumeric() || c == '\'';
+        match (w, start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                out.push((text[s..i].to_lowercase(), s..i));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        out.push((text[s..].to_lowercase(), s..text.len()));
+    }
+    out
+}
+
+fn match_pattern(words: &[(String, Range<usize>)], at: usize, pat: &[&[&str]]) -> Option<usize> {
+    fn go(words: &[(String, Range<usize>)], at: usize, pat: &[&[&str]]) -> Option<usize> {
+        let Some((slot, rest)) = pat.split_first() else {
+            return Some(at);
+        };
+        if let Some((w, _)) = words.get(at)
+            && slot.contains(&w.as_str())
+            && let Some(end) = go(words, at + 1, rest)
+        {
+            return Some(end);
+        }
+        if slot.contains(&"") {
+            return go(words, at, rest);
+        }
+        None
+    }
+    go(words, at, pat)
+}
+
+fn instructions_in(summary: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in summary.lines() {
+        let words = words_lower(line);
+        let mut i = 0;
+        while i < words.len() {
+            let hit = INSTRUCTION_PATTERNS
+                .iter()
+                .filter_map(|p| match_pattern(&words, i, p))
+                .max();
+            match hit {
+                Some(end) if end > i => {
+                    let text = &line[words[i].1.start..words[end - 1].1.end];
+                    out.push(text.to_string());
+                    i = end;
+                }
+                _ => i += 1,
+            }
+        }
+    }
+    out
+}
+
+/// Audit `summary` against the span it stands for.
+///
+/// `instruction` is what the summarizer was told (mf's framing and the instruction, e.g.
+/// `SummaryRequest::system`): the summary's echo of it is measured, and words it contains are
+/// not inventions.
+pub fn audit(pieces: &[Piece], summary: &str, instruction: &str, opts: &AuditOptions) -> Audit {
+    let units = units(pieces);
+    let corrections = corrections(pieces, &units);
+    let found_items = inventory(pieces, &units);
+    let said = Said::new(summary);
+    let old_values: HashSet<(ItemClass, &str)> = corrections
+        .iter()
+        .map(|c| (c.class, c.old_key.as_str()))
+        .collect();
+    let new_values: HashSet<(ItemClass, &str)> = corrections
+        .iter()
+        .map(|c| (c.class, c.new_key.as_str()))
+        .collect();
+
+    let mut tallies: Vec<ClassTally> = ItemClass::ALL
+        .iter()
+        .map(|&class| ClassTally {
+            class,
+            found: 0,
+            kept: 0,
+            tool_results_found: 0,
+            tool_results_kept: 0,
+        })
+        .collect();
+    let mut missing: Vec<&Found> = Vec::new();
+    let (mut found, mut kept) = (0, 0);
+    for f in &found_items {
+        let k = (f.item.class, f.item.key.as_str());
+        if old_values.contains(&k) && !new_values.contains(&k) {
+            // A corrected value: keeping it is not required (stating it as current is flagged).
+            continue;
+        }
+        let has = said.has(&f.item);
+        let tally = &mut tallies[ItemClass::ALL
+            .iter()
+            .position(|c| *c == f.item.class)
+            .expect("every class is listed")];
+        let tool_only = f.tool_only();
+        if tool_only {
+            tally.tool_results_found += 1;
+            tally.tool_results_kept += usize::from(has);
+        }
+        if !tool_only || opts.count_tool_results {
+            tally.found += 1;
+            found += 1;
+            if has {
+                tally.kept += 1;
+                kept += 1;
+            } else {
+                missing.push(f);
+            }
+        }
+    }
+    tallies.retain(|t| t.found > 0 || t.tool_results_found > 0);
+    missing.sort_by(|a, b| {
+        b.importance()
+            .cmp(&a.importance())
+            .then(a.order.cmp(&b.order))
+    });
+    let missing_count = missing.len();
+    let missing: Vec<MissingItem> = missing
+        .into_iter()
+        .take(opts.max_listed)
+        .map(|f| MissingItem {
+            class: f.item.class,
+            text: capped(&f.item.text, 160),
+            source: f.best_source(),
+            turn: f.turn,
+        })
+        .collect();
+
+    // Inventions: the summary's items that neither the span nor the instruction says.
+    let span_keys: HashSet<String> = found_items
+        .iter()
+        .flat_map(|f| f.item.registered())
+        .collect();
+    let instruction_said = Said::new(instruction);
+    let mut candidates: Vec<Item> = Vec::new();
+    let mut seen = HashSet::new();
+    for it in extract(summary) {
+        if matches!(it.class, ItemClass::Command | ItemClass::QuotedError) {
+            continue;
+        }
+        if it.lookups().iter().any(|k| span_keys.contains(k)) || instruction_said.has(&it) {
+            continue;
+        }
+        if seen.insert((it.class, it.key.clone())) {
+            candidates.push(it);
+        }
+    }
+    let inventions: Vec<Invention> = if candidates.is_empty() {
+        Vec::new()
+    } else {
+        let needles: Vec<Vec<String>> = candidates.iter().map(|c| norm_tokens(&c.text)).collect();
+        let present = occur_in(&mut pieces.iter().map(|p| p.text.as_str()), &needles);
+        candidates
+            .into_iter()
+            .zip(present)
+            .filter(|(_, p)| !p)
+            .map(|(it, _)| Invention {
+                class: it.class,
+                text: capped(&it.text, 160),
+            })
+            .take(opts.max_listed)
+            .collect()
+    };
+
+    let superseded = superseded_in(summary, &corrections, opts.max_listed);
+    let (echo_ratio, grams) = echo_ratio(summary, instruction);
+    let echo = grams >= 3 && echo_ratio >= 0.5;
+
+    // Forgeries, unless the span itself carries the same text (the summary quotes it).
+    let raw_forgeries = forgeries_in(summary);
+    let forgeries = if raw_forgeries.is_empty() {
+        raw_forgeries
+    } else {
+        raw_forgeries
+            .into_iter()
+            .filter(|f| {
+                let needle = if f.kind == "label" {
+                    LABEL
+                } else {
+                    f.text.as_str()
+                };
+                !pieces.iter().any(|p| {
+                    p.text.contains(needle)
+                        || (f.kind == "label" && p.text.to_lowercase().contains(LABEL))
+                })
+            })
+            .collect()
+    };
+
+    let phrases = instructions_in(summary);
+    let instructions = if phrases.is_empty() {
+        Vec::new()
+    } else {
+        let needles: Vec<Vec<String>> = phrases.iter().map(|p| norm_tokens(p)).collect();
+        let quoted = occur_in(&mut pieces.iter().map(|p| p.text.as_str()), &needles);
+        phrases
+            .into_iter()
+            .zip(quoted)
+            .map(|(text, quoted)| InstructionFlag { text, quoted })
+            .collect()
+    };
+
+    Audit {
+        found,
+        kept,
+        retention: if found == 0 {
+            1.0
+        } else {
+            kept as f64 / found as f64
+        },
+        count_tool_results: opts.count_tool_results,
+        classes: tallies,
+        missing,
+        missing_count,
+        inventions,
+        superseded,
+        echo_ratio,
+        echo,
+        forgeries,
+        instructions,
+    }
+}
+
+fn list<T>(items: &[T], f: impl Fn(&T) -> String, max: usize) -> String {
+    let mut s: Vec<String> = items.iter().take(max).map(f).collect();
+    if items.len() > max {
+        s.push(format!("and {} more", items.len() - max));
+    }
+    s.join(", ")
+}
+
+impl Audit {
+    /// Why the summary should be declined, or `None` to accept it: retention under
+    /// `min_retention` (0 turns this off), an echo of the instruction, a forgery; with `strict`
+    /// also inventions and superseded values.
+    pub fn verdict(&self, min_retention: f64, strict: bool) -> Option<String> {
+        let mut reasons = Vec::new();
+        if !self.forgeries.is_empty() {
+            reasons.push(format!(
+                "it imitates mf's framing ({})",
+                list(&self.forgeries, |f| format!("{} `{}`", f.kind, f.text), 3)
+            ));
+        }
+        if self.echo {
+            reasons.push(format!(
+                "it repeats the instruction ({:.0}% of its 5-word phrases)",
+                self.echo_ratio * 100.0
+            ));
+        }
+        if min_retention > 0.0 && self.retention < min_retention {
+            let mut r = format!(
+                "it keeps {} of {} items ({:.0}%), under the minimum of {:.0}%",
+                self.kept,
+                self.found,
+                self.retention * 100.0,
+                min_retention * 100.0
+            );
+            if !self.missing.is_empty() {
+                r.push_str(&format!(
+                    "; missing: {}",
+                    list(&self.missing, |m| m.text.clone(), 5)
+                ));
+            }
+            reasons.push(r);
+        }
+        if strict && !self.inventions.is_empty() {
+            reasons.push(format!(
+                "it states what the span does not ({})",
+                list(&self.inventions, |i| i.text.clone(), 5)
+            ));
+        }
+        if strict && !self.superseded.is_empty() {
+            reasons.push(format!(
+                "it states corrected values as current ({})",
+                list(
+                    &self.superseded,
+                    |s| format!("{} (corrected to {})", s.old, s.new),
+                    5
+                )
+            ));
+        }
+        (!reasons.is_empty()).then(|| reasons.join("; "))
+    }
+
+    /// A note for a second request: the items to keep, the corrections to state, the inventions
+    /// to drop.
+    pub fn retry_note(&self) -> String {
+        let mut note = String::from(
+            "Your previous summary of this transcript was not accepted. Write it again, following the same instructions.",
+        );
+        if !self.missing.is_empty() {
+            note.push_str(
+                "\nIt left out these items, which a later turn will need; keep each of them verbatim:",
+            );
+            for m in &self.missing {
+                note.push_str(&format!(
+                    "\n- {} ({}, turn {})",
+                    m.text,
+                    m.class.as_str(),
+                    m.turn
+                ));
+            }
+            let more = self.missing_count.saturating_sub(self.missing.len());
+            if more > 0 {
+                note.push_str(&format!(
+                    "\n- and {more} more items of the same kinds (paths, commands, figures, dates, identifiers, names)"
+                ));
+            }
+        }
+        if !self.superseded.is_empty() {
+            note.push_str("\nState these values at their corrected value, and mark the old value as superseded:");
+            for s in &self.superseded {
+                note.push_str(&format!(
+                    "\n- {} (not {}; corrected in turn {})",
+                    s.new, s.old, s.turn
+                ));
+            }
+        }
+        if !self.inventions.is_empty() {
+            note.push_str("\nThese do not occur in the transcript; do not state them:");
+            for i in &self.inventions {
+                note.push_str(&format!("\n- {}", i.text));
+            }
+        }
+        if self.echo {
+            note.push_str("\nDo not repeat the instructions; summarize the transcript.");
+        }
+        if !self.forgeries.is_empty() {
+            note.push_str(
+                "\nDo not write turn headings, role markers, transcript delimiters or mf's label.",
+            );
+        }
+        note
+    }
+}
+
+#[cfg(test)]
+mod tests;

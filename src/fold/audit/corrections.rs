@@ -1,0 +1,505 @@
+//! Corrections a span states ("the port is 9090, not 8080"), and whether a text states a
+//! corrected value as if it were current.
+
+use super::*;
+
+/// How far back (in sentences) a correction that does not name the old value looks for it.
+const CORRECTION_LOOKBACK: usize = 5000;
+
+// ---------------------------------------------------------------------------------------------
+// Corrections
+
+/// A value the span corrects: `old` was stated, `new` replaces it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Correction {
+    pub class: ItemClass,
+    pub old: String,
+    #[serde(skip)]
+    pub old_key: String,
+    pub new: String,
+    #[serde(skip)]
+    pub new_key: String,
+    /// The turn that states the correction.
+    pub turn: u64,
+    /// Index of the unit that states the correction.
+    #[serde(skip)]
+    pub unit: usize,
+}
+
+#[rustfmt::skip]
+pub(super) const CHANGE_VERBS: &[&str] = &[
+    "changed", "change", "changes", "changing", "moved", "move", "moves", "switched", "switch",
+    "bumped", "bump", "raised", "raise", "lowered", "lower", "increased", "increase", "decreased",
+    "decrease", "reduced", "reduce", "updated", "update", "migrated", "migrate", "renamed",
+    "rename", "rescheduled", "reschedule", "pushed", "postponed", "shifted", "cut", "set",
+    "edited", "corrected", "reassigned", "handed",
+];
+#[rustfmt::skip]
+pub(super) const INFERRED_MARKERS: &[&str] = &[
+    "actually", "correction", "update:", "updated:", "is now ", "are now ", "'s now ", "now it's ",
+    "now it is ", "now is ", "should be ", "corrected", "i misspoke", "i was wrong",
+    "got that wrong", "my mistake",
+];
+
+pub(super) fn word_at(lower: &str, at: usize, w: &str) -> bool {
+    let before_ok = at == 0
+        || !lower[..at]
+            .chars()
+            .last()
+            .is_some_and(|c| c.is_alphanumeric());
+    let after = at + w.len();
+    let after_ok = after >= lower.len()
+        || !lower[after..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphanumeric())
+        || w.ends_with(' ');
+    before_ok && after_ok
+}
+
+pub(super) fn find_words<'l>(lower: &'l str, w: &'l str) -> impl Iterator<Item = usize> + 'l {
+    lower
+        .match_indices(w)
+        .map(|(i, _)| i)
+        .filter(move |&i| word_at(lower, i, w))
+}
+
+/// Only filler between two positions: punctuation, articles and copulas.
+pub(super) fn gap_ok(gap: &str, max: usize) -> bool {
+    if gap.len() > max {
+        return false;
+    }
+    gap.split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .all(|w| {
+            matches!(
+                w,
+                "the"
+                    | "a"
+                    | "an"
+                    | "to"
+                    | "it's"
+                    | "its"
+                    | "it"
+                    | "is"
+                    | "be"
+                    | "now"
+                    | "at"
+                    | "on"
+                    | "in"
+                    | "of"
+                    | "was"
+                    | "use"
+                    | "and"
+                    | "we"
+                    | "are"
+                    | "they're"
+                    | "that's"
+                    | "should"
+                    | "by"
+                    | "with"
+            )
+        })
+}
+
+pub(super) fn content_words(text: &str, items: &[Item], base: usize) -> HashSet<String> {
+    let mut masked = text.to_string();
+    for it in items {
+        if it.at.start >= base && it.at.end <= base + text.len() {
+            let (s, e) = (it.at.start - base, it.at.end - base);
+            if masked.is_char_boundary(s) && masked.is_char_boundary(e) {
+                masked.replace_range(s..e, &" ".repeat(e - s));
+            }
+        }
+    }
+    masked
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|w| w.len() >= 4)
+        .map(str::to_lowercase)
+        .filter(|w| !STOP_WORDS.contains(&w.as_str()) && !NAME_STOP.contains(&w.as_str()))
+        .collect()
+}
+
+/// Direct corrections in one sentence: `X, not Y`, `X rather than Y`, `not Y but X`,
+/// `X instead of Y`, `instead of Y, X`, `changed from Y to X`, `Y -> X`, `no longer Y, now X`.
+/// Items' ranges are relative to `text` plus `base`. Returns (old, new) item indices.
+pub(super) fn direct_corrections(text: &str, items: &[Item], base: usize) -> Vec<(usize, usize)> {
+    let lower = text.to_ascii_lowercase();
+    let rel = |it: &Item| {
+        (
+            it.at.start.saturating_sub(base),
+            it.at.end.saturating_sub(base),
+        )
+    };
+    let before = |pos: usize, max: usize, class: Option<ItemClass>| -> Option<usize> {
+        items
+            .iter()
+            .enumerate()
+            .filter(|(_, it)| {
+                let (_, e) = rel(it);
+                e <= pos && class.is_none_or(|c| c == it.class) && gap_ok(&lower[e..pos], max)
+            })
+            .map(|(k, _)| k)
+            .next_back()
+    };
+    let after = |pos: usize, max: usize, class: Option<ItemClass>| -> Option<usize> {
+        items
+            .iter()
+            .enumerate()
+            .filter(|(_, it)| {
+                let (s, _) = rel(it);
+                s >= pos && class.is_none_or(|c| c == it.class) && gap_ok(&lower[pos..s], max)
+            })
+            .map(|(k, _)| k)
+            .next()
+    };
+    let mut out = Vec::new();
+    let mut add = |old: Option<usize>, new: Option<usize>| {
+        if let (Some(o), Some(n)) = (old, new)
+            && o != n
+            && items[o].class == items[n].class
+            && items[o].key != items[n].key
+        {
+            out.push((o, n));
+        }
+    };
+    for marker in ["not ", "rather than "] {
+        for p in find_words(&lower, marker) {
+            let end = p + marker.len();
+            if marker == "not " && lower[..p].ends_with("no ") {
+                continue;
+            }
+            let new = before(p, 6, None);
+            match new {
+                Some(n) => add(after(end, 16, Some(items[n].class)), Some(n)),
+                None if marker == "not " => {
+                    // not Y but X
+                    if let Some(o) = after(end, 16, None) {
+                        let (_, oe) = rel(&items[o]);
+                        let tail = &lower[oe..];
+                        if let Some(b) = tail.find(" but ")
+                            && b <= 4
+                        {
+                            let n = after(oe + b + 5, 16, Some(items[o].class));
+                            add(Some(o), n);
+                        }
+                    }
+                }
+                None => {}
+            }
+        }
+    }
+    for p in find_words(&lower, "instead of ") {
+        let end = p + "instead of ".len();
+        let Some(o) = after(end, 16, None) else {
+            continue;
+        };
+        let class = items[o].class;
+        let n = items
+            .iter()
+            .enumerate()
+            .filter(|(_, it)| it.class == class && rel(it).1 <= p && p - rel(it).1 <= 60)
+            .map(|(k, _)| k)
+            .next_back()
+            .or_else(|| {
+                let (_, oe) = rel(&items[o]);
+                items
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, it)| it.class == class && rel(it).0 >= oe && rel(it).0 - oe <= 60)
+                    .map(|(k, _)| k)
+                    .next()
+            });
+        add(Some(o), n);
+    }
+    let has_change_verb = |upto: usize| {
+        lower[..upto]
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| CHANGE_VERBS.contains(&w))
+    };
+    for p in find_words(&lower, "from ") {
+        if !has_change_verb(p) {
+            continue;
+        }
+        let Some(o) = after(p + 5, 16, None) else {
+            continue;
+        };
+        let (_, oe) = rel(&items[o]);
+        if let Some(t) = lower[oe..].find(" to ")
+            && gap_ok(&lower[oe..oe + t], 4)
+        {
+            add(Some(o), after(oe + t + 4, 16, Some(items[o].class)));
+        }
+    }
+    for arrow in ["->", "→", "=>"] {
+        for (p, _) in lower.match_indices(arrow) {
+            if let Some(o) = before(p, 3, None) {
+                add(Some(o), after(p + arrow.len(), 3, Some(items[o].class)));
+            }
+        }
+    }
+    for p in find_words(&lower, "no longer ") {
+        let Some(o) = after(p + "no longer ".len(), 16, None) else {
+            continue;
+        };
+        let (_, oe) = rel(&items[o]);
+        let class = items[o].class;
+        let n = items
+            .iter()
+            .enumerate()
+            .find(|(_, it)| it.class == class && rel(it).0 >= oe && rel(it).0 - oe <= 60)
+            .map(|(k, _)| k);
+        add(Some(o), n);
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Find the corrections a span states, in order.
+pub fn corrections(pieces: &[Piece], units: &[Unit]) -> Vec<Correction> {
+    let mut out: Vec<Correction> = Vec::new();
+    let mut words_cache: HashMap<usize, HashSet<String>> = HashMap::new();
+    for (ui, unit) in units.iter().enumerate() {
+        if unit.call.is_some() || unit.items.is_empty() {
+            continue;
+        }
+        let text = &pieces[unit.piece].text[unit.range.clone()];
+        let lower = text.to_ascii_lowercase();
+        let turn = pieces[unit.piece].turn;
+        let direct = direct_corrections(text, &unit.items, unit.range.start);
+        for &(o, n) in &direct {
+            let (old, new) = (&unit.items[o], &unit.items[n]);
+            out.push(Correction {
+                class: old.class,
+                old: old.text.clone(),
+                old_key: old.key.clone(),
+                new: new.text.clone(),
+                new_key: new.key.clone(),
+                turn,
+                unit: ui,
+            });
+        }
+        if !direct.is_empty() {
+            continue;
+        }
+        let Some(marker_at) = INFERRED_MARKERS
+            .iter()
+            .filter_map(|m| lower.find(m).map(|p| p + m.len()))
+            .min()
+        else {
+            continue;
+        };
+        let Some(new) = unit
+            .items
+            .iter()
+            .find(|it| it.at.start >= unit.range.start + marker_at.min(lower.len()))
+            .or_else(|| unit.items.last())
+        else {
+            continue;
+        };
+        let mine = content_words(text, &unit.items, unit.range.start);
+        if mine.is_empty() {
+            continue;
+        }
+        // The earlier sentence must share the subject: two content words when there are two
+        // ("billing port"), not just "port".
+        let need = mine.len().min(2);
+        let mut best: Option<(usize, usize, &Item)> = None;
+        let from = ui.saturating_sub(CORRECTION_LOOKBACK);
+        for j in (from..ui).rev() {
+            let u = &units[j];
+            if u.call.is_some() {
+                continue;
+            }
+            let candidates: Vec<&Item> = u
+                .items
+                .iter()
+                .filter(|it| it.class == new.class && it.key != new.key)
+                .collect();
+            if candidates.is_empty() {
+                continue;
+            }
+            let words = words_cache.entry(j).or_insert_with(|| {
+                content_words(
+                    &pieces[u.piece].text[u.range.clone()],
+                    &u.items,
+                    u.range.start,
+                )
+            });
+            let score = words.intersection(&mine).count();
+            if score >= need && best.is_none_or(|(s, _, _)| score > s) {
+                // The candidate nearest a shared word.
+                let utext = &pieces[u.piece].text;
+                let shared: Vec<usize> = mine
+                    .iter()
+                    .filter(|w| words.contains(*w))
+                    .filter_map(|w| {
+                        lower_find(&utext[u.range.clone()], w).map(|p| p + u.range.start)
+                    })
+                    .collect();
+                let pick = candidates
+                    .iter()
+                    .min_by_key(|it| {
+                        shared
+                            .iter()
+                            .map(|&p| p.abs_diff(it.at.start))
+                            .min()
+                            .unwrap_or(usize::MAX)
+                    })
+                    .copied()
+                    .unwrap_or(candidates[0]);
+                best = Some((score, j, pick));
+            }
+        }
+        if let Some((_, _, old)) = best {
+            out.push(Correction {
+                class: old.class,
+                old: old.text.clone(),
+                old_key: old.key.clone(),
+                new: new.text.clone(),
+                new_key: new.key.clone(),
+                turn,
+                unit: ui,
+            });
+        }
+    }
+    // A correction stands only while the conversation does not come back to the old value: a
+    // later user or assistant sentence that states it (without the new value, not marked as
+    // old) makes it current again ("restore ttl_seconds 900").
+    out.retain(|c| {
+        !units[c.unit + 1..].iter().any(|u| {
+            matches!(
+                u.source,
+                Source::User | Source::Assistant | Source::ToolCall
+            ) && u.items.iter().any(|it| it.key == c.old_key)
+                && !u.items.iter().any(|it| it.key == c.new_key)
+                && (u.call.is_some() || !marks_old(&pieces[u.piece].text[u.range.clone()]))
+        })
+    });
+    out
+}
+
+pub(super) fn lower_find(hay: &str, word: &str) -> Option<usize> {
+    let l = hay.to_lowercase();
+    if l.len() != hay.len() {
+        return None;
+    }
+    find_words(&l, word).next()
+}
+
+/// Words that mark a value as no longer current.
+#[rustfmt::skip]
+pub(super) const OLD_MARKERS: &[&str] = &[
+    "superseded", "previously", "formerly", "earlier", "was", "were", "old", "older", "not",
+    "instead", "longer", "replaced", "corrected", "correction", "changed", "from", "outdated",
+    "obsolete", "initially", "originally", "before", "→", "⇒",
+];
+
+pub(super) fn marked_old(tokens: &[String]) -> bool {
+    tokens.iter().any(|t| OLD_MARKERS.contains(&t.as_str()))
+        || tokens
+            .windows(2)
+            .any(|w| (w[0] == "-" || w[0] == "=") && w[1] == ">")
+}
+
+/// Does `text` mark what it states as no longer current ("was", "not", "previously",
+/// "superseded", "changed from", an arrow)?
+pub(super) fn marks_old(text: &str) -> bool {
+    marked_old(&norm_tokens(text))
+}
+
+/// A sentence's view for correction checks: its tokens and the keys of its items.
+pub(super) struct SentenceView {
+    toks: Vec<String>,
+    keys: HashSet<String>,
+}
+
+impl SentenceView {
+    fn new(text: &str) -> Self {
+        Self {
+            toks: norm_tokens(text),
+            keys: extract(text).iter().flat_map(Item::registered).collect(),
+        }
+    }
+
+    /// Does the sentence name the value: by its key, or — for a value that cannot be a common
+    /// word (a digit, punctuation or several words) — by its words up to formatting?
+    fn names(&self, key: &str, text: &str) -> bool {
+        if self.keys.contains(key) {
+            return true;
+        }
+        let t = norm_tokens(text);
+        let distinctive = t.len() > 1 || text.chars().any(|c| !c.is_alphabetic());
+        distinctive && contains_seq(&self.toks, &t)
+    }
+}
+
+impl Correction {
+    /// Does `text` state the old value as current: a sentence of it that names the old value,
+    /// not the new one, and nothing that marks the old one as old ("was", "not", "superseded",
+    /// "changed from", an arrow)?
+    pub fn stale_in(&self, text: &str) -> bool {
+        sentence_ranges(text).into_iter().any(|r| {
+            let v = SentenceView::new(&text[r]);
+            self.stale(&v, &[])
+        })
+    }
+
+    fn stale(&self, v: &SentenceView, head: &[String]) -> bool {
+        v.names(&self.old_key, &self.old)
+            && !v.names(&self.new_key, &self.new)
+            && !marked_old(&v.toks)
+            && !marked_old(head)
+    }
+}
+
+pub(super) fn superseded_in(
+    summary: &str,
+    corrections: &[Correction],
+    max: usize,
+) -> Vec<SupersededValue> {
+    let sentences: Vec<(Vec<String>, SentenceView)> = summary_sentences(summary)
+        .into_iter()
+        .map(|(head, s)| (norm_tokens(&head), SentenceView::new(s)))
+        .collect();
+    // Corrections the summary itself states (to spot one turned around).
+    let mut stated: HashSet<(String, String)> = HashSet::new();
+    for line in summary.lines() {
+        let items = extract(line);
+        for (o, n) in direct_corrections(line, &items, 0) {
+            stated.insert((items[o].key.clone(), items[n].key.clone()));
+        }
+    }
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    for c in corrections {
+        if !seen.insert((c.old_key.clone(), c.new_key.clone())) {
+            continue;
+        }
+        if !sentences.iter().any(|(_, v)| v.names(&c.old_key, &c.old)) {
+            continue;
+        }
+        let how = if stated.contains(&(c.new_key.clone(), c.old_key.clone())) {
+            Some("reversed")
+        } else if !sentences.iter().any(|(_, v)| v.names(&c.new_key, &c.new)) {
+            Some("no-correction")
+        } else if sentences.iter().any(|(head, v)| c.stale(v, head)) {
+            Some("unmarked")
+        } else {
+            None
+        };
+        if let Some(how) = how {
+            out.push(SupersededValue {
+                class: c.class,
+                old: c.old.clone(),
+                new: c.new.clone(),
+                turn: c.turn,
+                how,
+            });
+        }
+    }
+    out.truncate(max.max(1));
+    out
+}
