@@ -17,7 +17,9 @@ use crate::entry::{
 };
 use crate::error::MfError;
 use crate::fold::summary::{StubInfo, Verdict};
-use crate::fold::{self, Decision, Item, ItemKind, Ledger, Piece, Plan, Span, prompt, summary};
+use crate::fold::{
+    self, Decision, Item, ItemKind, Ledger, Piece, Plan, Span, audit, prompt, summary,
+};
 use crate::http::HttpClient;
 use crate::interrupt::Interrupt;
 use crate::model;
@@ -550,6 +552,49 @@ fn pieces_of(
     Ok(out)
 }
 
+/// The request for one span (with a note naming what a first summary left out, on a retry).
+fn make_request(
+    span: &Span,
+    pieces: Vec<Piece>,
+    settings: &CompactSettings,
+    retry_note: Option<&str>,
+) -> fold::SummaryRequest {
+    let policy = &settings.policy;
+    prompt::request(
+        pieces,
+        prompt::Ask {
+            from_turn: span.from_turn,
+            to_turn: span.to_turn,
+            messages: span.leaf_count,
+            span_chars: span.chars,
+            target_tokens: policy.summary_target_tokens(span.tokens()),
+            max_output_tokens: policy.max_output_tokens,
+            instruction: settings.instruction.as_deref(),
+            nonce: &nonce(),
+            retry_note,
+        },
+    )
+}
+
+/// Audit a summary against its span; `Some(why)` when it is to be declined.
+fn audit_reply(
+    request: &fold::SummaryRequest,
+    text: &str,
+    settings: &CompactSettings,
+) -> (audit::Audit, Option<String>) {
+    let a = audit::audit(
+        &request.pieces,
+        text,
+        &request.system,
+        &audit::AuditOptions {
+            count_tool_results: settings.audit.count_tool_results,
+            max_listed: 20,
+        },
+    );
+    let verdict = a.verdict(settings.audit.min_retention, settings.audit.strict);
+    (a, verdict)
+}
+
 /// One span's call and what came of it.
 struct Asked {
     span: Span,
@@ -615,20 +660,7 @@ async fn summarize_file(
     let mut requests = Vec::with_capacity(plan.spans.len());
     for span in &plan.spans {
         let pieces = pieces_of(&t, &ledger, span, redactor, &mut r.redacted)?;
-        let request = prompt::request(
-            pieces,
-            prompt::Ask {
-                from_turn: span.from_turn,
-                to_turn: span.to_turn,
-                messages: span.leaf_count,
-                span_chars: span.chars,
-                target_tokens: policy.summary_target_tokens(span.tokens()),
-                max_output_tokens: policy.max_output_tokens,
-                instruction: settings.instruction.as_deref(),
-                nonce: &nonce(),
-                retry_note: None,
-            },
-        );
+        let request = make_request(span, pieces, settings, None);
         requests.push((span.clone(), request));
     }
     let spinner = if settings.files.len() == 1 {
@@ -675,9 +707,9 @@ async fn summarize_file(
     let mut written_chars = (0usize, 0usize); // (span chars folded, summary chars written)
     let mut taken: Vec<String> = Vec::new();
     for a in asked {
-        let reply = match a.reply.and_then(|rep| {
+        let mut reply = match a.reply.and_then(|rep| {
             summary::vet(&rep.text)
-                .map(|text| SummaryReply { text, ..rep })
+                .map(|_| rep)
                 .map_err(SummarizerError::degrade)
         }) {
             Ok(reply) => reply,
@@ -695,11 +727,55 @@ async fn summarize_file(
             }
         };
         add_usage(&mut r, reply.usage, settings, &a.request);
+        // The audit reads the reply as the model wrote it (before any defusing).
+        let (mut verdict_audit, mut lossy) = audit_reply(&a.request, &reply.text, settings);
+        if lossy.is_some() && settings.audit.retry_lossy {
+            let note = verdict_audit.retry_note();
+            let retry = make_request(&a.span, a.request.pieces.clone(), settings, Some(&note));
+            r.calls += 1;
+            match ask(ctx, &retry).await {
+                Ok(second) if summary::vet(&second.text).is_ok() => {
+                    add_usage(&mut r, second.usage, settings, &retry);
+                    let (a2, l2) = audit_reply(&retry, &second.text, settings);
+                    verdict_audit = a2;
+                    lossy = l2;
+                    reply = second;
+                }
+                Ok(_) => {}
+                Err(e) if e.stops() => return Err(e.into()),
+                Err(_) => {}
+            }
+        }
+        let audit_json = serde_json::to_value(&verdict_audit).ok();
+        if let Some(why) = lossy {
+            r.summaries.push(SummaryRecord {
+                id: String::new(),
+                from_turn: a.span.from_turn,
+                to_turn: a.span.to_turn,
+                entry_count: a.span.items.len(),
+                chars: reply.text.chars().count(),
+                tokens: estimate_tokens(reply.text.chars().count()),
+                audit: audit_json,
+                outcome: format!("declined as lossy: {why}"),
+            });
+            declines.push((
+                DeclineReason::Lossy,
+                a.span,
+                Some(reply.text.chars().count()),
+                why,
+            ));
+            continue;
+        }
+        let vetted = summary::vet(&reply.text).expect("vetted above");
         // Secrets never reach the file: the key in use, and anything shaped like one.
-        let text = ctx.redactor.redact(&reply.text, &mut r.scrubbed);
+        let text = ctx.redactor.redact(&vetted, &mut r.scrubbed);
         let id = summary::summary_id(a.span.from_turn, a.span.to_turn, |id| {
             t.has_id(id) || taken.iter().any(|x| x == id)
         });
+        let extra = audit_json
+            .as_ref()
+            .map(|j| vec![("audit", j.to_string())])
+            .unwrap_or_default();
         let d = summary::draft(
             &a.span,
             id.clone(),
@@ -708,7 +784,7 @@ async fn summarize_file(
             reply.usage,
             now,
             plan.tail_line,
-            Vec::new(),
+            extra,
         );
         let mut rec = SummaryRecord {
             id: id.clone(),
@@ -717,7 +793,7 @@ async fn summarize_file(
             entry_count: a.span.items.len(),
             chars: d.chars(),
             tokens: estimate_tokens(d.chars()),
-            audit: None,
+            audit: audit_json,
             outcome: "written".into(),
         };
         match summary::judge(&a.span, &d) {
@@ -868,25 +944,12 @@ async fn rollup(
     let span = Span::of(&ledger, items);
     let mut counts = Counts::new();
     let pieces = pieces_of(&t2, &ledger, &span, None, &mut counts)?;
-    let request = prompt::request(
-        pieces,
-        prompt::Ask {
-            from_turn: span.from_turn,
-            to_turn: span.to_turn,
-            messages: span.leaf_count,
-            span_chars: span.chars,
-            target_tokens: settings.policy.summary_target_tokens(span.tokens()),
-            max_output_tokens: settings.policy.max_output_tokens,
-            instruction: settings.instruction.as_deref(),
-            nonce: &nonce(),
-            retry_note: None,
-        },
-    );
+    let request = make_request(&span, pieces, settings, None);
     let reply = ask(ctx, &request).await;
     r.calls += 1;
     let reply = match reply.and_then(|rep| {
         summary::vet(&rep.text)
-            .map(|text| SummaryReply { text, ..rep })
+            .map(|_| rep)
             .map_err(SummarizerError::degrade)
     }) {
         Ok(rep) => rep,
@@ -903,7 +966,16 @@ async fn rollup(
         }
     };
     add_usage(r, reply.usage, settings, &request);
-    let text = ctx.redactor.redact(&reply.text, &mut r.scrubbed);
+    let (rollup_audit, lossy) = audit_reply(&request, &reply.text, settings);
+    if let Some(why) = lossy {
+        r.notes.push(format!(
+            "the rollup summary was declined as lossy ({why}); the chunk summaries stand"
+        ));
+        return Ok(());
+    }
+    let vetted = summary::vet(&reply.text).expect("vetted above");
+    let text = ctx.redactor.redact(&vetted, &mut r.scrubbed);
+    let audit_json = serde_json::to_value(&rollup_audit).ok();
     let id = summary::summary_id(span.from_turn, span.to_turn, |id| t2.has_id(id));
     let d = summary::draft(
         &span,
@@ -913,7 +985,10 @@ async fn rollup(
         reply.usage,
         (ctx.now_ms)(),
         None,
-        Vec::new(),
+        audit_json
+            .as_ref()
+            .map(|j| vec![("audit", j.to_string())])
+            .unwrap_or_default(),
     );
     let rec = SummaryRecord {
         id,
@@ -922,7 +997,7 @@ async fn rollup(
         entry_count: span.items.len(),
         chars: d.chars(),
         tokens: estimate_tokens(d.chars()),
-        audit: None,
+        audit: audit_json,
         outcome: "written (rollup)".into(),
     };
     if let Verdict::NotSmaller { .. } = summary::judge(&span, &d) {

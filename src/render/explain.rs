@@ -241,6 +241,38 @@ pub fn tables(ui: &Ui, ex: &Explanation) -> String {
     out
 }
 
+/// One listed audit item in words: `"16:00 UTC" (date, turn 4)`,
+/// `"v1" → "v2" (turn 3)`, `heading: "## Summary"`.
+fn audit_item(x: &serde_json::Value) -> String {
+    let field = |k: &str| x.get(k).and_then(serde_json::Value::as_str);
+    let turn = x
+        .get("turn")
+        .and_then(serde_json::Value::as_u64)
+        .map(|t| format!(", turn {t}"))
+        .unwrap_or_default();
+    match x {
+        serde_json::Value::String(s) => format!("{s:?}"),
+        _ if field("old").is_some() => format!(
+            "{:?} → {:?} ({}{turn})",
+            field("old").unwrap_or(""),
+            field("new").unwrap_or(""),
+            field("class").unwrap_or("value"),
+        ),
+        _ if field("kind").is_some() => {
+            format!(
+                "{}: {:?}",
+                field("kind").unwrap_or(""),
+                field("text").unwrap_or("")
+            )
+        }
+        _ if field("text").is_some() => match field("class") {
+            Some(class) => format!("{:?} ({class}{turn})", field("text").unwrap_or("")),
+            None => format!("{:?}", field("text").unwrap_or("")),
+        },
+        other => other.to_string(),
+    }
+}
+
 /// An audit as a few readable lines.
 pub fn audit_lines(a: &serde_json::Value) -> String {
     let mut out = String::new();
@@ -272,15 +304,14 @@ pub fn audit_lines(a: &serde_json::Value) -> String {
         if let Some(v) = a.get(key).and_then(serde_json::Value::as_array)
             && !v.is_empty()
         {
-            let items: Vec<String> = v
-                .iter()
-                .take(12)
-                .map(|x| match x {
-                    serde_json::Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                })
-                .collect();
-            out.push_str(&format!("  {label}: {}\n", items.join(", ")));
+            let items: Vec<String> = v.iter().take(12).map(audit_item).collect();
+            let more = v.len().saturating_sub(items.len());
+            let more = if more > 0 {
+                format!(" … and {more} more")
+            } else {
+                String::new()
+            };
+            out.push_str(&format!("  {label}: {}{more}\n", items.join("; ")));
         }
     }
     if let Some(e) = a.get("echo").and_then(serde_json::Value::as_f64)

@@ -36,8 +36,16 @@ fn nested_fold_covers_the_first_summary_and_deep_expand_reaches_both_levels() {
     let env = TestEnv::new();
     env.write("c.jsonl", &conversation(12));
     let first = json_lines(
-        &env.mf(&["compact", "c.jsonl", "--model", "extractive", "--json"])
-            .stdout,
+        &env.mf(&[
+            "compact",
+            "c.jsonl",
+            "--model",
+            "extractive",
+            "--min-retention",
+            "0",
+            "--json",
+        ])
+        .stdout,
     )
     .remove(0);
     assert_eq!(first["action"], "folded", "{first}");
@@ -71,6 +79,8 @@ fn nested_fold_covers_the_first_summary_and_deep_expand_reaches_both_levels() {
             "c.jsonl",
             "--model",
             "extractive",
+            "--min-retention",
+            "0",
             "--recent",
             "2",
             "--json",

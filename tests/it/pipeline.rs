@@ -81,8 +81,11 @@ impl Summarizer for TestSummarizer {
     }
 }
 
+/// The pipeline with the retention audit off: these tests are about the file, not fidelity.
 fn settings(file: &Path) -> CompactSettings {
-    CompactSettings::with_defaults(vec![file.to_path_buf()], ModelChoice::Extractive)
+    let mut s = CompactSettings::with_defaults(vec![file.to_path_buf()], ModelChoice::Extractive);
+    s.audit.min_retention = 0.0;
+    s
 }
 
 fn run(file: &Path, s: &Arc<TestSummarizer>) -> anyhow::Result<mf::decision::DecisionRecord> {
@@ -309,7 +312,15 @@ fn concurrent_compacts_serialize_on_the_lock_and_fold_once() {
     let children: Vec<_> = (0..4)
         .map(|_| {
             env.command(
-                &["compact", "d.jsonl", "--model", "extractive", "--json"],
+                &[
+                    "compact",
+                    "d.jsonl",
+                    "--model",
+                    "extractive",
+                    "--min-retention",
+                    "0",
+                    "--json",
+                ],
                 &[],
             )
             .stdout(std::process::Stdio::piped())
