@@ -27,6 +27,7 @@ Register-ArgumentCompleter -Native -CommandName 'mf' -ScriptBlock {
             [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Read every file in full: no checkpoint of a large file''s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -92,6 +93,7 @@ Register-ArgumentCompleter -Native -CommandName 'mf' -ScriptBlock {
             [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Read every file in full: no checkpoint of a large file''s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -106,6 +108,7 @@ Register-ArgumentCompleter -Native -CommandName 'mf' -ScriptBlock {
             [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Read every file in full: no checkpoint of a large file''s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -122,6 +125,7 @@ Register-ArgumentCompleter -Native -CommandName 'mf' -ScriptBlock {
             [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Read every file in full: no checkpoint of a large file''s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -144,6 +148,7 @@ Register-ArgumentCompleter -Native -CommandName 'mf' -ScriptBlock {
             [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Read every file in full: no checkpoint of a large file''s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -157,6 +162,7 @@ Register-ArgumentCompleter -Native -CommandName 'mf' -ScriptBlock {
             [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Read every file in full: no checkpoint of a large file''s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -169,6 +175,7 @@ Register-ArgumentCompleter -Native -CommandName 'mf' -ScriptBlock {
             [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Read every file in full: no checkpoint of a large file''s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -180,6 +187,7 @@ Register-ArgumentCompleter -Native -CommandName 'mf' -ScriptBlock {
             [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Read every file in full: no checkpoint of a large file''s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break

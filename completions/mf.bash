@@ -71,7 +71,7 @@ _mf() {
 
     case "${cmd}" in
         mf)
-            opts="-q -v -h -V --quiet --no-progress --verbose --config --help --version compact recall expand explain verify models completions help"
+            opts="-q -v -h -V --quiet --no-progress --verbose --no-cache --config --help --version compact recall expand explain verify models completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -89,7 +89,7 @@ _mf() {
             return 0
             ;;
         mf__subcmd__compact)
-            opts="-0 -m -o -j -q -v -h --files-from --null --model --recent --size --trigger --min-fold --target-tokens --max-span-tokens --protect --strategy --keep-tool-results --from --rollup --system-prompt --dry-run --output --force --json --jobs --allow-degraded --min-retention --retry-lossy --strict-audit --audit-tool-results --base-url --timeout --retries --temperature --seed --max-output-tokens --anthropic-version --agent-model --allow-same-model --allow-insecure-http --no-redact --price-in --price-out --max-cost --debug-bodies --quiet --no-progress --verbose --config --help"
+            opts="-0 -m -o -j -q -v -h --files-from --null --model --recent --size --trigger --min-fold --target-tokens --max-span-tokens --protect --strategy --keep-tool-results --from --rollup --system-prompt --dry-run --output --force --json --jobs --allow-degraded --min-retention --retry-lossy --strict-audit --audit-tool-results --base-url --timeout --retries --temperature --seed --max-output-tokens --anthropic-version --agent-model --allow-same-model --allow-insecure-http --no-redact --price-in --price-out --max-cost --debug-bodies --quiet --no-progress --verbose --no-cache --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -227,7 +227,7 @@ _mf() {
             return 0
             ;;
         mf__subcmd__completions)
-            opts="-q -v -h --quiet --no-progress --verbose --config --help bash elvish fish powershell zsh"
+            opts="-q -v -h --quiet --no-progress --verbose --no-cache --config --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -245,7 +245,7 @@ _mf() {
             return 0
             ;;
         mf__subcmd__expand)
-            opts="-q -v -h --deep --restore --force --format --from --quiet --no-progress --verbose --config --help"
+            opts="-q -v -h --deep --restore --force --format --from --quiet --no-progress --verbose --no-cache --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -271,7 +271,7 @@ _mf() {
             return 0
             ;;
         mf__subcmd__explain)
-            opts="-q -v -h --recent --size --trigger --min-fold --target-tokens --max-span-tokens --protect --strategy --keep-tool-results --from --json --quiet --no-progress --verbose --config --help"
+            opts="-q -v -h --recent --size --trigger --min-fold --target-tokens --max-span-tokens --protect --strategy --keep-tool-results --from --json --quiet --no-progress --verbose --no-cache --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -455,7 +455,7 @@ _mf() {
             return 0
             ;;
         mf__subcmd__models)
-            opts="-q -v -h --json --quiet --no-progress --verbose --config --help"
+            opts="-q -v -h --json --quiet --no-progress --verbose --no-cache --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -473,7 +473,7 @@ _mf() {
             return 0
             ;;
         mf__subcmd__recall)
-            opts="-q -v -h --format --budget --from --quiet --no-progress --verbose --config --help"
+            opts="-q -v -h --format --budget --from --quiet --no-progress --verbose --no-cache --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -503,7 +503,7 @@ _mf() {
             return 0
             ;;
         mf__subcmd__verify)
-            opts="-q -v -h --json --from --quiet --no-progress --verbose --config --help"
+            opts="-q -v -h --json --from --quiet --no-progress --verbose --no-cache --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -24,6 +24,7 @@ set edit:completion:arg-completer[mf] = {|@words|
             cand --no-progress 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]'
             cand -v 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
             cand --verbose 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
+            cand --no-cache 'Read every file in full: no checkpoint of a large file''s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -88,6 +89,7 @@ set edit:completion:arg-completer[mf] = {|@words|
             cand --no-progress 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]'
             cand -v 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
             cand --verbose 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
+            cand --no-cache 'Read every file in full: no checkpoint of a large file''s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -101,6 +103,7 @@ set edit:completion:arg-completer[mf] = {|@words|
             cand --no-progress 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]'
             cand -v 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
             cand --verbose 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
+            cand --no-cache 'Read every file in full: no checkpoint of a large file''s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -116,6 +119,7 @@ set edit:completion:arg-completer[mf] = {|@words|
             cand --no-progress 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]'
             cand -v 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
             cand --verbose 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
+            cand --no-cache 'Read every file in full: no checkpoint of a large file''s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -137,6 +141,7 @@ set edit:completion:arg-completer[mf] = {|@words|
             cand --no-progress 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]'
             cand -v 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
             cand --verbose 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
+            cand --no-cache 'Read every file in full: no checkpoint of a large file''s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -149,6 +154,7 @@ set edit:completion:arg-completer[mf] = {|@words|
             cand --no-progress 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]'
             cand -v 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
             cand --verbose 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
+            cand --no-cache 'Read every file in full: no checkpoint of a large file''s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -160,6 +166,7 @@ set edit:completion:arg-completer[mf] = {|@words|
             cand --no-progress 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]'
             cand -v 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
             cand --verbose 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
+            cand --no-cache 'Read every file in full: no checkpoint of a large file''s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -170,6 +177,7 @@ set edit:completion:arg-completer[mf] = {|@words|
             cand --no-progress 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]'
             cand -v 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
             cand --verbose 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
+            cand --no-cache 'Read every file in full: no checkpoint of a large file''s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]'
             cand -h 'Print help'
             cand --help 'Print help'
         }

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_mf_global_optspecs
-    string join \n q/quiet no-progress v/verbose config= h/help V/version
+    string join \n q/quiet no-progress v/verbose no-cache config= h/help V/version
 end
 
 function __fish_mf_needs_command
@@ -28,6 +28,7 @@ complete -c mf -n "__fish_mf_needs_command" -l config -d 'Config file [default: 
 complete -c mf -n "__fish_mf_needs_command" -s q -l quiet -d 'Print no warnings or notes on stderr (errors still print)'
 complete -c mf -n "__fish_mf_needs_command" -l no-progress -d 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]'
 complete -c mf -n "__fish_mf_needs_command" -s v -l verbose -d 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
+complete -c mf -n "__fish_mf_needs_command" -l no-cache -d 'Read every file in full: no checkpoint of a large file\'s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]'
 complete -c mf -n "__fish_mf_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mf -n "__fish_mf_needs_command" -s V -l version -d 'Print version'
 complete -c mf -n "__fish_mf_needs_command" -f -a "compact" -d 'Fold older turns into a summary and append it, printing the decision record'
@@ -96,6 +97,7 @@ complete -c mf -n "__fish_mf_using_subcommand compact" -l debug-bodies -d 'With 
 complete -c mf -n "__fish_mf_using_subcommand compact" -s q -l quiet -d 'Print no warnings or notes on stderr (errors still print)'
 complete -c mf -n "__fish_mf_using_subcommand compact" -l no-progress -d 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]'
 complete -c mf -n "__fish_mf_using_subcommand compact" -s v -l verbose -d 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
+complete -c mf -n "__fish_mf_using_subcommand compact" -l no-cache -d 'Read every file in full: no checkpoint of a large file\'s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]'
 complete -c mf -n "__fish_mf_using_subcommand compact" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mf -n "__fish_mf_using_subcommand recall" -l format -d 'Output format' -r -f -a "chat\t'Chat-shaped JSON lines (`role`, `content`, tool fields), ready to send to a model'
 native\t'The source\'s own line shape (what the agent reads back)'
@@ -110,6 +112,7 @@ complete -c mf -n "__fish_mf_using_subcommand recall" -l config -d 'Config file 
 complete -c mf -n "__fish_mf_using_subcommand recall" -s q -l quiet -d 'Print no warnings or notes on stderr (errors still print)'
 complete -c mf -n "__fish_mf_using_subcommand recall" -l no-progress -d 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]'
 complete -c mf -n "__fish_mf_using_subcommand recall" -s v -l verbose -d 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
+complete -c mf -n "__fish_mf_using_subcommand recall" -l no-cache -d 'Read every file in full: no checkpoint of a large file\'s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]'
 complete -c mf -n "__fish_mf_using_subcommand recall" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mf -n "__fish_mf_using_subcommand expand" -l format -d 'Output format' -r -f -a "jsonl\t'The original lines, byte for byte'
 text\t'Readable text'"
@@ -124,6 +127,7 @@ complete -c mf -n "__fish_mf_using_subcommand expand" -l force -d 'With --restor
 complete -c mf -n "__fish_mf_using_subcommand expand" -s q -l quiet -d 'Print no warnings or notes on stderr (errors still print)'
 complete -c mf -n "__fish_mf_using_subcommand expand" -l no-progress -d 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]'
 complete -c mf -n "__fish_mf_using_subcommand expand" -s v -l verbose -d 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
+complete -c mf -n "__fish_mf_using_subcommand expand" -l no-cache -d 'Read every file in full: no checkpoint of a large file\'s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]'
 complete -c mf -n "__fish_mf_using_subcommand expand" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mf -n "__fish_mf_using_subcommand explain" -l recent -d 'Entries at the end that stay verbatim; the seam is rounded out to a whole turn, and the last turn always stays [default: 5] [env: MF_RECENT]' -r
 complete -c mf -n "__fish_mf_using_subcommand explain" -l size -d 'Consider only the newest N uncovered entries (must be greater than --recent)' -r
@@ -144,6 +148,7 @@ complete -c mf -n "__fish_mf_using_subcommand explain" -l json -d 'Print as one 
 complete -c mf -n "__fish_mf_using_subcommand explain" -s q -l quiet -d 'Print no warnings or notes on stderr (errors still print)'
 complete -c mf -n "__fish_mf_using_subcommand explain" -l no-progress -d 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]'
 complete -c mf -n "__fish_mf_using_subcommand explain" -s v -l verbose -d 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
+complete -c mf -n "__fish_mf_using_subcommand explain" -l no-cache -d 'Read every file in full: no checkpoint of a large file\'s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]'
 complete -c mf -n "__fish_mf_using_subcommand explain" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mf -n "__fish_mf_using_subcommand verify" -l from -d 'Read the files as this format instead of detecting it' -r -f -a "chat\t'One chat message per line'
 claude\t'A Claude Code session'
@@ -154,17 +159,20 @@ complete -c mf -n "__fish_mf_using_subcommand verify" -l json -d 'Print one JSON
 complete -c mf -n "__fish_mf_using_subcommand verify" -s q -l quiet -d 'Print no warnings or notes on stderr (errors still print)'
 complete -c mf -n "__fish_mf_using_subcommand verify" -l no-progress -d 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]'
 complete -c mf -n "__fish_mf_using_subcommand verify" -s v -l verbose -d 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
+complete -c mf -n "__fish_mf_using_subcommand verify" -l no-cache -d 'Read every file in full: no checkpoint of a large file\'s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]'
 complete -c mf -n "__fish_mf_using_subcommand verify" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mf -n "__fish_mf_using_subcommand models" -l config -d 'Config file [default: $XDG_CONFIG_HOME/mf/config.toml] [env: MF_CONFIG]' -r -F
 complete -c mf -n "__fish_mf_using_subcommand models" -l json -d 'Print as JSON'
 complete -c mf -n "__fish_mf_using_subcommand models" -s q -l quiet -d 'Print no warnings or notes on stderr (errors still print)'
 complete -c mf -n "__fish_mf_using_subcommand models" -l no-progress -d 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]'
 complete -c mf -n "__fish_mf_using_subcommand models" -s v -l verbose -d 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
+complete -c mf -n "__fish_mf_using_subcommand models" -l no-cache -d 'Read every file in full: no checkpoint of a large file\'s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]'
 complete -c mf -n "__fish_mf_using_subcommand models" -s h -l help -d 'Print help'
 complete -c mf -n "__fish_mf_using_subcommand completions" -l config -d 'Config file [default: $XDG_CONFIG_HOME/mf/config.toml] [env: MF_CONFIG]' -r -F
 complete -c mf -n "__fish_mf_using_subcommand completions" -s q -l quiet -d 'Print no warnings or notes on stderr (errors still print)'
 complete -c mf -n "__fish_mf_using_subcommand completions" -l no-progress -d 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]'
 complete -c mf -n "__fish_mf_using_subcommand completions" -s v -l verbose -d 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
+complete -c mf -n "__fish_mf_using_subcommand completions" -l no-cache -d 'Read every file in full: no checkpoint of a large file\'s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]'
 complete -c mf -n "__fish_mf_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c mf -n "__fish_mf_using_subcommand help; and not __fish_seen_subcommand_from compact recall expand explain verify models completions help" -f -a "compact" -d 'Fold older turns into a summary and append it, printing the decision record'
 complete -c mf -n "__fish_mf_using_subcommand help; and not __fish_seen_subcommand_from compact recall expand explain verify models completions help" -f -a "recall" -d 'Print what a model should see now: standing summaries and the turns they do not cover'

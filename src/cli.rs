@@ -35,6 +35,10 @@ pub struct Cli {
     #[arg(short, long, global = true, help_heading = "Global options")]
     pub verbose: bool,
 
+    /// Read every file in full: no checkpoint of a large file's prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]
+    #[arg(long, global = true, help_heading = "Global options")]
+    pub no_cache: bool,
+
     /// Config file [default: $XDG_CONFIG_HOME/mf/config.toml] [env: MF_CONFIG]
     #[arg(
         long,

@@ -15,7 +15,7 @@ pub const STUB_PREFIX: &str = "[tool result hidden by mf";
 pub const NONE: u32 = u32::MAX;
 
 /// Who spoke.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[repr(u8)]
 pub enum Role {
     /// `system` / `developer`, and an agent's injected context.
@@ -54,7 +54,7 @@ pub mod flag {
 }
 
 /// One message (or one message-like unit) of the conversation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Entry {
     /// 1-based physical line where the entry starts: its anchor, stable under appends.
     pub line: u32,
@@ -87,14 +87,14 @@ impl Entry {
 
 /// The tool calls an entry opens and the calls it answers, as ranges into `Conversation::tool_ids`
 /// (hashes of the call ids).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Link {
     pub calls: std::ops::Range<u32>,
     pub answers: std::ops::Range<u32>,
 }
 
 /// What kind of mf line a claim is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ClaimKind {
     /// A summary standing for the entries it covers.
     Summary,
@@ -104,7 +104,7 @@ pub enum ClaimKind {
 
 /// What a line says about itself as an mf summary or stub. Whether the claim holds is the
 /// engine's call (`fold::Ledger`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Claim {
     pub entry: u32,
     pub kind: ClaimKind,
@@ -121,7 +121,7 @@ pub struct Claim {
 }
 
 /// How a summary's coverage names its entries.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Covered {
     /// mf 0.1.0: entry ids. Honoured only when every id is an explicit id that occurs once.
     Ids(Vec<String>),
@@ -134,7 +134,7 @@ pub enum Covered {
 }
 
 /// The coverage record of a summary or stub.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Coverage {
     /// 1 (mf 0.1.0) or 2.
     pub version: u32,
@@ -154,14 +154,14 @@ pub struct Coverage {
 }
 
 /// Token usage reported by a summarizer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Usage {
     pub input_tokens: u64,
     pub output_tokens: u64,
 }
 
 /// A span named by its ends, its size and a digest of its entries (bounded, however big the span).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SpanRef {
     pub from_line: u32,
     pub to_line: u32,
@@ -172,14 +172,14 @@ pub struct SpanRef {
 }
 
 /// A non-message line mf wrote: a remembered decision. Recall ignores these.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Record {
     pub line: u32,
     pub at_ms: u64,
     pub kind: RecordKind,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum RecordKind {
     /// A summary was written (mf 0.1.0 wrote these beside each summary; newer summaries carry
     /// everything in their own line).
@@ -211,7 +211,7 @@ pub enum RecordKind {
 }
 
 /// Which span a decline is about.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum DeclinedSpan {
     /// mf 0.1.0 listed every id.
     Ids {
@@ -241,7 +241,7 @@ impl DeclinedSpan {
 }
 
 /// Why a fold was declined.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum DeclineReason {
     /// Label plus summary would not be shorter than the span. Binding: never asked again.
     NotSmaller,

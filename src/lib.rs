@@ -48,7 +48,8 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
     let config = cli.config.as_deref();
     match cli.command {
         Command::Compact(args) => {
-            let settings = CompactSettings::resolve(*args, config)?;
+            let mut settings = CompactSettings::resolve(*args, config)?;
+            settings.read.cache = settings::cache_options(cli.no_cache);
             interrupt.graceful();
             let key = match &settings.model {
                 ModelChoice::Remote(r) => r.key_value(),
@@ -65,7 +66,10 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
             let results = block_on(compact::run(&settings, ctx))??;
             finish_compact(&settings, &ui, &interrupt, results)
         }
-        Command::Recall(args) => commands::recall::recall(&args, &ui).map(|()| ExitStatus::Success),
+        Command::Recall(args) => {
+            let cache = settings::cache_options(cli.no_cache);
+            commands::recall::recall(&args, cache.as_ref(), &ui).map(|()| ExitStatus::Success)
+        }
         Command::Expand(args) => {
             if args.restore {
                 interrupt.graceful();
@@ -74,7 +78,9 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
         }
         Command::Explain(args) => {
             let config = settings::load_config(config)?;
-            commands::explain::explain(&args, &config, &ui).map(|()| ExitStatus::Success)
+            let cache = settings::cache_options(cli.no_cache);
+            commands::explain::explain(&args, &config, cache.as_ref(), &ui)
+                .map(|()| ExitStatus::Success)
         }
         Command::Verify(args) => commands::verify::verify(&args, &ui),
         Command::Models(args) => {

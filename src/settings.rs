@@ -16,7 +16,7 @@ use crate::fold::{FoldPolicy, Strategy};
 use crate::http::HttpSettings;
 use crate::model::{self, ModelRef, Provider};
 use crate::summarizer::{RemoteConfig, anthropic, openai};
-use crate::transcript::{Format, OutputTarget, ReadOptions};
+use crate::transcript::{CacheOptions, Format, OutputTarget, ReadOptions};
 
 /// Environment variables mf reads.
 pub mod env_vars {
@@ -48,6 +48,12 @@ pub mod env_vars {
     /// Where Codex keeps its state (default `~/.codex`).
     pub const CODEX_HOME: &str = "CODEX_HOME";
     pub const HOME: &str = "HOME";
+    /// Where checkpoints are kept (default `$XDG_CACHE_HOME/mf`, else `~/.cache/mf`).
+    pub const MF_CACHE_DIR: &str = "MF_CACHE_DIR";
+    /// Set to anything but `0` to read every file in full (as `--no-cache`).
+    pub const MF_NO_CACHE: &str = "MF_NO_CACHE";
+    /// Files shorter than this many bytes are not checkpointed (default 4 MiB).
+    pub const MF_CACHE_MIN_BYTES: &str = "MF_CACHE_MIN_BYTES";
 }
 
 use env_vars as ev;
@@ -199,8 +205,8 @@ pub fn resolve_policy(
     .map_err(|e| MfError::usage(e.to_string(), None))
 }
 
-/// The read options the flags ask for.
-pub fn read_options(from: Option<InputFormat>) -> ReadOptions {
+/// The read options the flags ask for (`cache`: where checkpoints are kept, if anywhere).
+pub fn read_options(from: Option<InputFormat>, cache: Option<&CacheOptions>) -> ReadOptions {
     ReadOptions {
         format: from.map(|f| match f {
             InputFormat::Chat => Format::Chat,
@@ -208,7 +214,39 @@ pub fn read_options(from: Option<InputFormat>) -> ReadOptions {
             InputFormat::Codex => Format::Codex,
             InputFormat::Pi => Format::Pi,
         }),
+        cache: cache.cloned(),
     }
+}
+
+/// Where checkpoints of large files are kept, unless `--no-cache` or `MF_NO_CACHE` says not to
+/// (or there is no cache directory to be had).
+pub fn cache_options(no_cache: bool) -> Option<CacheOptions> {
+    if no_cache || var(ev::MF_NO_CACHE).is_some_and(|v| v.trim() != "0") {
+        return None;
+    }
+    let dir = var(ev::MF_CACHE_DIR).map(PathBuf::from).or_else(|| {
+        var(ev::XDG_CACHE_HOME)
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+            .or_else(|| var(ev::HOME).map(|h| PathBuf::from(h).join(".cache")))
+            .map(|d| d.join("mf"))
+    })?;
+    let min_bytes = var(ev::MF_CACHE_MIN_BYTES)
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(4 << 20);
+    // This build: its version and the executable's size and time, so that a rebuilt mf (whose
+    // index layout may differ) never reads an older build's checkpoint.
+    let exe = std::env::current_exe().and_then(std::fs::metadata).ok()?;
+    let built = exe
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos());
+    Some(CacheOptions {
+        dir,
+        min_bytes,
+        stamp: format!("{} {} {built}", env!("CARGO_PKG_VERSION"), exe.len()),
+    })
 }
 
 /// How long an append waits for another writer's line to end.
@@ -502,7 +540,7 @@ impl CompactSettings {
             output_tokens: out as usize,
         };
         let context_tokens = model_ref.context();
-        let read = read_options(policy.from);
+        let read = read_options(policy.from, None);
         let policy = resolve_policy(&policy, &config, Some(budgets), max_output_tokens)?;
         let instruction = match system_prompt {
             None => None,

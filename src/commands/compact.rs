@@ -91,7 +91,7 @@ pub fn summarizer_for(settings: &CompactSettings, ui: Ui) -> Result<Arc<dyn Summ
 
 /// Read a transcript for a read-only look (`--dry-run`, `--max-cost`, `-o`).
 fn read_only(path: &Path, settings: &CompactSettings) -> Result<Transcript, TranscriptError> {
-    transcript::read(path, settings.read)
+    transcript::read(path, &settings.read)
 }
 
 /// `--max-cost`: plan every file first and refuse before the first call if the estimated total
@@ -326,10 +326,11 @@ pub async fn compact_file(
                     path: path.to_path_buf(),
                     source,
                 })?;
-            transcript::read_source(Source::from_file(path, file)?, settings.read)?
+            transcript::read_source(Source::from_file(path, file)?, &settings.read)?
         }
         None => read_only(path, settings)?,
     };
+    super::recall::log_read(&ctx.ui, &t);
     let mut r = DecisionRecord::new(&t.display(), Some(&model));
     r.format = Some(t.format.name().to_string());
     if in_place && t.format.is_agent() && !settings.force {
@@ -376,7 +377,7 @@ fn reread(t: &Transcript, sink: &Sink<'_>, settings: &CompactSettings) -> Result
                 })?;
             Ok(transcript::read_source(
                 Source::from_file(&t.path, file)?,
-                settings.read,
+                &settings.read,
             )?)
         }
         None => Ok(read_only(&t.path, settings)?),
@@ -1175,7 +1176,7 @@ fn write(
                     path: t.path.clone(),
                     source,
                 })?;
-            let now = transcript::read_source(Source::from_file(&t.path, file)?, settings.read)?;
+            let now = transcript::read_source(Source::from_file(&t.path, file)?, &settings.read)?;
             let ledger = Ledger::new(now.conversation());
             if !plan.holds_in(&ledger) {
                 return Err(TranscriptError::Changed {

@@ -65,7 +65,8 @@ pub fn resolve(t: &Transcript, ledger: &Ledger<'_>, address: &str) -> Result<u32
 }
 
 pub fn expand(args: &ExpandArgs, ui: &Ui, interrupt: &Interrupt) -> Result<()> {
-    let opts = read_options(args.from);
+    // Always the whole file: what expand prints or restores is checked against every line.
+    let opts = read_options(args.from, None);
     // --restore writes: open for appending (and lock) before reading, so what is checked is
     // what is written to.
     let handle = if args.restore {
@@ -90,9 +91,9 @@ pub fn expand(args: &ExpandArgs, ui: &Ui, interrupt: &Interrupt) -> Result<()> {
                     path: args.file.clone(),
                     source,
                 })?;
-            transcript::read_source(Source::from_file(&args.file, file)?, opts)?
+            transcript::read_source(Source::from_file(&args.file, file)?, &opts)?
         }
-        None => read_for_view(&args.file, opts, ui)?,
+        None => read_for_view(&args.file, &opts, ui)?,
     };
     let ledger = Ledger::new(t.conversation());
     let i = resolve(&t, &ledger, &args.id)?;

@@ -15,7 +15,7 @@ use crate::render::explain::{
 };
 use crate::render::{self, Ui};
 use crate::settings::{ConfigFile, read_options, resolve_policy};
-use crate::transcript::{NoteKind, Transcript};
+use crate::transcript::{CacheOptions, NoteKind, Transcript};
 
 /// The `mf` object's audit of a summary, read back from its line.
 pub fn audit_of(t: &Transcript, i: usize) -> Option<serde_json::Value> {
@@ -229,9 +229,14 @@ pub fn explanation(t: &Transcript, ledger: &Ledger<'_>, now: DecisionRecord) -> 
     }
 }
 
-pub fn explain(args: &ExplainArgs, config: &ConfigFile, ui: &Ui) -> Result<()> {
+pub fn explain(
+    args: &ExplainArgs,
+    config: &ConfigFile,
+    cache: Option<&CacheOptions>,
+    ui: &Ui,
+) -> Result<()> {
     let policy = resolve_policy(&args.policy, config, None, None)?;
-    let t = read_for_view(&args.file, read_options(args.policy.from), ui)?;
+    let t = read_for_view(&args.file, &read_options(args.policy.from, cache), ui)?;
     let ledger = Ledger::new(t.conversation());
     let id_of = |i: Item| t.id_string(i as usize);
 

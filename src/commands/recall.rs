@@ -9,7 +9,7 @@ use crate::fold::{Item, ItemKind, Ledger, fit_budget};
 use crate::render::recall::{Format, RecallItem};
 use crate::render::{self, Ui};
 use crate::settings::read_options;
-use crate::transcript::{self, NoteKind, ReadOptions, Tail, Transcript};
+use crate::transcript::{self, CacheOptions, NoteKind, ReadOptions, Tail, Transcript};
 
 /// The printable form of a view item.
 pub fn item(t: &Transcript, ledger: &Ledger<'_>, it: Item) -> std::io::Result<RecallItem> {
@@ -37,8 +37,28 @@ pub fn item(t: &Transcript, ledger: &Ledger<'_>, it: Item) -> std::io::Result<Re
 
 /// Read a transcript for a read-only command: an incomplete last line is left out with a warning,
 /// and lines mf had to skip or recover are mentioned.
-pub fn read_for_view(path: &Path, opts: ReadOptions, ui: &Ui) -> Result<Transcript> {
+/// `-v`: how much of the file was read, and how much came from a checkpoint.
+pub fn log_read(ui: &Ui, t: &Transcript) {
+    let mb = |b: u64| match b {
+        0..1_000 => format!("{b} bytes"),
+        1_000..1_000_000 => format!("{:.1} kB", b as f64 / 1e3),
+        _ => format!("{:.1} MB", b as f64 / 1e6),
+    };
+    if t.from_checkpoint > 0 {
+        ui.log(&format!(
+            "{}: {} from a checkpoint, {} read",
+            t.display(),
+            mb(t.from_checkpoint),
+            mb(t.len.saturating_sub(t.from_checkpoint))
+        ));
+    } else {
+        ui.log(&format!("{}: {} read in full", t.display(), mb(t.len)));
+    }
+}
+
+pub fn read_for_view(path: &Path, opts: &ReadOptions, ui: &Ui) -> Result<Transcript> {
     let t = transcript::read(path, opts)?;
+    log_read(ui, &t);
     match t.tail {
         Tail::Torn { line, mf: false, .. } => ui.warn(&format!(
             "{}:{line}: the last line is incomplete (no newline, not valid JSON) and is left out; it may still be being written",
@@ -65,8 +85,8 @@ pub fn read_for_view(path: &Path, opts: ReadOptions, ui: &Ui) -> Result<Transcri
     Ok(t)
 }
 
-pub fn recall(args: &RecallArgs, ui: &Ui) -> Result<()> {
-    let t = read_for_view(&args.file, read_options(args.from), ui)?;
+pub fn recall(args: &RecallArgs, cache: Option<&CacheOptions>, ui: &Ui) -> Result<()> {
+    let t = read_for_view(&args.file, &read_options(args.from, cache), ui)?;
     let ledger = Ledger::new(t.conversation());
     let items = match args.budget {
         Some(b) => ledger.recall_order(&fit_budget(&ledger, b)),

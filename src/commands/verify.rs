@@ -15,7 +15,7 @@ use crate::settings::read_options;
 use crate::transcript::{self, NoteKind, Tail};
 
 /// Verify one file.
-pub fn verify_file(path: &std::path::Path, opts: transcript::ReadOptions) -> VerifyReport {
+pub fn verify_file(path: &std::path::Path, opts: &transcript::ReadOptions) -> VerifyReport {
     let t = match transcript::read(path, opts) {
         Ok(t) => t,
         Err(e) => {
@@ -98,8 +98,9 @@ pub fn verify_file(path: &std::path::Path, opts: transcript::ReadOptions) -> Ver
 }
 
 pub fn verify(args: &VerifyArgs, ui: &Ui) -> Result<ExitStatus> {
-    let opts = read_options(args.from);
-    let reports: Vec<VerifyReport> = args.files.iter().map(|f| verify_file(f, opts)).collect();
+    // Always the whole file, never a checkpoint.
+    let opts = read_options(args.from, None);
+    let reports: Vec<VerifyReport> = args.files.iter().map(|f| verify_file(f, &opts)).collect();
     if args.json {
         let mut text = String::new();
         for r in &reports {

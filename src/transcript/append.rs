@@ -243,7 +243,7 @@ mod tests {
     #[test]
     fn appends_whole_lines_and_ends_an_unterminated_line_first() {
         let (_d, p) = setup(b"{\"role\":\"user\",\"content\":\"a\"}");
-        let t = read(&p, ReadOptions::default()).unwrap();
+        let t = read(&p, &ReadOptions::default()).unwrap();
         let mut l = open_for_append(&p).unwrap();
         l.lock().unwrap();
         let a = l
@@ -259,7 +259,7 @@ mod tests {
     #[test]
     fn a_line_being_written_is_waited_for_then_refused() {
         let (_d, p) = setup(b"{\"role\":\"user\",\"content\":\"a\"}\n");
-        let t = read(&p, ReadOptions::default()).unwrap();
+        let t = read(&p, &ReadOptions::default()).unwrap();
         std::fs::OpenOptions::new()
             .append(true)
             .open(&p)
@@ -282,7 +282,7 @@ mod tests {
     fn mfs_own_torn_line_is_closed_not_extended() {
         let (_d, p) =
             setup(b"{\"role\":\"user\",\"content\":\"a\"}\n{\"mf\":{\"v\":2,\"kind\":\"sum");
-        let t = read(&p, ReadOptions::default()).unwrap();
+        let t = read(&p, &ReadOptions::default()).unwrap();
         assert!(matches!(t.tail, super::super::Tail::Torn { mf: true, .. }));
         let mut l = open_for_append(&p).unwrap();
         let a = l

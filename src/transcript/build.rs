@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+use serde::{Deserialize, Serialize};
+
 use crate::digest::pieces_hash;
 use crate::entry::{Claim, Entry, Link, NONE, Record, Role};
 
@@ -22,7 +24,7 @@ pub struct At<'a> {
 }
 
 /// One physical piece of an entry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PieceAt {
     pub pos: u64,
     pub len: u32,
@@ -34,7 +36,7 @@ pub struct PieceAt {
 }
 
 /// What was noticed about a line that is not simply a line.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum NoteKind {
     /// A line mf began and did not finish (a crash during an append); skipped.
     TornMf,
@@ -50,7 +52,7 @@ pub enum NoteKind {
     Skipped(String),
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Note {
     pub line: u32,
     pub kind: NoteKind,
@@ -67,9 +69,13 @@ pub struct NewEntry<'a> {
     pub answers: &'a [u64],
 }
 
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Build {
+    /// Not saved in a checkpoint: the reader sets it.
+    #[serde(skip)]
     pub path: PathBuf,
+    /// Saved by the checkpoint in a denser encoding of its own.
+    #[serde(skip)]
     pub entries: Vec<Entry>,
     pub links: Vec<Link>,
     pub tool_ids: Vec<u64>,
@@ -87,7 +93,7 @@ pub struct Build {
 }
 
 /// All pieces of one entry after its first.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct PieceRun {
     pub first_hash: u64,
     pub more: Vec<PieceAt>,

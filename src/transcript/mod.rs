@@ -6,6 +6,7 @@
 
 mod append;
 mod build;
+mod checkpoint;
 mod copy;
 mod error;
 pub mod format;
@@ -17,10 +18,13 @@ use std::io::{Read, Seek};
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 pub use append::{Appended, Locked, open_for_append};
 pub use build::{Note, NoteKind, PieceAt};
+pub use checkpoint::CacheOptions;
 pub use copy::{OutputTarget, write_copy};
 pub use error::TranscriptError;
 pub use format::{Detected, Format};
@@ -28,6 +32,7 @@ pub use format::{Detected, Format};
 use crate::entry::{Claim, Conversation, Draft, Entry, Link, NONE, Record};
 use build::Build;
 use format::chat::{self, ChatReader};
+use read::LineReader;
 
 /// Where a transcript's bytes come from.
 #[derive(Debug)]
@@ -188,10 +193,12 @@ pub struct AgentDirs {
 }
 
 /// Options for reading.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct ReadOptions {
     /// Read as this format instead of detecting it.
     pub format: Option<Format>,
+    /// Where checkpoints are kept; `None` reads the whole file every time.
+    pub cache: Option<CacheOptions>,
 }
 
 /// A read transcript: its index, and the file to read entries back from.
@@ -216,12 +223,14 @@ pub struct Transcript {
     pub lines: u32,
     pub identity: (u64, u64),
     pub state: FormatState,
+    /// Bytes of the file that came from a checkpoint instead of being read (0: read in full).
+    pub from_checkpoint: u64,
     pieces: Vec<build::PieceRun>,
     file: File,
 }
 
 /// Read and index a transcript file (`-` reads standard input).
-pub fn read(path: &Path, opts: ReadOptions) -> Result<Transcript, TranscriptError> {
+pub fn read(path: &Path, opts: &ReadOptions) -> Result<Transcript, TranscriptError> {
     let src = if path.as_os_str() == "-" {
         Source::stdin()?
     } else {
@@ -230,8 +239,121 @@ pub fn read(path: &Path, opts: ReadOptions) -> Result<Transcript, TranscriptErro
     read_source(src, opts)
 }
 
+/// A format's line reader, as a checkpoint keeps it.
+trait Resumable: LineReader + Default + Serialize + DeserializeOwned {
+    fn state(&self, b: &Build) -> FormatState;
+}
+
+impl Resumable for ChatReader {
+    fn state(&self, _: &Build) -> FormatState {
+        FormatState::Chat
+    }
+}
+
+impl Resumable for format::pi::PiReader {
+    fn state(&self, b: &Build) -> FormatState {
+        FormatState::Pi(format::pi::PiReader::state(self, b.entries.len()))
+    }
+}
+
+impl Resumable for format::codex::CodexReader {
+    fn state(&self, _: &Build) -> FormatState {
+        FormatState::Codex(format::codex::CodexReader::state(self))
+    }
+}
+
+impl Resumable for format::claude::ClaudeReader {
+    fn state(&self, b: &Build) -> FormatState {
+        FormatState::Claude(Box::new(format::claude::ClaudeReader::state(
+            self, &b.entries,
+        )))
+    }
+}
+
+/// Bytes a file must grow by before a used checkpoint is replaced by a newer one.
+const CHECKPOINT_STEP: u64 = 8 << 20;
+
+/// Read with `R` from `start` (and save a checkpoint at the end when one is worth it).
+fn read_with<R: Resumable>(
+    mut src: Source,
+    format: Format,
+    cache: Option<&CacheOptions>,
+    mut reader: R,
+    start: read::Start,
+) -> Result<Transcript, TranscriptError> {
+    let resumed_at = match &start {
+        read::Start::After { offset, .. } => *offset,
+        read::Start::Head(_) => 0,
+    };
+    let cache = cache.filter(|_| src.path.as_os_str() != "-");
+    let handle = cache.and_then(|_| src.file.try_clone().ok());
+    let path = src.path.clone();
+    let (build, tail, len) = read::read_lines(&mut src, &mut reader, start, |end| {
+        let (Some(c), Some(file)) = (cache, handle.as_ref()) else {
+            return;
+        };
+        let worth = end.offset >= c.min_bytes
+            && (resumed_at == 0 || end.offset - resumed_at >= CHECKPOINT_STEP.max(c.min_bytes));
+        if worth {
+            // A checkpoint that cannot be written is simply not there next time.
+            let _ = checkpoint::save(
+                c,
+                &path,
+                file,
+                checkpoint::Prefix {
+                    format,
+                    build: end.build,
+                    reader: end.reader,
+                    line: end.line,
+                    offset: end.offset,
+                },
+            );
+        }
+    })?;
+    let state = reader.state(&build);
+    let mut t = Transcript::new(src, format, build, tail, len);
+    t.state = state;
+    t.from_checkpoint = resumed_at;
+    Ok(t)
+}
+
+/// Go on from a checkpoint; gives the source back when the checkpoint does not decode or check.
+fn resume<R: Resumable>(
+    src: Source,
+    found: checkpoint::Found,
+    cache: &CacheOptions,
+) -> Result<Result<Transcript, Source>, TranscriptError> {
+    let format = found.format;
+    match found.decode::<R>(&src.file) {
+        Some(r) => {
+            let start = read::Start::After {
+                build: Box::new(r.build),
+                line: r.line,
+                offset: r.offset,
+            };
+            read_with(src, format, Some(cache), r.reader, start).map(Ok)
+        }
+        None => Ok(Err(src)),
+    }
+}
+
 /// Read and index from an open source.
-pub fn read_source(mut src: Source, opts: ReadOptions) -> Result<Transcript, TranscriptError> {
+pub fn read_source(mut src: Source, opts: &ReadOptions) -> Result<Transcript, TranscriptError> {
+    if let Some(cache) = opts.cache.as_ref().filter(|_| src.path.as_os_str() != "-")
+        && let Some(found) = checkpoint::find(cache, &src.path, &src.file)
+        && opts.format.is_none_or(|f| f == found.format)
+    {
+        let resumed = match found.format {
+            Format::Chat => resume::<ChatReader>(src, found, cache)?,
+            Format::Pi => resume::<format::pi::PiReader>(src, found, cache)?,
+            Format::Codex => resume::<format::codex::CodexReader>(src, found, cache)?,
+            Format::Claude => resume::<format::claude::ClaudeReader>(src, found, cache)?,
+        };
+        match resumed {
+            Ok(t) => return Ok(t),
+            Err(back) => src = back,
+        }
+    }
     // From the start, whatever the handle has read before; the first block decides the format.
     src.file.rewind().map_err(|source| TranscriptError::Open {
         path: src.path.clone(),
@@ -257,32 +379,26 @@ pub fn read_source(mut src: Source, opts: ReadOptions) -> Result<Transcript, Tra
             }
         },
     };
-    let (build, tail, len, state) = match format {
-        Format::Chat => {
-            let (b, t, l) = read::read_lines(&mut src, &mut ChatReader, head)?;
-            (b, t, l, FormatState::Chat)
-        }
-        Format::Pi => {
-            let mut r = format::pi::PiReader::default();
-            let (b, t, l) = read::read_lines(&mut src, &mut r, head)?;
-            let st = r.state(b.entries.len());
-            (b, t, l, FormatState::Pi(st))
-        }
-        Format::Codex => {
-            let mut r = format::codex::CodexReader::default();
-            let (b, t, l) = read::read_lines(&mut src, &mut r, head)?;
-            (b, t, l, FormatState::Codex(r.state()))
-        }
-        Format::Claude => {
-            let mut r = format::claude::ClaudeReader::default();
-            let (b, t, l) = read::read_lines(&mut src, &mut r, head)?;
-            let st = r.state(&b.entries);
-            (b, t, l, FormatState::Claude(Box::new(st)))
-        }
-    };
-    let mut t = Transcript::new(src, format, build, tail, len);
-    t.state = state;
-    Ok(t)
+    let cache = opts.cache.as_ref();
+    let start = read::Start::Head(head);
+    match format {
+        Format::Chat => read_with(src, format, cache, ChatReader, start),
+        Format::Pi => read_with(src, format, cache, format::pi::PiReader::default(), start),
+        Format::Codex => read_with(
+            src,
+            format,
+            cache,
+            format::codex::CodexReader::default(),
+            start,
+        ),
+        Format::Claude => read_with(
+            src,
+            format,
+            cache,
+            format::claude::ClaudeReader::default(),
+            start,
+        ),
+    }
 }
 
 impl Transcript {
@@ -303,6 +419,7 @@ impl Transcript {
             lines: b.physical_lines,
             identity: src.identity,
             state: FormatState::Chat,
+            from_checkpoint: 0,
             pieces: b.pieces,
             file: src.file,
         }

@@ -9,7 +9,7 @@
 //!   line is read, and the other writer's two halves are joined again when they parse.
 
 use std::fs::File;
-use std::io::Read;
+use std::io::{Read, Seek, SeekFrom};
 
 use memchr::{memchr, memchr_iter, memmem, memrchr};
 
@@ -262,25 +262,66 @@ impl<R: LineReader> Walker<'_, R> {
     }
 }
 
-/// Read every line of `src` with `reader`.
+/// Where a read begins.
+pub enum Start {
+    /// At the start of the file, whose first bytes have been read already.
+    Head(Vec<u8>),
+    /// After a prefix whose index and reader state a checkpoint kept.
+    After {
+        build: Box<Build>,
+        line: u32,
+        offset: u64,
+    },
+}
+
+/// The state after the last complete line, before the reader's `finish`: what a checkpoint
+/// keeps. Offered only when no line is waiting for its second half.
+pub struct AtEnd<'a, R> {
+    pub build: &'a Build,
+    pub reader: &'a R,
+    pub line: u32,
+    pub offset: u64,
+}
+
+/// Read every line of `src` with `reader`, from `start`; `at_end` sees the state after the last
+/// complete line.
 pub fn read_lines<R: LineReader>(
     src: &mut Source,
     reader: &mut R,
-    head: Vec<u8>,
+    start: Start,
+    at_end: impl FnOnce(AtEnd<'_, R>),
 ) -> Result<(Build, Tail, u64), TranscriptError> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, 4);
+    let (build, line, head, base) = match start {
+        Start::Head(head) => (Build::new(src.path.clone()), 0, head, 0),
+        Start::After {
+            build,
+            line,
+            offset,
+        } => {
+            let mut build = *build;
+            build.path = src.path.clone();
+            src.file
+                .seek(SeekFrom::Start(offset))
+                .map_err(|source| TranscriptError::Open {
+                    path: src.path.clone(),
+                    source,
+                })?;
+            (build, line, Vec::new(), offset)
+        }
+    };
     let mut walker = Walker {
         reader,
-        build: Build::new(src.path.clone()),
-        line: 0,
+        build,
+        line,
         fragment: None,
     };
     // buf[..filled] holds unprocessed bytes; they start at file offset `base`.
     let mut buf = head;
     let mut filled = buf.len();
-    let mut base: u64 = 0;
+    let mut base: u64 = base;
     let mut eof = false;
     loop {
         if !eof {
@@ -339,6 +380,14 @@ pub fn read_lines<R: LineReader>(
         if eof {
             break;
         }
+    }
+    if walker.fragment.is_none() {
+        at_end(AtEnd {
+            build: &walker.build,
+            reader: &*walker.reader,
+            line: walker.line,
+            offset: base,
+        });
     }
     // The last line, without a newline.
     let tail = if filled == 0 {

@@ -212,7 +212,7 @@ fn role_of(s: &str) -> Option<Role> {
     })
 }
 
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct ChatReader;
 
 impl LineReader for ChatReader {

@@ -14,6 +14,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::common::{self, fresh_uuid, iso_timestamp, mf_first};
@@ -39,7 +40,7 @@ const NOT_PROMPT: &[&str] = &[
 ];
 
 /// One row of the session with a uuid.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct Row {
     uuid: String,
     parent: Option<String>,
@@ -61,7 +62,7 @@ struct Row {
     preserved: Option<Preserved>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 enum Preserved {
     List(Vec<String>),
     Segment { head: String, tail: String },
@@ -82,13 +83,14 @@ pub struct State {
     pub session_id: Option<String>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct ClaudeReader {
     rows: Vec<Row>,
     /// Open assistant messages by `message.id`: their entry.
     messages: HashMap<String, u32>,
     seen_uuids: HashSet<String>,
     newest_ms: u64,
+    #[serde(with = "super::common::json_text")]
     envelope: Map<String, Value>,
     session_id: Option<String>,
     all_sidechain: Option<bool>,

@@ -10,6 +10,7 @@
 //! `compacted` line whose `replacement_history` is the preamble, mf's summaries as one user
 //! message, and the kept items verbatim, and its `event_msg/context_compacted`.
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::common::{self, iso_timestamp, mf_first};
@@ -22,7 +23,7 @@ use crate::transcript::wire::{self, MfObject};
 use crate::transcript::{Transcript, Write};
 
 /// What mf keeps of a rollout for writing to it.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct State {
     /// The thread id (`session_meta.payload.id`), for the live-session check.
     pub thread: Option<String>,
@@ -31,7 +32,7 @@ pub struct State {
     pub local_compaction: bool,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct CodexReader {
     state: State,
     /// The last `response_item` user message not yet claimed by a `user_message` event.

@@ -207,3 +207,21 @@ mod time_tests {
         assert_eq!(&u[14..15], "4");
     }
 }
+
+/// A JSON object kept in a checkpoint as its JSON text (the checkpoint's binary encoding cannot
+/// hold a self-describing value).
+pub mod json_text {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use serde_json::{Map, Value};
+
+    pub fn serialize<S: Serializer>(v: &Map<String, Value>, s: S) -> Result<S::Ok, S::Error> {
+        serde_json::to_string(v)
+            .map_err(serde::ser::Error::custom)?
+            .serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Map<String, Value>, D::Error> {
+        let text = String::deserialize(d)?;
+        serde_json::from_str(&text).map_err(serde::de::Error::custom)
+    }
+}

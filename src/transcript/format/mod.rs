@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::wire::MF_PREFIX;
 
 /// A transcript format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Format {
     /// One OpenAI-style chat message per line.
     Chat,

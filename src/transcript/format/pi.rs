@@ -12,6 +12,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::common::{self, fresh_hex8, iso_timestamp, mf_first};
@@ -24,7 +25,7 @@ use crate::transcript::wire::{self, MfObject};
 use crate::transcript::{Transcript, Write};
 
 /// What a pi node is.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 enum Kind {
     Header,
     /// Has an mf entry (a message, a summary node, or mf's claim).
@@ -39,7 +40,7 @@ enum Kind {
     Other,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct Node {
     id: Option<String>,
     parent: Option<String>,
@@ -65,7 +66,7 @@ pub struct State {
     first_view: Option<(Option<String>, bool)>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct PiReader {
     nodes: Vec<Node>,
     version: u64,
