@@ -137,6 +137,9 @@ pub struct Ledger<'a> {
     pub flags: Vec<Flag>,
     /// Binding declines: span digest → (reason, model, record line).
     pub declines: Vec<(String, DeclineReason, String, u32, u64)>,
+    /// Binding declines by the anchor lines they span: (first, last, reason, model), in file
+    /// order of the records.
+    declined_lines: Vec<(u32, u32, DeclineReason, String)>,
 }
 
 /// Why a claim is not honoured, and whether it is only stale.
@@ -165,6 +168,7 @@ impl<'a> Ledger<'a> {
             view: Vec::new(),
             flags: Vec::new(),
             declines: Vec::new(),
+            declined_lines: Vec::new(),
         };
         l.number_turns();
         l.pair_tools();
@@ -375,8 +379,20 @@ impl<'a> Ledger<'a> {
                 ..
             } if reason.binding() => {
                 let digest = match span {
-                    DeclinedSpan::Ref(sr) => Some(sr.digest.clone()),
+                    DeclinedSpan::Ref(sr) => {
+                        self.declined_lines.push((
+                            sr.from_line,
+                            sr.to_line,
+                            *reason,
+                            model.clone(),
+                        ));
+                        Some(sr.digest.clone())
+                    }
                     DeclinedSpan::Ids { ids, .. } => self.resolve_ids(ids).ok().map(|v| {
+                        let lines = v.iter().map(|&j| self.conv.entries[j as usize].line);
+                        if let (Some(a), Some(b)) = (lines.clone().min(), lines.max()) {
+                            self.declined_lines.push((a, b, *reason, model.clone()));
+                        }
                         crate::digest::digest_of(
                             v.iter().map(|&j| self.conv.entries[j as usize].hash),
                         )
@@ -896,6 +912,19 @@ impl<'a> Ledger<'a> {
                 d == digest && (*reason == DeclineReason::NotSmaller || m == model)
             })
             .map(|(_, r, _, line, at)| (*line, *at, *r))
+    }
+
+    /// Whether a view item is new material for a fold with `model`: a message (not a summary or
+    /// a stub mf wrote) that no binding decline binding `model` has already spanned. A fold with
+    /// nothing new would only re-ask what was answered or refused before.
+    pub fn is_fresh(&self, item: Item, model: &str) -> bool {
+        if self.kind(item) != ItemKind::Message {
+            return false;
+        }
+        let line = self.conv.entries[item as usize].line;
+        !self.declined_lines.iter().any(|(a, b, reason, m)| {
+            (*a..=*b).contains(&line) && (*reason == DeclineReason::NotSmaller || m == model)
+        })
     }
 
     /// What the agent is to be shown after writing summaries over `folds` (each a span's items,

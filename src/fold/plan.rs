@@ -97,6 +97,10 @@ pub enum SkipReason {
     UnderTarget { tokens: usize, target: usize },
     /// `--strategy mask`: no tool result outside the kept ones is worth a stub.
     NothingToMask { results: usize, keep: usize },
+    /// Every span would hold only what mf wrote or was already refused: summaries, stubs, and
+    /// entries a binding decline spanned. Nothing new to ask about.
+    /// (`small`: chunks too short to come back shorter, between units too large for a call.)
+    NothingNew { stale: usize, small: usize },
 }
 
 impl SkipReason {
@@ -125,6 +129,22 @@ impl SkipReason {
             ),
             SkipReason::UnderTarget { tokens, target } => format!(
                 "nothing to do: the recall view is ~{tokens} tokens, within the target of {target}"
+            ),
+            SkipReason::NothingNew { stale, small: 0 } => format!(
+                "nothing new to fold: the {stale} item{} before the verbatim tail are summaries, stubs, or entries already declined (run again once the conversation grows; --rollup folds the summaries)",
+                if *stale == 1 { "" } else { "s" }
+            ),
+            SkipReason::NothingNew { stale, small } => format!(
+                "not worth a call: {small} chunk{} between tool units too large for one call {} each under {MIN_CHUNK_CHARS} characters, which a summary would not shorten{}",
+                if *small == 1 { "" } else { "s" },
+                if *small == 1 { "is" } else { "are" },
+                if *stale > 0 {
+                    format!(
+                        "; {stale} other items are summaries, stubs, or entries already declined"
+                    )
+                } else {
+                    String::new()
+                }
             ),
             SkipReason::NothingToMask { results, keep } => format!(
                 "nothing to mask: {results} tool result{} in view, and the {keep} most recent stay verbatim (or the rest are too small to be worth a stub)",
@@ -371,11 +391,68 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
         Some(budget) => split(ledger, policy, cands, &seams, start, end, budget),
         None => (vec![items.clone()], Vec::new(), false),
     };
+    // Only chunks with something new are asked about; with several, only chunks long enough
+    // to come back shorter; and never a chunk already declined. The others stay verbatim.
+    let several = chunks.iter().filter(|c| !c.is_empty()).count() > 1;
+    let mut idle: Vec<Item> = Vec::new();
+    let mut declined = None;
+    let (mut stale, mut small) = (0usize, 0usize);
     let spans: Vec<Span> = chunks
         .into_iter()
         .filter(|c| !c.is_empty())
-        .map(|c| Span::of(ledger, c))
+        .filter_map(|c| {
+            let span = Span::of(ledger, c);
+            if let Some(d) = ledger.declined_before(&span.digest, model) {
+                declined.get_or_insert((d, span.clone()));
+                idle.extend(&span.items);
+                return None;
+            }
+            if !span.items.iter().any(|&it| ledger.is_fresh(it, model)) {
+                stale += span.items.len();
+                idle.extend(&span.items);
+                return None;
+            }
+            if several && span.chars < MIN_CHUNK_CHARS {
+                small += 1;
+                idle.extend(&span.items);
+                return None;
+            }
+            Some(span)
+        })
         .collect();
+    if spans.is_empty() {
+        return match declined {
+            Some(((line, at_ms, reason), span)) => skip(
+                SkipReason::DeclinedBefore {
+                    line,
+                    at_ms,
+                    reason,
+                },
+                Some(span),
+            ),
+            None => skip(SkipReason::NothingNew { stale, small }, None),
+        };
+    }
+    if small > 0 || stale > 0 {
+        let mut parts = Vec::new();
+        if stale > 0 {
+            parts.push(format!(
+                "{stale} item{} with nothing new (summaries, stubs, entries declined before) stay as they are",
+                if stale == 1 { "" } else { "s" }
+            ));
+        }
+        if small > 0 {
+            parts.push(format!(
+                "{small} chunk{} under {MIN_CHUNK_CHARS} characters between units too large to fold stay verbatim (a summary would not be shorter)",
+                if small == 1 { "" } else { "s" }
+            ));
+        }
+        let extra = parts.join("; ");
+        note = Some(match note {
+            Some(n) => format!("{n}; {extra}"),
+            None => extra,
+        });
+    }
     let folded: Vec<Item> = spans.iter().flat_map(|s| s.items.iter().copied()).collect();
     if folded.len() < policy.min_fold {
         return skip(
@@ -401,6 +478,7 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
     }
     let mut verbatim: Vec<Item> = ledger.view[..first + start].to_vec();
     verbatim.extend(protected.iter().copied());
+    verbatim.extend(idle);
     verbatim.extend(oversized.iter().flatten().copied());
     verbatim.extend(
         range
@@ -509,6 +587,10 @@ fn split(
         in_turn,
     )
 }
+
+/// With several chunks, a chunk shorter than this is not asked about: mf's label alone is some
+/// 300 characters, so its summary would not come back shorter (it stays verbatim).
+pub const MIN_CHUNK_CHARS: usize = 600;
 
 /// Characters a request carries besides its pieces (framing, instruction, request line).
 pub const REQUEST_OVERHEAD_CHARS: usize = 2600;

@@ -800,3 +800,122 @@ fn random_conversations_always_fold_lawfully() {
     }
     assert!(checked > 150, "only {checked} folds were checked");
 }
+
+/// A decline record, as mf writes one, for a span of `c`.
+fn decline(c: &mut Conv, span: &super::plan::Span, reason: DeclineReason, model: &str) {
+    let line = c.entries.last().map_or(1, |e| e.line) + 1;
+    c.records.push(Record {
+        line,
+        at_ms: 5,
+        kind: RecordKind::Decline {
+            reason,
+            model: model.into(),
+            span: DeclinedSpan::Ref(SpanRef {
+                from_line: span.first_line,
+                to_line: span.last_line,
+                count: span.items.len() as u64,
+                digest: span.digest.clone(),
+                from_turn: span.from_turn,
+                to_turn: span.to_turn,
+            }),
+            span_chars: span.chars as u64,
+            summary_chars: Some(1),
+            detail: String::new(),
+        },
+    });
+}
+
+#[test]
+fn a_second_run_with_nothing_new_asks_nothing() {
+    // Chunks written, some declined: the next plan would only regroup summaries and declined
+    // entries into new spans. Nothing new: no call, for any grouping.
+    let mut c = Conv::default();
+    c.msg("s", Role::System);
+    for n in 1..=30 {
+        c.push(&format!("u{n}"), Role::User, 200, &[], &[]);
+        c.push(&format!("a{n}"), Role::Assistant, 800, &[], &[]);
+    }
+    let p = FoldPolicy {
+        max_span_tokens: Some(1_500),
+        ..policy(2)
+    };
+    let l = Ledger::new(c.conv());
+    let Decision::Fold(first) = plan(&l, &p, "m") else {
+        panic!()
+    };
+    assert!(first.spans.len() > 4);
+    for (k, s) in first.spans.iter().enumerate() {
+        if k % 3 == 1 {
+            decline(&mut c, s, DeclineReason::NotSmaller, "m");
+        } else if k % 3 == 2 {
+            decline(&mut c, s, DeclineReason::Lossy, "m");
+        } else {
+            c.fold(&format!("S{k}"), &s.items);
+        }
+    }
+    for budget in [1_500, 3_000, 100_000] {
+        let p = FoldPolicy {
+            max_span_tokens: Some(budget),
+            ..policy(2)
+        };
+        let l = Ledger::new(c.conv());
+        match plan(&l, &p, "m") {
+            Decision::Skip(s) => assert!(
+                matches!(
+                    s.reason,
+                    SkipReason::NothingNew { .. } | SkipReason::DeclinedBefore { .. }
+                ),
+                "{:?}",
+                s.reason
+            ),
+            Decision::Fold(f) => panic!("asked again at {budget}: {} spans", f.spans.len()),
+        }
+    }
+    // Another model may try what this one made lossy, but not what was not smaller.
+    let l = Ledger::new(c.conv());
+    if let Decision::Fold(f) = plan(&l, &p, "other") {
+        for s in &f.spans {
+            assert!(s.items.iter().any(|&it| l.is_fresh(it, "other")));
+        }
+    }
+    // New turns are new material: they are folded (with what stood before them).
+    for n in 31..=40 {
+        c.push(&format!("u{n}"), Role::User, 200, &[], &[]);
+        c.push(&format!("a{n}"), Role::Assistant, 800, &[], &[]);
+    }
+    let l = Ledger::new(c.conv());
+    let Decision::Fold(next) = plan(&l, &p, "m") else {
+        panic!("new turns are not folded")
+    };
+    for s in &next.spans {
+        assert!(s.items.iter().any(|&it| l.is_fresh(it, "m")));
+    }
+}
+
+#[test]
+fn slivers_between_giant_units_are_not_asked_about() {
+    // Each turn: a short prompt and reply around a tool result far over the budget. What lies
+    // between the giant units is a few hundred characters: a summary would not be shorter.
+    let mut c = Conv::default();
+    c.msg("s", Role::System);
+    for n in 1..=12 {
+        c.push(&format!("u{n}"), Role::User, 120, &[], &[]);
+        let call = format!("k{n}");
+        c.push(&format!("c{n}"), Role::Assistant, 60, &[&call], &[]);
+        c.push(&format!("r{n}"), Role::Tool, 60_000, &[], &[&call]);
+        c.push(&format!("a{n}"), Role::Assistant, 150, &[], &[]);
+    }
+    let p = FoldPolicy {
+        max_span_tokens: Some(3_000),
+        ..policy(2)
+    };
+    let l = Ledger::new(c.conv());
+    match plan(&l, &p, "m") {
+        Decision::Skip(s) => assert!(
+            matches!(s.reason, SkipReason::NothingNew { stale: 0, small } if small > 5),
+            "{:?}",
+            s.reason
+        ),
+        Decision::Fold(f) => panic!("{} slivers asked about", f.spans.len()),
+    }
+}
