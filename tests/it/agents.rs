@@ -1038,6 +1038,23 @@ fn a_just_modified_agent_session_is_refused_unless_forced() {
         assert!(out.stderr.contains("--force"), "{name}: {out:?}");
         assert!(out.stderr.contains("written"), "{name}: {out:?}");
         assert_eq!(read(&path), original, "{name} was written");
+        // The window is MF_LIVE_SECONDS (default 10): with a window of 0, nothing is live.
+        let other = TestEnv::new();
+        other.copy_fixture(name);
+        let out = other.mf_env(
+            &[
+                "compact",
+                name,
+                "--model",
+                "extractive",
+                "--trigger",
+                "0",
+                "--json",
+            ],
+            &[("MF_LIVE_SECONDS", "0")],
+        );
+        assert_eq!(out.code, 0, "{name}: {out:?}");
+        assert_eq!(json_lines(&out.stdout)[0]["action"], "folded", "{name}");
         // Not written for an hour: compacted without --force.
         age(&path);
         let out = env.mf(&[
