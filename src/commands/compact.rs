@@ -876,6 +876,9 @@ async fn summarize_file(
                     "summary declined as lossy: {d}; verdict remembered for this span and model"
                 )
             }
+            Some((DeclineReason::Rejected, _, _, d)) => format!(
+                "every candidate summary was rejected: {d}; verdict remembered for this span and model"
+            ),
             None => "nothing was written".into(),
         };
     }
