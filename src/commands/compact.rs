@@ -572,6 +572,7 @@ fn make_request(
             instruction: settings.instruction.as_deref(),
             nonce: &nonce(),
             retry_note,
+            cite: None,
         },
     )
 }

@@ -19,7 +19,7 @@ pub use budget::fit_budget;
 pub use ledger::{Flag, FlagKind, Item, ItemKind, Ledger, Summary};
 pub use plan::{Decision, Plan, Skip, SkipReason, Span, plan, plan_mask};
 pub use policy::{FoldPolicy, PolicyError, Strategy};
-pub use prompt::{Piece, SummaryRequest};
+pub use prompt::{CiteRequest, Piece, SummaryRequest};
 pub use summary::Verdict;
 
 #[cfg(test)]
