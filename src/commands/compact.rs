@@ -2,6 +2,8 @@
 //! lock it → read → plan → one summarizer call per span, concurrently → vet, scrub, audit and
 //! judge each summary → append under the lock, checked at that instant → record.
 
+mod cited;
+
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -440,6 +442,7 @@ fn mask(
                 "written"
             }
             .into(),
+            ..SummaryRecord::default()
         });
         drafts.push(d);
     }
@@ -651,9 +654,18 @@ async fn summarize_file(
     r.summaries = masked;
     check_expressible(&t, &ledger, &plan)?;
 
+    if settings.dry_run && policy.strategy == fold::Strategy::Cited {
+        r.notes.push(format!(
+            "--strategy cited: the span is offered; only what the summaries cite folds, and rejected summaries are sent back for correction (at most {} calls per fold; the estimate is for the first)",
+            fold::cite::MAX_CALLS
+        ));
+    }
     if settings.dry_run {
         dry_run(&ledger, &plan, settings, ctx, &mut r);
         return Ok(r);
+    }
+    if policy.strategy == fold::Strategy::Cited {
+        return cited::fold(&t, &ledger, plan, sink, settings, ctx, r, model).await;
     }
 
     // One request per span; secrets out of anything that leaves the machine.
@@ -758,6 +770,7 @@ async fn summarize_file(
                 tokens: estimate_tokens(reply.text.chars().count()),
                 audit: audit_json,
                 outcome: format!("declined as lossy: {why}"),
+                ..SummaryRecord::default()
             });
             declines.push((
                 DeclineReason::Lossy,
@@ -796,6 +809,7 @@ async fn summarize_file(
             tokens: estimate_tokens(d.chars()),
             audit: audit_json,
             outcome: "written".into(),
+            ..SummaryRecord::default()
         };
         match summary::judge(&a.span, &d) {
             Verdict::NotSmaller {
@@ -1003,6 +1017,7 @@ async fn rollup(
         tokens: estimate_tokens(d.chars()),
         audit: audit_json,
         outcome: "written (rollup)".into(),
+        ..SummaryRecord::default()
     };
     if let Verdict::NotSmaller { .. } = summary::judge(&span, &d) {
         r.notes
@@ -1049,6 +1064,16 @@ fn add_usage(
     settings: &CompactSettings,
     request: &fold::SummaryRequest,
 ) {
+    add_usage_est(r, usage, settings, request.estimate());
+}
+
+/// `add_usage` with the request's estimated tokens (in, out) instead of the request.
+fn add_usage_est(
+    r: &mut DecisionRecord,
+    usage: Option<Usage>,
+    settings: &CompactSettings,
+    estimate: (u64, u64),
+) {
     if let Some(u) = usage {
         let prev = r.usage.unwrap_or(UsageRecord {
             input_tokens: 0,
@@ -1059,7 +1084,7 @@ fn add_usage(
             output_tokens: prev.output_tokens + u.output_tokens,
         });
     }
-    let cost = cost_of(settings, request, usage);
+    let cost = cost_of(settings, estimate, usage);
     r.cost = match (r.cost, cost) {
         (Some(a), Some(b)) => Some(a.plus(b)),
         (a, b) => a.or(b),
@@ -1069,7 +1094,7 @@ fn add_usage(
 /// The cost of one call: from reported usage, else from mf's estimate; nothing for the built-in.
 fn cost_of(
     settings: &CompactSettings,
-    request: &fold::SummaryRequest,
+    estimate: (u64, u64),
     usage: Option<Usage>,
 ) -> Option<CostRecord> {
     if matches!(settings.model, ModelChoice::Extractive) {
@@ -1081,10 +1106,7 @@ fn cost_of(
     let price = settings.price?;
     Some(match usage {
         Some(u) => CostRecord::of(price, u.input_tokens, u.output_tokens, false),
-        None => {
-            let (i, o) = request.estimate();
-            CostRecord::of(price, i, o, true)
-        }
+        None => CostRecord::of(price, estimate.0, estimate.1, true),
     })
 }
 
