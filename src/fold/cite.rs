@@ -687,16 +687,17 @@ impl<'o> Review<'o> {
         // Candidates it nests: accepted ones (in an earlier reply or this one) not nested yet.
         let mut nested = Vec::new();
         for s in &refs.names {
-            let id = match index.get(s.as_str()) {
-                Some(&k) => match accepted_as[k] {
-                    Some(id) => id,
-                    None => return Err(Rejection::CitesRejected { name: s.clone() }),
-                },
-                None => self
-                    .accepted
-                    .iter()
-                    .position(|a| &a.name == s)
-                    .expect("resolved names are accepted or in this reply"),
+            // An accepted candidate (of an earlier reply, or checked before this one), else a
+            // candidate of this reply that was rejected.
+            let id = match self.accepted.iter().position(|a| &a.name == s) {
+                Some(id) => id,
+                None => {
+                    let k = index.get(s.as_str()).copied();
+                    match k.and_then(|k| accepted_as[k]) {
+                        Some(id) => id,
+                        None => return Err(Rejection::CitesRejected { name: s.clone() }),
+                    }
+                }
             };
             if self.accepted[id].nested_in.is_none() && !nested.contains(&id) {
                 nested.push(id);

@@ -183,6 +183,24 @@ fn extractive_cited_run_yields_non_contiguous_coverage_that_every_command_handle
     }
     let text = env.mf(&["explain", FILE]).stdout;
     assert!(text.contains("citations of msg-summary-"), "{text}");
+    // explain ID: a covered entry names the summary that hides it.
+    let first_covered = covered_ids(&f, &lines[0])[0].clone();
+    let focus: serde_json::Value =
+        serde_json::from_str(&env.mf(&["explain", FILE, &first_covered, "--json"]).stdout).unwrap();
+    assert_eq!(focus["focus"]["hiddenBy"], written[0]["id"]);
+
+    // expand --restore: the first summary's entries come back, the rest stays folded.
+    let id0 = written[0]["id"].as_str().unwrap();
+    assert_eq!(env.mf(&["expand", FILE, id0, "--restore"]).code, 0);
+    let after = recall_ids(&env);
+    assert!(!after.contains(&id0.to_string()));
+    for c in covered_ids(&f, &lines[0]) {
+        assert!(after.contains(&c), "{c} is verbatim again");
+    }
+    for c in covered_ids(&f, &lines[1]) {
+        assert!(!after.contains(&c), "{c} stays folded");
+    }
+    assert_eq!(env.mf(&["verify", FILE]).code, 0);
 }
 
 #[test]

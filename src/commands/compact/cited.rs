@@ -58,16 +58,23 @@ fn offer_of(t: &Transcript, ledger: &Ledger<'_>, span: &Span, model: &str) -> Of
             parent[a] = b;
         }
     }
+    // How many entries of the file carry each id (by hash), so uniqueness is one look-up.
+    let mut carriers: HashMap<u64, u32> = HashMap::new();
+    for e in &t.entries {
+        *carriers.entry(e.id).or_insert(0) += 1;
+    }
     let entries = span
         .items
         .iter()
         .enumerate()
         .map(|(k, &it)| {
             let id = t.id_string(it as usize);
-            let line = ledger.conv.entries[it as usize].line;
+            let e = &ledger.conv.entries[it as usize];
+            let line = e.line;
+            let unique = e.id == crate::digest::id_hash(&id) && carriers.get(&e.id) == Some(&1);
             let (from_turn, to_turn) = ledger.item_turns(it);
             Citable {
-                handle: cite::handle(&id, t.find(&id).len() == 1, line),
+                handle: cite::handle(&id, unique, line),
                 line,
                 chars: ledger.item_chars(it),
                 unit: root(&mut parent, k) as u32,

@@ -324,8 +324,18 @@ fn names_are_not_reused_and_unnamed_ones_get_free_names() {
     assert_eq!(r.accepted[1].name, "#2");
     assert_eq!(r.accepted[1].round, 2);
     r.begin_call();
-    r.review("=== #1\nC [m7, m8].", &nowhere, &mut ok);
+    r.review(
+        "=== #1\nC [m7, m8].\n=== #3\nAll of it [#1, #2].",
+        &nowhere,
+        &mut ok,
+    );
     assert_eq!(r.rejected.last().unwrap().reason.code(), "name-taken");
+    // #3 nests the accepted #1 and #2, not the rejected newcomer that reused the name.
+    let three = r.accepted.last().unwrap();
+    assert_eq!(
+        (three.name.as_str(), three.nested.clone()),
+        ("#3", vec![0, 1])
+    );
 }
 
 #[test]
