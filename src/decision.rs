@@ -116,7 +116,7 @@ impl VerbatimRecord {
 }
 
 /// One summary or stub written (or judged).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct SummaryRecord {
     pub id: String,
@@ -130,6 +130,30 @@ pub struct SummaryRecord {
     pub audit: Option<serde_json::Value>,
     /// What became of it: `written`, or why it was declined.
     pub outcome: String,
+    /// `--strategy cited`: the candidate's name in the summarizer's reply (`#2`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub candidate: Option<String>,
+    /// `--strategy cited`: the call that brought it (1-based).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub round: Option<usize>,
+    /// `--strategy cited`: the ids a written summary covers, exactly.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub covered_ids: Vec<String>,
+    /// `--strategy cited`: why the candidate was rejected.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rejection: Option<RejectionRecord>,
+}
+
+/// Why a cited candidate summary was rejected.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RejectionRecord {
+    /// A stable name: `malformed-citation`, `uncited`, `unknown-id`, `not-in-span`,
+    /// `single-source`, `too-long`, `self-citation`, `cycle`, `cites-rejected`, `name-taken`,
+    /// `empty`, `lossy`.
+    pub reason: String,
+    /// The reason in words, as the summarizer was told.
+    pub detail: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -250,6 +250,10 @@ pub enum DeclineReason {
     Lossy,
     /// The summarizer failed; the span stayed verbatim. Not binding: a later run asks again.
     SummarizerFailed,
+    /// `--strategy cited`: every candidate summary was rejected (bad citations, too long, a
+    /// single source, a cycle…) within the calls a fold may make. Binding for the same span and
+    /// model.
+    Rejected,
 }
 
 impl DeclineReason {
@@ -258,6 +262,7 @@ impl DeclineReason {
             DeclineReason::NotSmaller => "not-smaller",
             DeclineReason::Lossy => "lossy",
             DeclineReason::SummarizerFailed => "summarizer-failed",
+            DeclineReason::Rejected => "rejected",
         }
     }
 
@@ -266,6 +271,7 @@ impl DeclineReason {
             "not-smaller" => Some(Self::NotSmaller),
             "lossy" => Some(Self::Lossy),
             "summarizer-failed" => Some(Self::SummarizerFailed),
+            "rejected" => Some(Self::Rejected),
             _ => None,
         }
     }

@@ -2,6 +2,8 @@
 //! lock it → read → plan → one summarizer call per span, concurrently → vet, scrub, audit and
 //! judge each summary → append under the lock, checked at that instant → record.
 
+mod cited;
+
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -441,6 +443,7 @@ fn mask(
                 "written"
             }
             .into(),
+            ..SummaryRecord::default()
         });
         drafts.push(d);
     }
@@ -573,6 +576,7 @@ fn make_request(
             instruction: settings.instruction.as_deref(),
             nonce: &nonce(),
             retry_note,
+            cite: None,
         },
     )
 }
@@ -651,9 +655,18 @@ async fn summarize_file(
     r.summaries = masked;
     check_expressible(&t, &ledger, &plan)?;
 
+    if settings.dry_run && policy.strategy == fold::Strategy::Cited {
+        r.notes.push(format!(
+            "--strategy cited: the span is offered; only what the summaries cite folds, and rejected summaries are sent back for correction (at most {} calls per fold; the estimate is for the first)",
+            fold::cite::MAX_CALLS
+        ));
+    }
     if settings.dry_run {
         dry_run(&ledger, &plan, settings, ctx, &mut r);
         return Ok(r);
+    }
+    if policy.strategy == fold::Strategy::Cited {
+        return cited::fold(&t, &ledger, plan, sink, settings, ctx, r, model).await;
     }
 
     // One request per span; secrets out of anything that leaves the machine.
@@ -758,6 +771,7 @@ async fn summarize_file(
                 tokens: estimate_tokens(reply.text.chars().count()),
                 audit: audit_json,
                 outcome: format!("declined as lossy: {why}"),
+                ..SummaryRecord::default()
             });
             declines.push((
                 DeclineReason::Lossy,
@@ -796,6 +810,7 @@ async fn summarize_file(
             tokens: estimate_tokens(d.chars()),
             audit: audit_json,
             outcome: "written".into(),
+            ..SummaryRecord::default()
         };
         match summary::judge(&a.span, &d) {
             Verdict::NotSmaller {
@@ -877,6 +892,9 @@ async fn summarize_file(
                     "summary declined as lossy: {d}; verdict remembered for this span and model"
                 )
             }
+            Some((DeclineReason::Rejected, _, _, d)) => format!(
+                "every candidate summary was rejected: {d}; verdict remembered for this span and model"
+            ),
             None => "nothing was written".into(),
         };
     }
@@ -1000,6 +1018,7 @@ async fn rollup(
         tokens: estimate_tokens(d.chars()),
         audit: audit_json,
         outcome: "written (rollup)".into(),
+        ..SummaryRecord::default()
     };
     if let Verdict::NotSmaller { .. } = summary::judge(&span, &d) {
         r.notes
@@ -1046,6 +1065,16 @@ fn add_usage(
     settings: &CompactSettings,
     request: &fold::SummaryRequest,
 ) {
+    add_usage_est(r, usage, settings, request.estimate());
+}
+
+/// `add_usage` with the request's estimated tokens (in, out) instead of the request.
+fn add_usage_est(
+    r: &mut DecisionRecord,
+    usage: Option<Usage>,
+    settings: &CompactSettings,
+    estimate: (u64, u64),
+) {
     if let Some(u) = usage {
         let prev = r.usage.unwrap_or(UsageRecord {
             input_tokens: 0,
@@ -1056,7 +1085,7 @@ fn add_usage(
             output_tokens: prev.output_tokens + u.output_tokens,
         });
     }
-    let cost = cost_of(settings, request, usage);
+    let cost = cost_of(settings, estimate, usage);
     r.cost = match (r.cost, cost) {
         (Some(a), Some(b)) => Some(a.plus(b)),
         (a, b) => a.or(b),
@@ -1066,7 +1095,7 @@ fn add_usage(
 /// The cost of one call: from reported usage, else from mf's estimate; nothing for the built-in.
 fn cost_of(
     settings: &CompactSettings,
-    request: &fold::SummaryRequest,
+    estimate: (u64, u64),
     usage: Option<Usage>,
 ) -> Option<CostRecord> {
     if matches!(settings.model, ModelChoice::Extractive) {
@@ -1078,10 +1107,7 @@ fn cost_of(
     let price = settings.price?;
     Some(match usage {
         Some(u) => CostRecord::of(price, u.input_tokens, u.output_tokens, false),
-        None => {
-            let (i, o) = request.estimate();
-            CostRecord::of(price, i, o, true)
-        }
+        None => CostRecord::of(price, estimate.0, estimate.1, true),
     })
 }
 

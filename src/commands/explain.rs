@@ -19,10 +19,15 @@ use crate::transcript::{CacheOptions, NoteKind, Transcript};
 
 /// The `mf` object's audit of a summary, read back from its line.
 pub fn audit_of(t: &Transcript, i: usize) -> Option<serde_json::Value> {
+    mf_field(t, i, "audit")
+}
+
+/// A field of a summary line's `mf` object (`audit`, `cited`).
+fn mf_field(t: &Transcript, i: usize, key: &str) -> Option<serde_json::Value> {
     let values = t.values(i).ok()?;
     values
         .iter()
-        .find_map(|v| v.get("mf").and_then(|m| m.get("audit")).cloned())
+        .find_map(|v| v.get("mf").and_then(|m| m.get(key)).cloned())
 }
 
 pub fn note_view(kind: &NoteKind) -> (&'static str, String) {
@@ -66,6 +71,7 @@ pub fn explanation(t: &Transcript, ledger: &Ledger<'_>, now: DecisionRecord) -> 
             let model = cov.map(|c| c.model.clone()).unwrap_or_default();
             let at = cov.map_or(0, |c| c.summarized_at_ms);
             let audit = audit_of(t, s.entry as usize);
+            let cited = mf_field(t, s.entry as usize, "cited");
             history.push(HistoryEvent {
                 line,
                 at_ms: at,
@@ -105,6 +111,7 @@ pub fn explanation(t: &Transcript, ledger: &Ledger<'_>, now: DecisionRecord) -> 
                 nested_in: s.covered_by.map(id_of),
                 chars: t.entries[s.entry as usize].chars as usize,
                 audit,
+                cited,
             }
         })
         .collect();

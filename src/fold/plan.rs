@@ -124,6 +124,8 @@ impl SkipReason {
                 "already asked: this exact span was declined as {} (record on line {line}); it is asked again once it grows",
                 match reason {
                     crate::entry::DeclineReason::Lossy => "lossy by this model",
+                    crate::entry::DeclineReason::Rejected =>
+                        "uncitable by this model (every candidate summary was rejected)",
                     _ => "not smaller",
                 }
             ),

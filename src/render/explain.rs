@@ -48,6 +48,10 @@ pub struct SummaryView {
     /// The audit recorded with the summary, when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub audit: Option<serde_json::Value>,
+    /// `--strategy cited`: the candidate it was, the call that brought it, what it cites, and
+    /// (on the first summary of a fold) the candidates rejected in that fold and why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cited: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Serialize)]
@@ -165,6 +169,10 @@ pub fn tables(ui: &Ui, ex: &Explanation) -> String {
                 out.push_str(&format!("\naudit of {}\n", s.id));
                 out.push_str(&audit_lines(a));
             }
+            if let Some(c) = &s.cited {
+                out.push_str(&format!("\ncitations of {}\n", s.id));
+                out.push_str(&cited_lines(c));
+            }
         }
     }
 
@@ -271,6 +279,52 @@ fn audit_item(x: &serde_json::Value) -> String {
         },
         other => other.to_string(),
     }
+}
+
+/// What a cited summary records about its fold, as a few readable lines.
+pub fn cited_lines(c: &serde_json::Value) -> String {
+    let s = |v: &serde_json::Value, k: &str| {
+        v.get(k)
+            .map(|x| match x {
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            })
+            .unwrap_or_else(|| "?".into())
+    };
+    let cites: Vec<String> = c
+        .get("cites")
+        .and_then(serde_json::Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut out = format!(
+        "  candidate {} of call {} ({} call{} in its fold); cites {}\n",
+        s(c, "candidate"),
+        s(c, "round"),
+        s(c, "calls"),
+        if s(c, "calls") == "1" { "" } else { "s" },
+        if cites.is_empty() {
+            "—".to_string()
+        } else {
+            cites.join(", ")
+        }
+    );
+    if let Some(rej) = c.get("rejected").and_then(serde_json::Value::as_array) {
+        out.push_str(&format!("  rejected in its fold: {}\n", rej.len()));
+        for r in rej {
+            out.push_str(&format!(
+                "  - {} (call {}, {}): {}\n",
+                s(r, "candidate"),
+                s(r, "round"),
+                s(r, "reason"),
+                s(r, "detail")
+            ));
+        }
+    }
+    out
 }
 
 /// An audit as a few readable lines.

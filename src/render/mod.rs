@@ -273,11 +273,16 @@ pub fn decision_table(ui: &Ui, r: &DecisionRecord) -> String {
             .and_then(|a| a.get("retention"))
             .and_then(serde_json::Value::as_f64)
             .map_or(String::new(), |x| format!(" · retention {:.0}%", x * 100.0));
+        let name = match (&s.candidate, s.round) {
+            (Some(c), Some(round)) if s.id.is_empty() => format!("candidate {c} (call {round})"),
+            (Some(c), Some(round)) => format!("{} (candidate {c}, call {round})", s.id),
+            _ => s.id.clone(),
+        };
         t.add_row(vec![
             "summary".to_string(),
             format!(
                 "{} · {} · {} chars (~{} tokens){retention} · {}",
-                s.id,
+                name,
                 turns(Some(s.from_turn), Some(s.to_turn)),
                 thousands(s.chars),
                 thousands(s.tokens),

@@ -20,13 +20,25 @@
 //!
 //! The layout follows the default instruction's sections: `Goal:`, `Decisions:`, `State:`,
 //! `Facts:`, `Next:`, `Superseded:`, each a list of `- T{turn} {author}: sentence…` lines.
+//!
+//! `--strategy cited`: it cites by construction. It cuts the span at turn boundaries into a few
+//! stretches of similar size (at most [`MAX_GROUPS`]), summarizes each as above (within a quarter
+//! of the stretch, or its share of the target if that is more) and ends every line with the
+//! handle of the entry its sentences were copied from (`- T3 assistant: … [m9]`), one summary
+//! per stretch. An entry whose every item the summary carries is cited on the line that carries
+//! one. A line that would cost more than 70 % of the entry (or tool unit) it lets mf fold is not
+//! written: an entry no summary cites stays verbatim, so leaving it loses nothing. It checks its
+//! reply with the same rules mf applies (`fold::cite`): a summary that would be too long gets a
+//! smaller budget; one that still breaks a rule is merged into its neighbour's stretch, or,
+//! alone, left out. Asked for a correction, it has nothing better to offer and replies `NONE`.
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
 
-use crate::fold::SummaryRequest;
 use crate::fold::audit::{self, ItemClass, Source, Unit};
+use crate::fold::cite::{self, Offer, Rejection, Review};
 use crate::fold::prompt::Piece;
+use crate::fold::{CiteRequest, SummaryRequest};
 use crate::summarizer::{Summarizer, SummaryFuture, SummaryReply};
 
 /// The name users pass to `--model`.
@@ -50,9 +62,158 @@ impl Summarizer for Extractive {
     }
 
     fn summarize<'a>(&'a self, request: &'a SummaryRequest) -> SummaryFuture<'a> {
-        let text = summarize(&request.pieces, request.target_chars);
+        let text = match &request.cite {
+            Some(c) => summarize_cited(&request.pieces, c, request.target_chars),
+            None => summarize(&request.pieces, request.target_chars),
+        };
         Box::pin(async move { Ok(SummaryReply { text, usage: None }) })
     }
+}
+
+/// The most summaries one cited reply holds.
+pub const MAX_GROUPS: usize = 8;
+/// About how many characters of the span one cited summary stands for.
+const GROUP_CHARS: usize = 4000;
+/// A cited summary's length budget as a share (percent) of its stretch, at least (its share of
+/// the target when that is more).
+const CITED_SHARE_PCT: usize = 25;
+
+/// `--strategy cited`: one summary per stretch of whole turns, every line citing the entry it
+/// was copied from, checked with mf's own rules before it is sent (see the module docs).
+pub fn summarize_cited(pieces: &[Piece], c: &CiteRequest, target_chars: usize) -> String {
+    let offer = &c.offer;
+    if c.round > 1 || pieces.is_empty() || pieces.len() != offer.entries.len() {
+        return cite::NONE_REPLY.to_string();
+    }
+    let total: usize = offer.entries.iter().map(|e| e.chars).sum::<usize>().max(1);
+    let share = |g: &std::ops::Range<usize>| -> usize {
+        let chars: usize = offer.entries[g.clone()].iter().map(|e| e.chars).sum();
+        (target_chars * chars / total)
+            .max(chars * CITED_SHARE_PCT / 100)
+            .max(120)
+    };
+    let handles: Vec<String> = offer.entries.iter().map(|e| e.handle.clone()).collect();
+    let units: Vec<u32> = offer.entries.iter().map(|e| e.unit).collect();
+    let chars: Vec<usize> = offer.entries.iter().map(|e| e.chars).collect();
+    let render = |g: &std::ops::Range<usize>, budget: usize| -> String {
+        let ctx = CiteCtx {
+            handles: &handles[g.clone()],
+            units: &units[g.clone()],
+            chars: &chars[g.clone()],
+        };
+        compose(&pieces[g.clone()], budget, Some(ctx))
+    };
+    let reply_of = |texts: &[String]| -> String {
+        texts
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| !t.is_empty())
+            .map(|(k, t)| format!("=== #{}\n{t}", k + 1))
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    };
+    let mut groups = stretches(pieces, offer);
+    let mut budgets: Vec<usize> = groups.iter().map(share).collect();
+    let mut texts: Vec<String> = groups
+        .iter()
+        .zip(&budgets)
+        .map(|(g, &b)| render(g, b))
+        .collect();
+    // Check the reply as mf will; a summary over the length limit gets a smaller budget, and one
+    // that breaks another rule (or cannot be shortened) is merged into its neighbour, or, alone,
+    // left out.
+    for _ in 0..4 * MAX_GROUPS {
+        let reply = reply_of(&texts);
+        let mut review = Review::new(offer);
+        review.begin_call();
+        review.review(&reply, &|_| None, &mut |_| Ok(()));
+        let Some((k, reason)) = review
+            .rejected
+            .iter()
+            .filter_map(|r| {
+                let k = r
+                    .name
+                    .strip_prefix('#')?
+                    .parse::<usize>()
+                    .ok()?
+                    .checked_sub(1)?;
+                Some((k, &r.reason))
+            })
+            .max_by_key(|(k, _)| *k)
+        else {
+            return if reply.is_empty() {
+                cite::NONE_REPLY.to_string()
+            } else {
+                reply
+            };
+        };
+        if let Rejection::TooLong { tokens, limit, .. } = reason {
+            let over = (tokens - limit) * 4 + 16;
+            let now = texts[k].chars().count();
+            if now > over + 120 {
+                budgets[k] = now - over;
+                texts[k] = render(&groups[k], budgets[k]);
+                continue;
+            }
+        }
+        if groups.len() == 1 {
+            return cite::NONE_REPLY.to_string();
+        }
+        let into = if k > 0 { k - 1 } else { 1 };
+        let (a, b) = (k.min(into), k.max(into));
+        groups[a] = groups[a].start..groups[b].end;
+        groups.remove(b);
+        budgets.remove(b);
+        texts.remove(b);
+        budgets[a] = share(&groups[a]);
+        texts[a] = render(&groups[a], budgets[a]);
+    }
+    cite::NONE_REPLY.to_string()
+}
+
+/// What a cited summary knows of the pieces it may cite (parallel to them).
+#[derive(Debug, Clone, Copy)]
+struct CiteCtx<'p> {
+    handles: &'p [String],
+    /// Pieces with the same unit are consumed together (a tool call and its results).
+    units: &'p [u32],
+    /// Characters mf counts for each piece.
+    chars: &'p [usize],
+}
+
+/// The most a cited summary's lines for one tool unit (or message) may take, as a share
+/// (percent) of the unit's characters: a line that costs more than what it lets mf fold is
+/// not worth writing — an uncited entry stays verbatim, so nothing is lost by leaving it.
+const CITED_LINE_PCT: usize = 70;
+
+/// Stretches of whole turns of similar size (tool units never split), each of at least two
+/// pieces where the span has them.
+fn stretches(pieces: &[Piece], offer: &Offer) -> Vec<std::ops::Range<usize>> {
+    let n = pieces.len();
+    let total: usize = offer.entries.iter().map(|e| e.chars).sum();
+    let k = total.div_ceil(GROUP_CHARS).clamp(1, MAX_GROUPS);
+    let target = total / k;
+    let mut out: Vec<std::ops::Range<usize>> = Vec::new();
+    let (mut start, mut acc) = (0usize, 0usize);
+    for p in 0..n {
+        let seam = p > start
+            && pieces[p].turn != pieces[p - 1].turn
+            && offer.entries[p].unit != offer.entries[p - 1].unit;
+        if seam && acc >= target && out.len() + 1 < k && p - start >= cite::MIN_SOURCES {
+            out.push(start..p);
+            start = p;
+            acc = 0;
+        }
+        acc += offer.entries[p].chars;
+    }
+    if n - start < cite::MIN_SOURCES
+        && let Some(last) = out.last_mut()
+    {
+        last.end = n;
+    } else {
+        out.push(start..n);
+    }
+    out
 }
 
 /// The summary's sections, in order.
@@ -108,6 +269,12 @@ struct Need {
 
 /// Pick sentences within `budget` characters and lay them out by section, turn and author.
 pub fn summarize(pieces: &[Piece], budget: usize) -> String {
+    compose(pieces, budget, None)
+}
+
+/// `summarize`, with each line ending in the citation of its piece when `cite` gives handles
+/// (parallel to `pieces`).
+fn compose(pieces: &[Piece], budget: usize, cite: Option<CiteCtx<'_>>) -> String {
     if budget == 0 || pieces.is_empty() {
         return String::new();
     }
@@ -231,7 +398,15 @@ pub fn summarize(pieces: &[Piece], budget: usize) -> String {
         }
     }
 
-    let mut sel = Selection::new(pieces, budget, needs.len());
+    if cite.is_some() {
+        // Square brackets are citations in a cited reply: copied ones become parentheses.
+        for c in &mut chunks {
+            if c.text.contains(['[', ']']) {
+                c.text = c.text.replace('[', "(").replace(']', ")");
+            }
+        }
+    }
+    let mut sel = Selection::new(pieces, budget, needs.len(), cite);
     // 0. The user's requests and constraints in their own words (the best sentence of each user
     // message), strongest first, within a share of the budget.
     let mut voices: Vec<(u32, usize)> = Vec::new();
@@ -271,8 +446,15 @@ pub fn summarize(pieces: &[Piece], budget: usize) -> String {
     // 3. Items found only in tool results, with what room is left.
     sel.cover(&chunks, &needs, true);
     sel.cover(&chunks, &needs, true);
+    if cite.is_some() {
+        sel.represent(&chunks, &needs);
+    }
 
     if sel.chosen.is_empty() {
+        // Citing, a line that does not pay for itself is not written: nothing to say.
+        if cite.is_some() {
+            return String::new();
+        }
         return fallback(pieces, &chunks, budget);
     }
     let out = sel.render(&chunks);
@@ -656,6 +838,13 @@ fn prefix(piece: &Piece, superseded: bool) -> String {
 /// The chunks chosen so far and the exact length of their layout.
 struct Selection<'p> {
     pieces: &'p [Piece],
+    /// When citing: handles to cite at the end of each piece's lines, and its units.
+    cite: Option<CiteCtx<'p>>,
+    /// When citing: what each unit's lines may take, and what they take so far.
+    unit_room: HashMap<u32, usize>,
+    unit_used: HashMap<u32, usize>,
+    /// Pieces a line is also cited for (`represent`), by line.
+    extra: HashMap<(Section, usize), Vec<usize>>,
     budget: usize,
     chosen: Vec<usize>,
     is_chosen: Vec<bool>,
@@ -691,9 +880,19 @@ impl PartialOrd for Ranked {
 }
 
 impl<'p> Selection<'p> {
-    fn new(pieces: &'p [Piece], budget: usize, items: usize) -> Self {
+    fn new(pieces: &'p [Piece], budget: usize, items: usize, cite: Option<CiteCtx<'p>>) -> Self {
+        let mut unit_room: HashMap<u32, usize> = HashMap::new();
+        if let Some(c) = cite {
+            for (&u, &n) in c.units.iter().zip(c.chars) {
+                *unit_room.entry(u).or_insert(0) += n * CITED_LINE_PCT / 100;
+            }
+        }
         Self {
             pieces,
+            cite,
+            unit_room,
+            unit_used: HashMap::new(),
+            extra: HashMap::new(),
             budget,
             chosen: Vec::new(),
             is_chosen: Vec::new(),
@@ -708,12 +907,86 @@ impl<'p> Selection<'p> {
         if self.lines.contains_key(&(c.section, c.piece)) {
             return c.chars + 1;
         }
-        let mut cost =
-            2 + prefix(&self.pieces[c.piece], c.superseded).chars().count() + 1 + c.chars + 1;
+        let mut cost = 2
+            + prefix(&self.pieces[c.piece], c.superseded).chars().count()
+            + 1
+            + c.chars
+            + 1
+            + self.suffix(c.piece).chars().count();
         if !self.sections[c.section as usize] {
             cost += c.section.heading().chars().count() + 1;
         }
         cost
+    }
+
+    /// What ends a line of a piece: its citation, when citing (the piece, then the pieces
+    /// the line also stands for).
+    fn suffix(&self, piece: usize) -> String {
+        self.suffix_of(None, piece)
+    }
+
+    fn suffix_of(&self, section: Option<Section>, piece: usize) -> String {
+        let Some(h) = self.cite.map(|c| c.handles) else {
+            return String::new();
+        };
+        let mut s = format!(" [{}", h[piece]);
+        if let Some(more) = section.and_then(|sec| self.extra.get(&(sec, piece))) {
+            for &q in more {
+                s.push_str(", ");
+                s.push_str(&h[q]);
+            }
+        }
+        s.push(']');
+        s
+    }
+
+    /// When citing: a piece no line was copied from, whose every item the summary carries, is
+    /// cited too — on the first line that carries one of its items (that line states what the
+    /// piece said) — as long as the budget allows.
+    fn represent(&mut self, chunks: &[Chunk], needs: &[Need]) {
+        let Some(ctx) = self.cite else { return };
+        let h = ctx.handles;
+        let mut cited = vec![false; self.pieces.len()];
+        for &i in &self.chosen {
+            cited[chunks[i].piece] = true;
+        }
+        let mut items: Vec<Vec<usize>> = vec![Vec::new(); self.pieces.len()];
+        for c in chunks {
+            items[c.piece].extend(c.ids.iter().copied().filter(|&id| needs[id].weight > 0.0));
+        }
+        // Lines in the order they are laid out, with the items they carry.
+        let mut lines: Vec<((Section, usize), Vec<usize>)> = Vec::new();
+        let mut order: Vec<usize> = self.chosen.clone();
+        order.sort_by_key(|&i| (chunks[i].section, chunks[i].piece, chunks[i].order));
+        for i in order {
+            let key = (chunks[i].section, chunks[i].piece);
+            match lines.last_mut() {
+                Some((k, ids)) if *k == key => ids.extend(&chunks[i].ids),
+                _ => lines.push((key, chunks[i].ids.clone())),
+            }
+        }
+        for q in 0..self.pieces.len() {
+            if cited[q] || items[q].is_empty() || !items[q].iter().all(|&id| self.covered[id]) {
+                continue;
+            }
+            let Some((key, _)) = lines
+                .iter()
+                .find(|(_, ids)| ids.iter().any(|id| items[q].contains(id)))
+            else {
+                continue;
+            };
+            let cost = 2 + h[q].chars().count();
+            let u = ctx.units[q];
+            if self.total + cost > self.budget + 1
+                || self.unit_used.get(&u).copied().unwrap_or(0) + cost > self.unit_room[&u]
+            {
+                continue;
+            }
+            self.total += cost;
+            *self.unit_used.entry(u).or_insert(0) += cost;
+            self.extra.entry(*key).or_default().push(q);
+            cited[q] = true;
+        }
     }
 
     fn fits(&self, c: &Chunk) -> bool {
@@ -722,7 +995,11 @@ impl<'p> Selection<'p> {
 
     fn add(&mut self, chunks: &[Chunk], i: usize) {
         let c = &chunks[i];
-        self.total += self.cost(c);
+        let cost = self.cost(c);
+        if let Some(ctx) = self.cite {
+            *self.unit_used.entry(ctx.units[c.piece]).or_insert(0) += cost;
+        }
+        self.total += cost;
         self.sections[c.section as usize] = true;
         *self.lines.entry((c.section, c.piece)).or_insert(0) += 1;
         if self.is_chosen.len() < chunks.len() {
@@ -743,6 +1020,12 @@ impl<'p> Selection<'p> {
         let c = &chunks[i];
         if self.chosen(i) || !self.fits(c) || c.requires.iter().any(|&id| !self.covered[id]) {
             return false;
+        }
+        if let Some(ctx) = self.cite {
+            let u = ctx.units[c.piece];
+            if self.unit_used.get(&u).copied().unwrap_or(0) + self.cost(c) > self.unit_room[&u] {
+                return false;
+            }
         }
         self.add(chunks, i);
         true
@@ -799,6 +1082,11 @@ impl<'p> Selection<'p> {
         let mut out = String::new();
         let mut current: Option<(Section, usize)> = None;
         for (section, piece, order) in by_line {
+            if current != Some((section, piece))
+                && let Some((s, p)) = current
+            {
+                out.push_str(&self.suffix_of(Some(s), p));
+            }
             if current.map(|(s, _)| s) != Some(section) {
                 if !out.is_empty() {
                     out.push('\n');
@@ -814,6 +1102,9 @@ impl<'p> Selection<'p> {
             }
             out.push_str(&chunks[order].text);
             current = Some((section, piece));
+        }
+        if let Some((s, p)) = current {
+            out.push_str(&self.suffix_of(Some(s), p));
         }
         debug_assert_eq!(out.chars().count() + 1, self.total);
         out
@@ -1190,6 +1481,154 @@ mod tests {
                 a.forgeries
             );
         }
+    }
+
+    fn cited_request(pieces: &[Piece], round: usize) -> CiteRequest {
+        CiteRequest {
+            offer: Offer {
+                entries: pieces
+                    .iter()
+                    .enumerate()
+                    .map(|(k, p)| cite::Citable {
+                        handle: format!("e{k}"),
+                        line: k as u32 + 2,
+                        chars: p.text.chars().count(),
+                        unit: k as u32,
+                        from_turn: p.turn,
+                        to_turn: p.turn,
+                        leaves: 1,
+                    })
+                    .collect(),
+                model: NAME.into(),
+            },
+            round,
+        }
+    }
+
+    #[test]
+    fn cited_replies_pass_mfs_own_review() {
+        let mut pieces = Vec::new();
+        for t in 1..=12u64 {
+            pieces.push(piece(
+                t,
+                Role::Assistant,
+                &format!(
+                    "Step {t}: I read deploy/svc-{t}.yaml and found timeout_ms {t}00 on host db-{t}.internal, owned by Dana Kim. \
+                     The [image] attached shows the p99 at {t}40 ms on 2026-11-{:02}. We decided to keep replica count {t} because the load is flat. \
+                     Next I will check ticket OPS-{t}{t}{t} and the runbook at https://wiki.example.com/runbooks/svc-{t}.",
+                    t + 3
+                ),
+            ));
+            pieces.push(piece(
+                t,
+                Role::Assistant,
+                &format!(
+                    "Also noted for step {t}: the cache hit ratio is {t}1% and ttl_seconds is {t}0."
+                ),
+            ));
+        }
+        let req = cited_request(&pieces, 1);
+        let reply = summarize_cited(&pieces, &req, 1600);
+        let mut review = Review::new(&req.offer);
+        review.begin_call();
+        review.review(&reply, &|_| None, &mut |_| Ok(()));
+        assert!(review.rejected.is_empty(), "{:?}\n{reply}", review.rejected);
+        assert!(review.accepted.len() >= 2, "{reply}");
+        assert!(review.accepted.len() <= MAX_GROUPS);
+        // Each line cites first the piece its words were copied from.
+        for a in &review.accepted {
+            let text = &a.text;
+            for line in text.lines().filter(|l| !l.ends_with(':')) {
+                let (copied, cites) = line.rsplit_once(" [").expect("a citation");
+                let first = cites.trim_end_matches(']').split(", ").next().unwrap();
+                let k: usize = first[1..].parse().unwrap();
+                let body = copied.split_once(": ").unwrap().1;
+                for w in body.split_whitespace().take(3) {
+                    let w = w.trim_matches('…');
+                    assert!(
+                        pieces[k]
+                            .text
+                            .replace('[', "(")
+                            .replace(']', ")")
+                            .contains(w),
+                        "{w:?} is not from the piece it cites: {line}"
+                    );
+                }
+            }
+        }
+        assert!(
+            !reply.contains("[image]"),
+            "copied brackets are not citations: {reply}"
+        );
+        // Deterministic, and nothing better to offer on a correction call.
+        assert_eq!(summarize_cited(&pieces, &req, 1600), reply);
+        assert_eq!(
+            summarize_cited(&pieces, &cited_request(&pieces, 2), 1600),
+            "NONE"
+        );
+    }
+
+    #[test]
+    fn random_spans_give_cited_replies_mf_accepts_whole_or_none() {
+        const FRAGMENTS: &[&str] = &[
+            "The port is 9090, not 8080.",
+            "I read deploy/app.yaml and ran `cargo test --lib`.",
+            "[image] and [turn 4 · user] and a] stray",
+            "p99 was 1,840 ms at 09:00 UTC on 2026-11-28.",
+            "Dana Kim approved CR-2291 (v4.18.0).",
+            "ok",
+            "We decided to keep it because it works.",
+            "Next I will open PRICING-4471.",
+            "<<<END TRANSCRIPT>>> [summary of earlier turns 1–2]",
+            "Ça coûte 4 200 €.",
+        ];
+        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut answered = 0;
+        for round in 0..120 {
+            let mut pieces = Vec::new();
+            for p in 0..1 + next(14) {
+                let mut text = String::new();
+                for _ in 0..1 + next(12) {
+                    text.push_str(FRAGMENTS[next(FRAGMENTS.len())]);
+                    text.push(' ');
+                }
+                let role = [Role::Assistant, Role::Tool, Role::User][next(3)];
+                pieces.push(piece(1 + (p / 2) as u64, role, &text));
+            }
+            let req = cited_request(&pieces, 1);
+            let target = [100, 400, 1200][next(3)];
+            let reply = summarize_cited(&pieces, &req, target);
+            if reply == "NONE" {
+                continue;
+            }
+            let mut review = Review::new(&req.offer);
+            review.begin_call();
+            review.review(&reply, &|_| None, &mut |_| Ok(()));
+            assert!(
+                review.rejected.is_empty() && !review.accepted.is_empty(),
+                "round {round}: {:?}\n{reply}",
+                review.rejected
+            );
+            answered += 1;
+        }
+        assert!(answered >= 30, "only {answered} of 120 spans were cited");
+    }
+
+    #[test]
+    fn a_stretch_too_small_to_cite_is_merged_or_left_out() {
+        // Two tiny entries: no summary with mf's label can be 4/5 of them.
+        let pieces = vec![
+            piece(1, Role::Assistant, "Port 9090 is open."),
+            piece(2, Role::Assistant, "Host db-1 is up."),
+        ];
+        let req = cited_request(&pieces, 1);
+        assert_eq!(summarize_cited(&pieces, &req, 400), "NONE");
     }
 
     #[test]

@@ -48,6 +48,32 @@ fn write_body(t: &Transcript, lines: &[String], out: &mut impl Write) -> std::io
     out.flush()
 }
 
+/// The input's bytes plus `lines` in an unnamed temporary file, read back as a transcript: the
+/// copy as it stands after one write, for a second write that covers what the first wrote
+/// (`--output` with nested summaries). Its path is the input's, for messages; it is never
+/// written to again.
+pub fn stage(
+    t: &Transcript,
+    lines: &[String],
+    opts: &super::ReadOptions,
+) -> Result<Transcript, TranscriptError> {
+    // The staged copy is not the file at its path: no checkpoint is read or kept for it.
+    let opts = super::ReadOptions {
+        cache: None,
+        ..opts.clone()
+    };
+    let mut f = tempfile::tempfile().map_err(werr(&t.path))?;
+    write_body(t, lines, &mut f).map_err(werr(&t.path))?;
+    super::read_source(
+        super::Source {
+            path: t.path.clone(),
+            file: f,
+            identity: t.identity,
+        },
+        &opts,
+    )
+}
+
 /// Write the copy. Without `force`, an existing `dest` is never replaced.
 pub fn write_copy(
     target: &OutputTarget,

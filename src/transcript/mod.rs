@@ -25,7 +25,7 @@ use serde_json::{Map, Value};
 pub use append::{Appended, Locked, open_for_append};
 pub use build::{Note, NoteKind, PieceAt};
 pub use checkpoint::CacheOptions;
-pub use copy::{OutputTarget, write_copy};
+pub use copy::{OutputTarget, stage, write_copy};
 pub use error::TranscriptError;
 pub use format::{Detected, Format};
 

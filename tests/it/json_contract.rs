@@ -74,6 +74,22 @@ struct Summary {
     #[serde(default)]
     audit: Option<serde_json::Value>,
     outcome: String,
+    /// `--strategy cited` only.
+    #[serde(default)]
+    candidate: Option<String>,
+    #[serde(default)]
+    round: Option<usize>,
+    #[serde(default)]
+    covered_ids: Vec<String>,
+    #[serde(default)]
+    rejection: Option<Rejection>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Rejection {
+    reason: String,
+    detail: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -145,6 +161,38 @@ fn decision_records_match_the_documented_shape() {
             assert_eq!(d.calls, 1);
             assert!(d.after.chars < d.before.chars);
         }
+    }
+}
+
+#[test]
+fn cited_records_match_the_documented_shape() {
+    let env = TestEnv::new();
+    env.copy_fixture("incident-northwind.jsonl");
+    let out = env.mf(&[
+        "compact",
+        "incident-northwind.jsonl",
+        "--model",
+        "extractive",
+        "--strategy",
+        "cited",
+        "--json",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let d: Decision =
+        serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("{e}: {}", out.stdout));
+    assert_eq!(d.action, "folded");
+    assert!(
+        d.verbatim.unwrap().protected_count > 0,
+        "--protect user by default"
+    );
+    for s in &d.summaries {
+        assert_eq!(
+            s.candidate.as_deref().map(|c| c.starts_with('#')),
+            Some(true)
+        );
+        assert_eq!(s.round, Some(1));
+        assert_eq!(s.covered_ids.len(), s.entry_count);
+        assert!(s.rejection.is_none());
     }
 }
 

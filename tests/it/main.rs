@@ -3,6 +3,7 @@
 
 mod agents;
 mod cache;
+mod cited;
 mod cli;
 mod compact;
 mod corpus;

@@ -1,0 +1,598 @@
+//! `--strategy cited`: for each span of the plan, ask for summaries that cite their sources,
+//! check every candidate (`fold::cite`, then the retention audit), send the rejected ones back
+//! with their reasons until none is rejected or the fold has made `cite::MAX_CALLS` calls, then
+//! write what stands — the candidates that nest nothing first, then (on the file as that write
+//! left it) those that fold them in. A span whose every candidate was rejected is declined, and
+//! the verdict is remembered for that span and model.
+
+use std::collections::HashMap;
+
+use anyhow::Result;
+
+use super::{
+    Compaction, Sink, add_usage_est, already_declined, ask, lines_for, nonce, pieces_of, reread,
+    short, write,
+};
+use crate::decision::{Action, DecisionRecord, RejectionRecord, Size, SummaryRecord};
+use crate::entry::{
+    DeclineReason, DeclinedSpan, Draft, NONE, RecordKind, SpanRef, Usage, estimate_tokens,
+};
+use crate::error::MfError;
+use crate::fold::cite::{self, Citable, Offer, Preview, Review};
+use crate::fold::{Item, ItemKind, Ledger, Piece, Plan, Span, audit, prompt, summary};
+use crate::settings::CompactSettings;
+use crate::summarizer::SummarizerError;
+use crate::transcript::{self, Transcript};
+
+/// The offer for one span: every item with the handle it is cited by, its size, its tool unit
+/// (a call, its results and a stub in place of one travel together), its turns and originals.
+fn offer_of(t: &Transcript, ledger: &Ledger<'_>, span: &Span, model: &str) -> Offer {
+    let n = span.items.len();
+    let pos: HashMap<Item, usize> = span
+        .items
+        .iter()
+        .enumerate()
+        .map(|(k, &it)| (it, k))
+        .collect();
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn root(parent: &mut [usize], mut k: usize) -> usize {
+        while parent[k] != k {
+            parent[k] = parent[parent[k]];
+            k = parent[k];
+        }
+        k
+    }
+    for (k, &it) in span.items.iter().enumerate() {
+        let answered = match ledger.kind(it) {
+            ItemKind::Stub => ledger.summaries[&it]
+                .children
+                .first()
+                .map_or(NONE, |&r| ledger.call_of[r as usize]),
+            ItemKind::Message => ledger.call_of[it as usize],
+            ItemKind::Summary => NONE,
+        };
+        if answered != NONE
+            && let Some(&c) = pos.get(&answered)
+        {
+            let (a, b) = (root(&mut parent, k), root(&mut parent, c));
+            parent[a] = b;
+        }
+    }
+    // How many entries of the file carry each id (by hash), so uniqueness is one look-up.
+    let mut carriers: HashMap<u64, u32> = HashMap::new();
+    for e in &t.entries {
+        *carriers.entry(e.id).or_insert(0) += 1;
+    }
+    let entries = span
+        .items
+        .iter()
+        .enumerate()
+        .map(|(k, &it)| {
+            let id = t.id_string(it as usize);
+            let e = &ledger.conv.entries[it as usize];
+            let line = e.line;
+            let unique = e.id == crate::digest::id_hash(&id) && carriers.get(&e.id) == Some(&1);
+            let (from_turn, to_turn) = ledger.item_turns(it);
+            Citable {
+                handle: cite::handle(&id, unique, line),
+                line,
+                chars: ledger.item_chars(it),
+                unit: root(&mut parent, k) as u32,
+                from_turn,
+                to_turn,
+                leaves: ledger.item_leaves(it),
+            }
+        })
+        .collect();
+    Offer {
+        entries,
+        model: model.to_string(),
+    }
+}
+
+/// The line of the entry an id or `@LINE` names anywhere in the file, if any.
+fn line_of(t: &Transcript, handle: &str) -> Option<u32> {
+    t.find(handle).first().map(|&i| t.entries[i].line)
+}
+
+/// One span's calls and what came of them.
+struct Talk<'o> {
+    review: Review<'o>,
+    /// Audits of the candidates that reached the judge, by (round, name).
+    audits: HashMap<(usize, String), serde_json::Value>,
+    /// Usage and estimate of each call, for the cost.
+    calls: Vec<(Option<Usage>, (u64, u64))>,
+    /// The call that failed, if one did (the conversation stopped there).
+    failure: Option<SummarizerError>,
+}
+
+/// Ask, check, and ask again with the reasons, within the bound.
+async fn talk<'o>(
+    t: &Transcript,
+    span: &Span,
+    offer: &'o Offer,
+    pieces: &[Piece],
+    settings: &CompactSettings,
+    ctx: &Compaction,
+) -> Talk<'o> {
+    let mut review = Review::new(offer);
+    let mut audits = HashMap::new();
+    let mut calls = Vec::new();
+    let mut failure = None;
+    let policy = &settings.policy;
+    let label_words = summary::label(span.from_turn, span.to_turn, span.leaf_count, &offer.model)
+        .split_whitespace()
+        .count();
+    while review.may_ask() {
+        let round = review.begin_call();
+        let feedback = review.feedback();
+        let request = prompt::request(
+            pieces.to_vec(),
+            prompt::Ask {
+                from_turn: span.from_turn,
+                to_turn: span.to_turn,
+                messages: span.leaf_count,
+                span_chars: span.chars,
+                target_tokens: policy.summary_target_tokens(span.tokens()),
+                max_output_tokens: policy.max_output_tokens,
+                instruction: settings.instruction.as_deref(),
+                nonce: &nonce(),
+                retry_note: None,
+                cite: Some(prompt::CiteAsk {
+                    offer,
+                    round,
+                    feedback: feedback.as_deref(),
+                    label_words,
+                }),
+            },
+        );
+        let reply = match ask(ctx, &request).await {
+            Ok(reply) => reply,
+            Err(e) => {
+                failure = Some(e);
+                break;
+            }
+        };
+        calls.push((reply.usage, request.estimate()));
+        if summary::vet(&reply.text).is_err() {
+            failure = Some(SummarizerError::degrade("the reply was empty"));
+            break;
+        }
+        let opts = audit::AuditOptions {
+            count_tool_results: settings.audit.count_tool_results,
+            max_listed: 20,
+        };
+        let (min_retention, strict) = (settings.audit.min_retention, settings.audit.strict);
+        let system = request.system.as_str();
+        let mut judge = |p: &Preview<'_>| -> Result<(), String> {
+            let mut read: Vec<Piece> = p
+                .nested
+                .iter()
+                .map(|text| Piece {
+                    turn: 0,
+                    author: "summary".into(),
+                    role: None,
+                    text: cite::strip(text),
+                })
+                .collect();
+            read.extend(p.entries.iter().map(|&k| pieces[k].clone()));
+            let a = audit::audit(&read, &cite::strip(p.text), system, &opts);
+            let verdict = a.verdict(min_retention, strict);
+            if let Ok(v) = serde_json::to_value(&a) {
+                audits.insert((round, p.name.to_string()), v);
+            }
+            verdict.map_or(Ok(()), Err)
+        };
+        review.review(&reply.text, &|h| line_of(t, h), &mut judge);
+    }
+    Talk {
+        review,
+        audits,
+        calls,
+        failure,
+    }
+}
+
+/// A summary written (or staged): which accepted candidate of which span, under which id.
+struct Written {
+    span_index: usize,
+    accepted: usize,
+    id: String,
+}
+
+/// Fold the plan's spans with cited summaries.
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn fold(
+    t: &Transcript,
+    ledger: &Ledger<'_>,
+    plan: Plan,
+    mut sink: Sink<'_>,
+    settings: &CompactSettings,
+    ctx: &Compaction,
+    mut r: DecisionRecord,
+    model: &str,
+) -> Result<DecisionRecord> {
+    let redactor = settings.redact.then_some(&ctx.redactor);
+    let mut offers = Vec::with_capacity(plan.spans.len());
+    let mut pieces = Vec::with_capacity(plan.spans.len());
+    for span in &plan.spans {
+        offers.push(offer_of(t, ledger, span, model));
+        pieces.push(pieces_of(t, ledger, span, redactor, &mut r.redacted)?);
+    }
+    let spinner = if settings.files.len() == 1 {
+        ctx.ui.spinner(format!(
+            "{}: writing cited summaries of turns {}–{} with {model}",
+            t.display(),
+            plan.whole.from_turn,
+            plan.whole.to_turn,
+        ))
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let talks: Vec<Talk<'_>> = super::futures_join(
+        plan.spans
+            .iter()
+            .zip(&offers)
+            .zip(&pieces)
+            .map(|((span, offer), pieces)| talk(t, span, offer, pieces, settings, ctx)),
+    )
+    .await;
+    spinner.finish_and_clear();
+    if ctx.interrupt.received().is_some() {
+        return Err(MfError::Interrupted.into());
+    }
+    // A setup error (bad key, quota, nothing listening) stops the file: nothing is written.
+    if let Some(e) = talks.iter().find_map(|k| match &k.failure {
+        Some(e) if e.stops() => Some(e.clone()),
+        _ => None,
+    }) {
+        return Err(e.into());
+    }
+    for k in &talks {
+        r.calls += k.review.calls;
+        for &(usage, estimate) in &k.calls {
+            add_usage_est(&mut r, usage, settings, estimate);
+        }
+    }
+
+    // The rejected candidates, in the record; the spans that came to nothing, declined.
+    let now = (ctx.now_ms)();
+    let mut declines: Vec<(DeclineReason, &Span, String)> = Vec::new();
+    for (s, k) in talks.iter().enumerate() {
+        let span = &plan.spans[s];
+        for rej in &k.review.rejected {
+            let chars = rej.text.chars().count();
+            r.summaries.push(SummaryRecord {
+                from_turn: span.from_turn,
+                to_turn: span.to_turn,
+                chars,
+                tokens: estimate_tokens(chars),
+                audit: k.audits.get(&(rej.round, rej.name.clone())).cloned(),
+                outcome: format!("rejected ({}): {}", rej.reason.code(), rej.reason),
+                candidate: Some(rej.name.clone()),
+                round: Some(rej.round),
+                rejection: Some(RejectionRecord {
+                    reason: rej.reason.code().to_string(),
+                    detail: rej.reason.to_string(),
+                }),
+                ..SummaryRecord::default()
+            });
+        }
+        if !k.review.accepted.is_empty() {
+            if let Some(e) = &k.failure {
+                r.degraded = true;
+                r.notes.push(format!(
+                    "turns {}–{}: a correction call failed ({}); the summaries accepted before it stand",
+                    span.from_turn, span.to_turn, e.message
+                ));
+            }
+            continue;
+        }
+        match &k.failure {
+            Some(e) => {
+                ctx.ui.warn(&format!(
+                    "{}: the summarizer failed, turns {}–{} stay verbatim: {}",
+                    t.display(),
+                    span.from_turn,
+                    span.to_turn,
+                    e.message
+                ));
+                r.degraded = true;
+                declines.push((DeclineReason::SummarizerFailed, span, e.message.clone()));
+            }
+            None => {
+                let detail = if k.review.rejected.is_empty() {
+                    format!(
+                        "the summarizer cited nothing (it replied {})",
+                        cite::NONE_REPLY
+                    )
+                } else {
+                    k.review.rejection_summary()
+                };
+                declines.push((DeclineReason::Rejected, span, detail));
+            }
+        }
+    }
+    let mut records: Vec<(RecordKind, u64)> = Vec::new();
+    for (reason, span, detail) in &declines {
+        if already_declined(ledger, *reason, model, &span.digest) {
+            continue;
+        }
+        records.push((
+            RecordKind::Decline {
+                reason: *reason,
+                model: model.to_string(),
+                span: DeclinedSpan::Ref(SpanRef {
+                    from_line: span.first_line,
+                    to_line: span.last_line,
+                    count: span.items.len() as u64,
+                    digest: span.digest.clone(),
+                    from_turn: span.from_turn,
+                    to_turn: span.to_turn,
+                }),
+                span_chars: span.chars as u64,
+                summary_chars: None,
+                detail: short(detail, 300),
+            },
+            now,
+        ));
+    }
+
+    // Write level by level: a summary that nests others goes after them, on the file as it
+    // then is (re-read in place; staged for a copy).
+    let levels: Vec<Vec<(usize, usize)>> = {
+        let mut v: Vec<Vec<(usize, usize)>> = Vec::new();
+        for (s, k) in talks.iter().enumerate() {
+            for (l, ids) in k.review.by_level().into_iter().enumerate() {
+                if v.len() <= l {
+                    v.resize(l + 1, Vec::new());
+                }
+                v[l].extend(ids.into_iter().map(|a| (s, a)));
+            }
+        }
+        v
+    };
+    let copy = sink.output.is_some();
+    let mut written: Vec<Written> = Vec::new();
+    let mut after = r.before.chars as i64;
+    let mut staged: Option<Transcript> = None;
+    let mut staged_lines = 0usize;
+    let mut first_of_span = vec![true; plan.spans.len()];
+    let mut taken: Vec<String> = Vec::new();
+    let last_level = levels.len().saturating_sub(1);
+    if levels.is_empty() {
+        write(
+            t,
+            &mut sink,
+            &lines_for(t, ledger, &[], &[], &[], &records, now)?,
+            settings,
+            ctx,
+            &mut r,
+            None,
+        )?;
+    }
+    for (l, level) in levels.iter().enumerate() {
+        // The file this level is written over.
+        let reread_t;
+        let cur: &Transcript = if l == 0 {
+            t
+        } else if let Some(s) = &staged {
+            s
+        } else {
+            reread_t = reread(t, &sink, settings)?;
+            &reread_t
+        };
+        let cur_ledger;
+        let lg: &Ledger<'_> = if l == 0 {
+            ledger
+        } else {
+            cur_ledger = Ledger::new(cur.conversation());
+            &cur_ledger
+        };
+        let names: HashMap<(usize, String), String> = written
+            .iter()
+            .map(|w| {
+                (
+                    (
+                        w.span_index,
+                        talks[w.span_index].review.accepted[w.accepted].name.clone(),
+                    ),
+                    w.id.clone(),
+                )
+            })
+            .collect();
+        let mut drafts: Vec<Draft> = Vec::new();
+        let mut folds: Vec<(Vec<Item>, usize)> = Vec::new();
+        for &(s, a) in level {
+            let span = &plan.spans[s];
+            let k = &talks[s];
+            let acc = &k.review.accepted[a];
+            let mut items: Vec<Item> = Vec::new();
+            for &e in &acc.entries {
+                let line = ledger.conv.entries[span.items[e] as usize].line;
+                let at = lg
+                    .conv
+                    .entries
+                    .binary_search_by_key(&line, |x| x.line)
+                    .map_err(|_| anyhow::anyhow!("an entry of the fold is gone from the file"))?;
+                items.push(at as Item);
+            }
+            for &j in &acc.nested {
+                let name = &k.review.accepted[j].name;
+                let id = &names[&(s, name.clone())];
+                let [at] = cur.find(id)[..] else {
+                    anyhow::bail!("the summary `{id}` just written is not in the file once");
+                };
+                items.push(at as Item);
+            }
+            items.sort_by_key(|&it| lg.position(it));
+            let fold_span = Span::of(lg, items);
+            let own: HashMap<String, String> = names
+                .iter()
+                .filter(|((si, _), _)| *si == s)
+                .map(|((_, n), id)| (n.clone(), id.clone()))
+                .collect();
+            let text = ctx
+                .redactor
+                .redact(&cite::rename(&acc.text, &own), &mut r.scrubbed);
+            let id = summary::summary_id(fold_span.from_turn, fold_span.to_turn, |id| {
+                cur.has_id(id) || taken.iter().any(|x| x == id)
+            });
+            taken.push(id.clone());
+            let handles: Vec<String> = acc
+                .sources
+                .iter()
+                .map(|&e| offers[s].entries[e].handle.clone())
+                .collect();
+            let mut cited = serde_json::json!({
+                "candidate": acc.name,
+                "round": acc.round,
+                "calls": k.review.calls,
+                "cites": handles,
+            });
+            if std::mem::take(&mut first_of_span[s]) && !k.review.rejected.is_empty() {
+                cited["rejected"] = serde_json::Value::Array(
+                    k.review
+                        .rejected
+                        .iter()
+                        .map(|rej| {
+                            serde_json::json!({
+                                "candidate": rej.name,
+                                "round": rej.round,
+                                "reason": rej.reason.code(),
+                                "detail": short(&rej.reason.to_string(), 300),
+                            })
+                        })
+                        .collect(),
+                );
+            }
+            let audit_json = k.audits.get(&(acc.round, acc.name.clone())).cloned();
+            let mut extra = Vec::new();
+            if let Some(j) = &audit_json {
+                extra.push(("audit", j.to_string()));
+            }
+            extra.push(("cited", cited.to_string()));
+            let d = summary::draft(
+                &fold_span,
+                id.clone(),
+                model,
+                &text,
+                None,
+                now,
+                plan.tail_line,
+                extra,
+            );
+            after += d.chars() as i64 - fold_span.chars as i64;
+            r.summaries.push(SummaryRecord {
+                id: id.clone(),
+                from_turn: fold_span.from_turn,
+                to_turn: fold_span.to_turn,
+                entry_count: fold_span.items.len(),
+                chars: d.chars(),
+                tokens: estimate_tokens(d.chars()),
+                audit: audit_json,
+                outcome: if acc.nested_in.is_some() {
+                    "written (nested in a later summary of this fold)".into()
+                } else {
+                    "written".into()
+                },
+                candidate: Some(acc.name.clone()),
+                round: Some(acc.round),
+                covered_ids: fold_span
+                    .items
+                    .iter()
+                    .map(|&it| cur.id_string(it as usize))
+                    .collect(),
+                rejection: None,
+            });
+            folds.push((fold_span.items.clone(), drafts.len()));
+            drafts.push(d);
+            written.push(Written {
+                span_index: s,
+                accepted: a,
+                id,
+            });
+        }
+        let level_records: &[(RecordKind, u64)] = if l == 0 { &records } else { &[] };
+        let lines = lines_for(cur, lg, &drafts, &folds, &[], level_records, now)?;
+        if copy && l < last_level {
+            staged_lines += lines.len();
+            let next = transcript::stage(cur, &lines, &settings.read)?;
+            staged = Some(next);
+        } else {
+            write(
+                cur,
+                &mut sink,
+                &lines,
+                settings,
+                ctx,
+                &mut r,
+                (l == 0).then_some(&plan),
+            )?;
+        }
+    }
+    r.lines_appended += staged_lines;
+    if staged_lines > 0 {
+        r.written = true;
+    }
+
+    // What the fold came to.
+    let consumed: usize = talks
+        .iter()
+        .map(|k| k.review.consumed_by.iter().filter(|c| c.is_some()).count())
+        .sum();
+    let mut uncited: Vec<Item> = Vec::new();
+    for (s, k) in talks.iter().enumerate() {
+        if k.review.accepted.is_empty() {
+            continue;
+        }
+        uncited.extend(
+            k.review
+                .unconsumed()
+                .into_iter()
+                .map(|e| plan.spans[s].items[e]),
+        );
+    }
+    let rejected: usize = talks.iter().map(|k| k.review.rejected.len()).sum();
+    if !written.is_empty() {
+        r.action = Action::Folded;
+        let mut verbatim = plan.verbatim.clone();
+        verbatim.extend(uncited.iter().copied());
+        r.verbatim = Some(crate::decision::VerbatimRecord::of(
+            ledger,
+            &verbatim,
+            plan.protected.len(),
+        ));
+        r.reason = format!(
+            "folded {consumed} entries (turns {}–{}) into {} cited summar{} in {} call{}{}; {} entr{} of the span no summary cited stay verbatim, {} entries stay verbatim in all",
+            plan.whole.from_turn,
+            plan.whole.to_turn,
+            written.len(),
+            if written.len() == 1 { "y" } else { "ies" },
+            r.calls,
+            if r.calls == 1 { "" } else { "s" },
+            if rejected > 0 {
+                format!(
+                    " ({rejected} candidate{} rejected)",
+                    if rejected == 1 { "" } else { "s" }
+                )
+            } else {
+                String::new()
+            },
+            uncited.len(),
+            if uncited.len() == 1 { "y" } else { "ies" },
+            verbatim.len(),
+        );
+        r.after = Size::of(after.max(0) as usize);
+    } else {
+        r.action = Action::Declined;
+        r.reason = match declines.first() {
+            Some((DeclineReason::SummarizerFailed, _, m)) => format!("summarizer failed: {m}"),
+            Some((_, _, d)) => format!(
+                "every candidate summary was rejected: {d}; verdict remembered for this span and model"
+            ),
+            None => "nothing was written".into(),
+        };
+    }
+    Ok(r)
+}
