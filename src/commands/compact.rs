@@ -600,11 +600,100 @@ fn audit_reply(
     (a, verdict)
 }
 
-/// One span's call and what came of it.
+/// The audit of a reply, on a thread of its own (audits of several chunks run side by side).
+async fn audit_apart(
+    request: &fold::SummaryRequest,
+    text: &str,
+    settings: &CompactSettings,
+) -> (audit::Audit, Option<String>) {
+    let (request, text, settings) = (request.clone(), text.to_string(), settings.clone());
+    tokio::task::spawn_blocking(move || audit_reply(&request, &text, &settings))
+        .await
+        .expect("the audit does not panic")
+}
+
+/// One span's call and what came of it: the reply (the retry's, when a lossy first reply was
+/// asked again), its audit when it was usable, and every call made for it.
 struct Asked {
     span: Span,
-    request: fold::SummaryRequest,
     reply: Result<SummaryReply, SummarizerError>,
+    audit: Option<(audit::Audit, Option<String>)>,
+    /// Per call: the usage reported and the request's estimated tokens (in, out).
+    calls: Vec<(Option<Usage>, (u64, u64))>,
+    redacted: Counts,
+    /// An error that stops the file (from a retry; a first call's is in `reply`).
+    stop: Option<SummarizerError>,
+}
+
+/// Build one span's request, ask, audit the reply, and ask once more naming what it left out
+/// when it is lossy and `--retry-lossy` says so. Holds one of the -j permits throughout.
+async fn ask_span(
+    t: &Transcript,
+    ledger: &Ledger<'_>,
+    span: &Span,
+    redactor: Option<&Redactor>,
+    settings: &CompactSettings,
+    ctx: &Compaction,
+) -> Result<Asked> {
+    let _permit = ctx
+        .calls
+        .acquire()
+        .await
+        .expect("the semaphore is never closed");
+    let mut redacted = Counts::default();
+    let pieces = pieces_of(t, ledger, span, redactor, &mut redacted)?;
+    let request = make_request(span, pieces, settings, None);
+    let reply = call(ctx, &request).await;
+    let mut asked = Asked {
+        span: span.clone(),
+        calls: vec![(
+            reply.as_ref().ok().and_then(|r| r.usage),
+            request.estimate(),
+        )],
+        audit: None,
+        reply,
+        redacted,
+        stop: None,
+    };
+    let Ok(first) = &asked.reply else {
+        return Ok(asked);
+    };
+    if summary::vet(&first.text).is_err() {
+        return Ok(asked);
+    }
+    // The audit reads the reply as the model wrote it (before any defusing).
+    let (verdict, lossy) = audit_apart(&request, &first.text, settings).await;
+    if lossy.is_some() && settings.audit.retry_lossy {
+        let note = verdict.retry_note();
+        let retry = make_request(span, request.pieces, settings, Some(&note));
+        let second = call(ctx, &retry).await;
+        asked
+            .calls
+            .push((second.as_ref().ok().and_then(|r| r.usage), retry.estimate()));
+        match second {
+            Ok(second) if summary::vet(&second.text).is_ok() => {
+                asked.audit = Some(audit_apart(&retry, &second.text, settings).await);
+                asked.reply = Ok(second);
+                return Ok(asked);
+            }
+            Ok(_) => {}
+            Err(e) if e.stops() => asked.stop = Some(e),
+            Err(_) => {}
+        }
+    }
+    asked.audit = Some((verdict, lossy));
+    Ok(asked)
+}
+
+/// One call to the summarizer, interruptible (the caller holds a permit).
+async fn call(
+    ctx: &Compaction,
+    request: &fold::SummaryRequest,
+) -> Result<SummaryReply, SummarizerError> {
+    tokio::select! {
+        reply = ctx.summarizer.summarize(request) => reply,
+        _ = ctx.interrupt.cancelled() => Err(SummarizerError::interrupted()),
+    }
 }
 
 async fn ask(
@@ -616,10 +705,7 @@ async fn ask(
         .acquire()
         .await
         .expect("the semaphore is never closed");
-    tokio::select! {
-        reply = ctx.summarizer.summarize(request) => reply,
-        _ = ctx.interrupt.cancelled() => Err(SummarizerError::interrupted()),
-    }
+    call(ctx, request).await
 }
 
 async fn summarize_file(
@@ -669,22 +755,18 @@ async fn summarize_file(
         return cited::fold(&t, &ledger, plan, sink, settings, ctx, r, model).await;
     }
 
-    // One request per span; secrets out of anything that leaves the machine.
+    // One call per span, at most -j at once. Each span's request is built only when its turn
+    // comes and dropped once its reply is audited, so that what is held at once is -j requests,
+    // not the whole span; secrets are taken out of anything that leaves the machine.
     let redactor = settings.redact.then_some(&ctx.redactor);
-    let mut requests = Vec::with_capacity(plan.spans.len());
-    for span in &plan.spans {
-        let pieces = pieces_of(&t, &ledger, span, redactor, &mut r.redacted)?;
-        let request = make_request(span, pieces, settings, None);
-        requests.push((span.clone(), request));
-    }
     let spinner = if settings.files.len() == 1 {
         ctx.ui.spinner(format!(
             "{}: summarizing turns {}–{} with {model}{}",
             t.display(),
             plan.whole.from_turn,
             plan.whole.to_turn,
-            if requests.len() > 1 {
-                format!(" ({} calls)", requests.len())
+            if plan.spans.len() > 1 {
+                format!(" ({} calls)", plan.spans.len())
             } else {
                 String::new()
             }
@@ -692,23 +774,25 @@ async fn summarize_file(
     } else {
         indicatif::ProgressBar::hidden()
     };
-    let asked: Vec<Asked> = futures_join(requests.into_iter().map(|(span, request)| async move {
-        let reply = ask(ctx, &request).await;
-        Asked {
-            span,
-            request,
-            reply,
-        }
+    let (t_ref, ledger_ref) = (&t, &ledger);
+    let asked: Vec<Result<Asked>> = futures_join(plan.spans.iter().map(|span| async move {
+        ask_span(t_ref, ledger_ref, span, redactor, settings, ctx).await
     }))
     .await;
     spinner.finish_and_clear();
-    r.calls += asked.len();
+    let asked: Vec<Asked> = asked.into_iter().collect::<Result<_>>()?;
+    for a in &asked {
+        r.calls += a.calls.len();
+        for (k, n) in &a.redacted {
+            *r.redacted.entry(k).or_default() += n;
+        }
+    }
     if ctx.interrupt.received().is_some() {
         return Err(MfError::Interrupted.into());
     }
     // A setup error (bad key, quota, nothing listening) stops the file: nothing is written.
-    if let Some(e) = asked.iter().find_map(|a| match &a.reply {
-        Err(e) if e.stops() => Some(e.clone()),
+    if let Some(e) = asked.iter().find_map(|a| match (&a.reply, &a.stop) {
+        (Err(e), _) | (_, Some(e)) if e.stops() => Some(e.clone()),
         _ => None,
     }) {
         return Err(e.into());
@@ -721,7 +805,10 @@ async fn summarize_file(
     let mut written_chars = (0usize, 0usize); // (span chars folded, summary chars written)
     let mut taken: Vec<String> = Vec::new();
     for a in asked {
-        let mut reply = match a.reply.and_then(|rep| {
+        for &(usage, estimate) in &a.calls {
+            add_usage_est(&mut r, usage, settings, estimate);
+        }
+        let reply = match a.reply.and_then(|rep| {
             summary::vet(&rep.text)
                 .map(|_| rep)
                 .map_err(SummarizerError::degrade)
@@ -740,26 +827,7 @@ async fn summarize_file(
                 continue;
             }
         };
-        add_usage(&mut r, reply.usage, settings, &a.request);
-        // The audit reads the reply as the model wrote it (before any defusing).
-        let (mut verdict_audit, mut lossy) = audit_reply(&a.request, &reply.text, settings);
-        if lossy.is_some() && settings.audit.retry_lossy {
-            let note = verdict_audit.retry_note();
-            let retry = make_request(&a.span, a.request.pieces.clone(), settings, Some(&note));
-            r.calls += 1;
-            match ask(ctx, &retry).await {
-                Ok(second) if summary::vet(&second.text).is_ok() => {
-                    add_usage(&mut r, second.usage, settings, &retry);
-                    let (a2, l2) = audit_reply(&retry, &second.text, settings);
-                    verdict_audit = a2;
-                    lossy = l2;
-                    reply = second;
-                }
-                Ok(_) => {}
-                Err(e) if e.stops() => return Err(e.into()),
-                Err(_) => {}
-            }
-        }
+        let (verdict_audit, lossy) = a.audit.expect("a vetted reply was audited");
         let audit_json = serde_json::to_value(&verdict_audit).ok();
         if let Some(why) = lossy {
             r.summaries.push(SummaryRecord {
@@ -867,11 +935,35 @@ async fn summarize_file(
     let folded = drafts.len();
     if folded > 0 {
         r.action = Action::Folded;
+        let from = drafts
+            .iter()
+            .map(|d| d.coverage.from_turn)
+            .min()
+            .unwrap_or(0);
+        let to = drafts.iter().map(|d| d.coverage.to_turn).max().unwrap_or(0);
+        let mut declined = String::new();
+        if !declines.is_empty() {
+            let count = |want: DeclineReason| declines.iter().filter(|d| d.0 == want).count();
+            let kinds: Vec<String> = [
+                (DeclineReason::Lossy, "lossy"),
+                (DeclineReason::NotSmaller, "not smaller"),
+                (DeclineReason::SummarizerFailed, "summarizer failed"),
+            ]
+            .into_iter()
+            .filter(|(k, _)| count(*k) > 0)
+            .map(|(k, name)| format!("{} {name}", count(k)))
+            .collect();
+            declined = format!(
+                "; {} other chunk{} declined ({}), {} turns stay verbatim",
+                declines.len(),
+                if declines.len() == 1 { "" } else { "s" },
+                kinds.join(", "),
+                if declines.len() == 1 { "its" } else { "their" },
+            );
+        }
         r.reason = format!(
-            "folded {} entries (turns {}–{}) into {}; {} entries stay verbatim",
+            "folded {} entries (turns {from}–{to}) into {}{declined}; {} entries stay verbatim",
             drafts.iter().map(|d| d.coverage.entry_count).sum::<u64>(),
-            plan.whole.from_turn,
-            plan.whole.to_turn,
             if folded == 1 {
                 "one summary".to_string()
             } else {

@@ -62,11 +62,23 @@ impl Summarizer for Extractive {
     }
 
     fn summarize<'a>(&'a self, request: &'a SummaryRequest) -> SummaryFuture<'a> {
-        let text = match &request.cite {
+        let compose = |request: &SummaryRequest| match &request.cite {
             Some(c) => summarize_cited(&request.pieces, c, request.target_chars),
             None => summarize(&request.pieces, request.target_chars),
         };
-        Box::pin(async move { Ok(SummaryReply { text, usage: None }) })
+        Box::pin(async move {
+            // On a thread of its own, so that chunks are summarized side by side (within -j).
+            let text = match tokio::runtime::Handle::try_current() {
+                Ok(_) => {
+                    let owned = request.clone();
+                    tokio::task::spawn_blocking(move || compose(&owned))
+                        .await
+                        .expect("the extractive summarizer does not panic")
+                }
+                Err(_) => compose(request),
+            };
+            Ok(SummaryReply { text, usage: None })
+        })
     }
 }
 

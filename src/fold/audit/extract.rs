@@ -1368,6 +1368,11 @@ impl<'a> Extractor<'a> {
     fn single(&mut self, i: usize) {
         let t = self.toks[i];
         let w = t.core;
+        // A plain lower-case word is none of the classes below (each needs a digit, an upper-case
+        // letter, or punctuation): most tokens stop here.
+        if w.bytes().all(|b| b.is_ascii_lowercase()) {
+            return;
+        }
         // list numbering ("1." at a line start) is layout, not a number
         if t.line_start && is_list_number(t.raw) {
             return;
