@@ -16,6 +16,7 @@ mod json_contract;
 mod pipeline;
 mod providers;
 mod recall;
+mod scale;
 mod server;
 mod snapshots;
 mod util;
