@@ -91,6 +91,10 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
             commands::completions::completions(&args)?;
             Ok(ExitStatus::Success)
         }
+        Command::Man(args) => {
+            commands::man::man(&args)?;
+            Ok(ExitStatus::Success)
+        }
     }
 }
 
