@@ -132,6 +132,8 @@ Register-ArgumentCompleter -Native -CommandName 'mf' -ScriptBlock {
             break
         }
         'mf;explain' {
+            [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'Plan as `compact --model MODEL` would, with that model''s span and output budgets [env: MF_MODEL]')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Plan as `compact --model MODEL` would, with that model''s span and output budgets [env: MF_MODEL]')
             [CompletionResult]::new('--recent', '--recent', [CompletionResultType]::ParameterName, 'Entries at the end that stay verbatim; the seam is rounded out to a whole turn, and the last turn always stays [default: 5] [env: MF_RECENT]')
             [CompletionResult]::new('--size', '--size', [CompletionResultType]::ParameterName, 'Consider only the newest N uncovered entries (must be greater than --recent)')
             [CompletionResult]::new('--trigger', '--trigger', [CompletionResultType]::ParameterName, 'Make no call unless at least N uncovered entries exist [default: 20]')

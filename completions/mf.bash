@@ -277,12 +277,20 @@ _mf() {
             return 0
             ;;
         mf__subcmd__explain)
-            opts="-q -v -h --recent --size --trigger --min-fold --target-tokens --max-span-tokens --protect --strategy --keep-tool-results --from --json --quiet --no-progress --verbose --no-cache --config --help"
+            opts="-m -q -v -h --model --recent --size --trigger --min-fold --target-tokens --max-span-tokens --protect --strategy --keep-tool-results --from --json --quiet --no-progress --verbose --no-cache --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --model)
+                    COMPREPLY=($(compgen -W "extractive haiku sonnet opus anthropic:claude-haiku-4-5 anthropic:claude-sonnet-4-6 anthropic:claude-opus-4-6 gpt-4o-mini gpt-4.1-mini gpt-5-mini openai-compatible:" -- "${cur}"))
+                    return 0
+                    ;;
+                -m)
+                    COMPREPLY=($(compgen -W "extractive haiku sonnet opus anthropic:claude-haiku-4-5 anthropic:claude-sonnet-4-6 anthropic:claude-opus-4-6 gpt-4o-mini gpt-4.1-mini gpt-5-mini openai-compatible:" -- "${cur}"))
+                    return 0
+                    ;;
                 --recent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

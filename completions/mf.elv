@@ -125,6 +125,8 @@ set edit:completion:arg-completer[mf] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'mf;explain'= {
+            cand -m 'Plan as `compact --model MODEL` would, with that model''s span and output budgets [env: MF_MODEL]'
+            cand --model 'Plan as `compact --model MODEL` would, with that model''s span and output budgets [env: MF_MODEL]'
             cand --recent 'Entries at the end that stay verbatim; the seam is rounded out to a whole turn, and the last turn always stays [default: 5] [env: MF_RECENT]'
             cand --size 'Consider only the newest N uncovered entries (must be greater than --recent)'
             cand --trigger 'Make no call unless at least N uncovered entries exist [default: 20]'

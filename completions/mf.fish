@@ -130,6 +130,17 @@ complete -c mf -n "__fish_mf_using_subcommand expand" -l no-progress -d 'Never d
 complete -c mf -n "__fish_mf_using_subcommand expand" -s v -l verbose -d 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
 complete -c mf -n "__fish_mf_using_subcommand expand" -l no-cache -d 'Read every file in full: no checkpoint of a large file\'s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]'
 complete -c mf -n "__fish_mf_using_subcommand expand" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mf -n "__fish_mf_using_subcommand explain" -s m -l model -d 'Plan as `compact --model MODEL` would, with that model\'s span and output budgets [env: MF_MODEL]' -r -f -a "extractive\t''
+haiku\t''
+sonnet\t''
+opus\t''
+anthropic:claude-haiku-4-5\t''
+anthropic:claude-sonnet-4-6\t''
+anthropic:claude-opus-4-6\t''
+gpt-4o-mini\t''
+gpt-4.1-mini\t''
+gpt-5-mini\t''
+openai-compatible:\t''"
 complete -c mf -n "__fish_mf_using_subcommand explain" -l recent -d 'Entries at the end that stay verbatim; the seam is rounded out to a whole turn, and the last turn always stays [default: 5] [env: MF_RECENT]' -r
 complete -c mf -n "__fish_mf_using_subcommand explain" -l size -d 'Consider only the newest N uncovered entries (must be greater than --recent)' -r
 complete -c mf -n "__fish_mf_using_subcommand explain" -l trigger -d 'Make no call unless at least N uncovered entries exist [default: 20]' -r

@@ -69,7 +69,7 @@ pub enum Command {
     Expand(ExpandArgs),
     /// Show every decision recorded in the file, suspicious lines, and what `compact` would do now
     #[command(
-        after_help = "Examples:\n  mf explain chat.jsonl\n  mf explain chat.jsonl m42\n  mf explain chat.jsonl --target-tokens 20000 --json"
+        after_help = "Examples:\n  mf explain chat.jsonl\n  mf explain chat.jsonl m42\n  mf explain chat.jsonl --model haiku --target-tokens 20000 --json"
     )]
     Explain(ExplainArgs),
     /// Check a file's integrity without calling anything: exit 0 when clean, 1 with the problems
@@ -496,6 +496,10 @@ pub struct ExplainArgs {
     /// Only what concerns this entry (an id, or @LINE)
     #[arg(value_name = "ID")]
     pub id: Option<String>,
+
+    /// Plan as `compact --model MODEL` would, with that model's span and output budgets [env: MF_MODEL]
+    #[arg(short, long, value_name = "MODEL", value_parser = ModelName, hide_possible_values = true)]
+    pub model: Option<String>,
 
     #[command(flatten)]
     pub policy: PolicyArgs,

@@ -128,6 +128,7 @@ fn flags_that_read_the_environment_say_so_and_global_flags_stand_apart() {
         (&compact, "--no-progress", "MF_NO_PROGRESS"),
         (&compact, "--config", "MF_CONFIG"),
         (&explain, "--recent", "MF_RECENT"),
+        (&explain, "--model", "MF_MODEL"),
     ] {
         let at = [format!("{flag} "), format!("{flag}\n")]
             .iter()

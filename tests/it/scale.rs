@@ -1,5 +1,5 @@
 //! Scale: histories many times a model's span budget (chunks, rollups), a giant agent turn folded
-//! inside the turn. Transcripts come from `testgen`; summaries from a loopback
+//! inside the turn, `--target-tokens`. Transcripts come from `testgen`; summaries from a loopback
 //! OpenAI-compatible server that checks every request against the span budget and answers at the
 //! length the request asks for.
 
@@ -436,6 +436,114 @@ fn a_giant_turn_folds_inside_the_turn_between_tool_units() {
             assert!(calls.contains(id), "a result without its call in recall");
         }
     }
+}
+
+#[test]
+fn target_tokens_brings_the_recall_view_under_the_target() {
+    const TARGET: usize = 6000;
+    let env = TestEnv::new();
+    let text = testgen::facts(80, 3).to_jsonl();
+    env.write("long.jsonl", &text);
+    let before = explain_json(&env, "long.jsonl", &[]);
+    let view = before["now"]["before"]["tokens"].as_u64().unwrap() as usize;
+    assert!(view > 4 * TARGET, "{view} tokens");
+    let default_to = before["now"]["span"]["toTurn"].as_u64().unwrap();
+
+    // explain shows the plan; compact carries it out.
+    let plan = explain_json(
+        &env,
+        "long.jsonl",
+        &["--model", "extractive", "--target-tokens", "6000"],
+    );
+    assert_eq!(plan["now"]["action"], "planned");
+    let out = env.mf(&[
+        "compact",
+        "long.jsonl",
+        "--model",
+        "extractive",
+        "--target-tokens",
+        "6000",
+        "--json",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let rec = &json_lines(&out.stdout)[0];
+    assert_eq!(rec["action"], "folded", "{rec}");
+    assert_eq!(
+        rec["span"], plan["now"]["span"],
+        "compact does what explain showed"
+    );
+    // The recall view, as explain estimates it now, is within the target…
+    let after = explain_json(&env, "long.jsonl", &[]);
+    let now = after["now"]["before"]["tokens"].as_u64().unwrap() as usize;
+    assert!(now <= TARGET, "recall view is ~{now} tokens, over {TARGET}");
+    assert_eq!(now, rec["after"]["tokens"].as_u64().unwrap() as usize);
+    // …and only the oldest turns needed were folded, not everything the default would fold.
+    let to = rec["span"]["toTurn"].as_u64().unwrap();
+    assert!(to < default_to, "folded through turn {to} of {default_to}");
+    assert_eq!(rec["span"]["fromTurn"], 1);
+    // A second run has nothing to do.
+    let again = env.mf(&[
+        "compact",
+        "long.jsonl",
+        "--model",
+        "extractive",
+        "--target-tokens",
+        "6000",
+        "--json",
+    ]);
+    let again = &json_lines(&again.stdout)[0];
+    assert_eq!(again["action"], "skipped", "{again}");
+    assert!(
+        again["reason"]
+            .as_str()
+            .unwrap()
+            .contains("within the target")
+    );
+
+    // When the verbatim tail alone is over the target, mf says so and folds what it can.
+    let env = TestEnv::new();
+    env.write("long.jsonl", &text);
+    let args = [
+        "long.jsonl",
+        "--model",
+        "extractive",
+        "--recent",
+        "100",
+        "--target-tokens",
+        "2000",
+    ];
+    let plan = explain_json(&env, args[0], &args[1..]);
+    let says = |v: &Value| {
+        v["notes"].as_array().is_some_and(|n| {
+            n.iter().any(|n| {
+                let n = n.as_str().unwrap();
+                n.contains("target of 2000 tokens cannot be met")
+                    && n.contains("verbatim tail alone")
+            })
+        })
+    };
+    assert!(says(&plan["now"]), "{}", plan["now"]);
+    let mut compact = vec!["compact"];
+    compact.extend(args);
+    compact.push("--json");
+    let out = env.mf(&compact);
+    assert_eq!(out.code, 0, "{out:?}");
+    let rec = &json_lines(&out.stdout)[0];
+    assert!(says(rec), "{rec}");
+    assert_eq!(rec["action"], "folded", "{rec}");
+    let after = rec["after"]["tokens"].as_u64().unwrap();
+    assert!(after > 2000 && after < rec["before"]["tokens"].as_u64().unwrap());
+    // The same words on a terminal-less human run.
+    let env = TestEnv::new();
+    env.write("long.jsonl", &text);
+    let mut human = compact.clone();
+    human.retain(|a| *a != "--json");
+    let out = env.mf(&human);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        format!("{}{}", out.stdout, out.stderr).contains("cannot be met"),
+        "{out:?}"
+    );
 }
 
 #[test]
