@@ -11,6 +11,7 @@ mod errors;
 mod expand;
 mod explain;
 mod fidelity;
+mod fleet;
 mod fresh;
 mod http;
 mod json_contract;
