@@ -164,7 +164,6 @@ fn many_files_the_good_ones_compact_and_every_failure_is_reported() {
 
 #[test]
 fn exit_codes_follow_the_documented_precedence() {
-    let server = summarizer();
     let files = mixed_files();
     let pick = |names: &[&str]| -> Vec<(&'static str, String)> {
         files
@@ -190,23 +189,17 @@ fn exit_codes_follow_the_documented_precedence() {
         assert_eq!(recs.len(), names.len(), "{out:?}");
         (out, recs)
     };
-    let url = server.url();
+    // A fresh server for each run (the test server stops accepting after two minutes).
+    let served = |names: &[&str], extra: &str| {
+        let server = summarizer();
+        run(names, &server.url(), extra).0.code
+    };
     // A summarizer that failed: 3; with --allow-degraded, 0.
-    assert_eq!(run(&["c.jsonl", "fails.jsonl"], &url, "").0.code, 3);
-    assert_eq!(
-        run(&["c.jsonl", "fails.jsonl"], &url, "--allow-degraded")
-            .0
-            .code,
-        0
-    );
+    assert_eq!(served(&["c.jsonl", "fails.jsonl"], ""), 3);
+    assert_eq!(served(&["c.jsonl", "fails.jsonl"], "--allow-degraded"), 0);
     // A file error beats it, --allow-degraded or not.
-    assert_eq!(run(&["bad.jsonl", "fails.jsonl"], &url, "").0.code, 1);
-    assert_eq!(
-        run(&["bad.jsonl", "fails.jsonl"], &url, "--allow-degraded")
-            .0
-            .code,
-        1
-    );
+    assert_eq!(served(&["bad.jsonl", "fails.jsonl"], ""), 1);
+    assert_eq!(served(&["bad.jsonl", "fails.jsonl"], "--allow-degraded"), 1);
     // Nothing answering (connection refused) is a setup error named as such, per file
     // (`action: error`, exit code 3); the run exits 3, or 0 with --allow-degraded.
     let closed = {
