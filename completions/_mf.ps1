@@ -39,6 +39,7 @@ Register-ArgumentCompleter -Native -CommandName 'mf' -ScriptBlock {
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check a file''s integrity without calling anything: exit 0 when clean, 1 with the problems')
             [CompletionResult]::new('models', 'models', [CompletionResultType]::ParameterValue, 'List the summarizer models mf knows: aliases, providers, ids, budgets and prices')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
+            [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page of mf, or of one of its commands, in roff')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -131,6 +132,8 @@ Register-ArgumentCompleter -Native -CommandName 'mf' -ScriptBlock {
             break
         }
         'mf;explain' {
+            [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'Plan as `compact --model MODEL` would, with that model''s span and output budgets [env: MF_MODEL]')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Plan as `compact --model MODEL` would, with that model''s span and output budgets [env: MF_MODEL]')
             [CompletionResult]::new('--recent', '--recent', [CompletionResultType]::ParameterName, 'Entries at the end that stay verbatim; the seam is rounded out to a whole turn, and the last turn always stays [default: 5] [env: MF_RECENT]')
             [CompletionResult]::new('--size', '--size', [CompletionResultType]::ParameterName, 'Consider only the newest N uncovered entries (must be greater than --recent)')
             [CompletionResult]::new('--trigger', '--trigger', [CompletionResultType]::ParameterName, 'Make no call unless at least N uncovered entries exist [default: 20]')
@@ -192,6 +195,18 @@ Register-ArgumentCompleter -Native -CommandName 'mf' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'mf;man' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [default: $XDG_CONFIG_HOME/mf/config.toml] [env: MF_CONFIG]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or notes on stderr (errors still print)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or notes on stderr (errors still print)')
+            [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Read every file in full: no checkpoint of a large file''s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'mf;help' {
             [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Fold older turns into a summary and append it, printing the decision record')
             [CompletionResult]::new('recall', 'recall', [CompletionResultType]::ParameterValue, 'Print what a model should see now: standing summaries and the turns they do not cover')
@@ -200,6 +215,7 @@ Register-ArgumentCompleter -Native -CommandName 'mf' -ScriptBlock {
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check a file''s integrity without calling anything: exit 0 when clean, 1 with the problems')
             [CompletionResult]::new('models', 'models', [CompletionResultType]::ParameterValue, 'List the summarizer models mf knows: aliases, providers, ids, budgets and prices')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
+            [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page of mf, or of one of its commands, in roff')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -222,6 +238,9 @@ Register-ArgumentCompleter -Native -CommandName 'mf' -ScriptBlock {
             break
         }
         'mf;help;completions' {
+            break
+        }
+        'mf;help;man' {
             break
         }
         'mf;help;help' {

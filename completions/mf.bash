@@ -31,6 +31,9 @@ _mf() {
             mf,help)
                 cmd="mf__subcmd__help"
                 ;;
+            mf,man)
+                cmd="mf__subcmd__man"
+                ;;
             mf,models)
                 cmd="mf__subcmd__models"
                 ;;
@@ -55,6 +58,9 @@ _mf() {
             mf__subcmd__help,help)
                 cmd="mf__subcmd__help__subcmd__help"
                 ;;
+            mf__subcmd__help,man)
+                cmd="mf__subcmd__help__subcmd__man"
+                ;;
             mf__subcmd__help,models)
                 cmd="mf__subcmd__help__subcmd__models"
                 ;;
@@ -71,7 +77,7 @@ _mf() {
 
     case "${cmd}" in
         mf)
-            opts="-q -v -h -V --quiet --no-progress --verbose --no-cache --config --help --version compact recall expand explain verify models completions help"
+            opts="-q -v -h -V --quiet --no-progress --verbose --no-cache --config --help --version compact recall expand explain verify models completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -271,12 +277,20 @@ _mf() {
             return 0
             ;;
         mf__subcmd__explain)
-            opts="-q -v -h --recent --size --trigger --min-fold --target-tokens --max-span-tokens --protect --strategy --keep-tool-results --from --json --quiet --no-progress --verbose --no-cache --config --help"
+            opts="-m -q -v -h --model --recent --size --trigger --min-fold --target-tokens --max-span-tokens --protect --strategy --keep-tool-results --from --json --quiet --no-progress --verbose --no-cache --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --model)
+                    COMPREPLY=($(compgen -W "extractive haiku sonnet opus anthropic:claude-haiku-4-5 anthropic:claude-sonnet-4-6 anthropic:claude-opus-4-6 gpt-4o-mini gpt-4.1-mini gpt-5-mini openai-compatible:" -- "${cur}"))
+                    return 0
+                    ;;
+                -m)
+                    COMPREPLY=($(compgen -W "extractive haiku sonnet opus anthropic:claude-haiku-4-5 anthropic:claude-sonnet-4-6 anthropic:claude-opus-4-6 gpt-4o-mini gpt-4.1-mini gpt-5-mini openai-compatible:" -- "${cur}"))
+                    return 0
+                    ;;
                 --recent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -329,7 +343,7 @@ _mf() {
             return 0
             ;;
         mf__subcmd__help)
-            opts="compact recall expand explain verify models completions help"
+            opts="compact recall expand explain verify models completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -412,6 +426,20 @@ _mf() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mf__subcmd__help__subcmd__man)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mf__subcmd__help__subcmd__models)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -447,6 +475,24 @@ _mf() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mf__subcmd__man)
+            opts="-q -v -h --quiet --no-progress --verbose --no-cache --config --help compact recall expand explain verify models completions man"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

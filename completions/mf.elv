@@ -36,6 +36,7 @@ set edit:completion:arg-completer[mf] = {|@words|
             cand verify 'Check a file''s integrity without calling anything: exit 0 when clean, 1 with the problems'
             cand models 'List the summarizer models mf knows: aliases, providers, ids, budgets and prices'
             cand completions 'Print a shell completion script to stdout'
+            cand man 'Print the man page of mf, or of one of its commands, in roff'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'mf;compact'= {
@@ -124,6 +125,8 @@ set edit:completion:arg-completer[mf] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'mf;explain'= {
+            cand -m 'Plan as `compact --model MODEL` would, with that model''s span and output budgets [env: MF_MODEL]'
+            cand --model 'Plan as `compact --model MODEL` would, with that model''s span and output budgets [env: MF_MODEL]'
             cand --recent 'Entries at the end that stay verbatim; the seam is rounded out to a whole turn, and the last turn always stays [default: 5] [env: MF_RECENT]'
             cand --size 'Consider only the newest N uncovered entries (must be greater than --recent)'
             cand --trigger 'Make no call unless at least N uncovered entries exist [default: 20]'
@@ -181,6 +184,17 @@ set edit:completion:arg-completer[mf] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'mf;man'= {
+            cand --config 'Config file [default: $XDG_CONFIG_HOME/mf/config.toml] [env: MF_CONFIG]'
+            cand -q 'Print no warnings or notes on stderr (errors still print)'
+            cand --quiet 'Print no warnings or notes on stderr (errors still print)'
+            cand --no-progress 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]'
+            cand -v 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
+            cand --verbose 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
+            cand --no-cache 'Read every file in full: no checkpoint of a large file''s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'mf;help'= {
             cand compact 'Fold older turns into a summary and append it, printing the decision record'
             cand recall 'Print what a model should see now: standing summaries and the turns they do not cover'
@@ -189,6 +203,7 @@ set edit:completion:arg-completer[mf] = {|@words|
             cand verify 'Check a file''s integrity without calling anything: exit 0 when clean, 1 with the problems'
             cand models 'List the summarizer models mf knows: aliases, providers, ids, budgets and prices'
             cand completions 'Print a shell completion script to stdout'
+            cand man 'Print the man page of mf, or of one of its commands, in roff'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'mf;help;compact'= {
@@ -204,6 +219,8 @@ set edit:completion:arg-completer[mf] = {|@words|
         &'mf;help;models'= {
         }
         &'mf;help;completions'= {
+        }
+        &'mf;help;man'= {
         }
         &'mf;help;help'= {
         }

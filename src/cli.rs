@@ -15,8 +15,8 @@ into a summary written by a model you name, appends it to the same file and dele
 coverage record (the exact lines it stands for, with a digest of their bytes) is what hides the originals from \
 recall. Retract the summary and recall is verbatim again.",
     after_help = concat!(
-        "Examples:\n  mf compact chat.jsonl --model extractive\n  mf recall chat.jsonl --format text\n  mf expand chat.jsonl msg-summary-1-7 --restore\n  mf explain chat.jsonl\n  mf verify chat.jsonl\n\n",
-        "Exit codes: 0 success (also nothing to fold, a declined fold); 1 bad input or refused operation; 2 usage error; 3 not compacted: the summarizer failed (0 with --allow-degraded); 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP."
+        "Exit codes: 0 success (also nothing to fold, a declined fold); 1 bad input or refused operation; 2 usage error; 3 not compacted: the summarizer failed (0 with --allow-degraded); 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP.\n\n",
+        "Examples:\n  mf compact chat.jsonl --model extractive\n  mf recall chat.jsonl --format text\n  mf explain chat.jsonl"
     )
 )]
 pub struct Cli {
@@ -53,8 +53,8 @@ pub struct Cli {
 pub enum Command {
     /// Fold older turns into a summary and append it, printing the decision record
     #[command(after_help = concat!(
-        "Examples:\n  mf compact chat.jsonl --model extractive\n  mf compact ~/.claude/projects/-home-me-app/SESSION.jsonl --model haiku --dry-run\n  find logs -name '*.jsonl' -print0 | mf compact --files-from - -0 --model haiku --json\n\n",
-        "Exit codes: 0 success (also nothing to fold, a declined fold); 1 bad input or refused operation; 2 usage error; 3 not compacted: the summarizer failed (0 with --allow-degraded); 130/143/129 interrupted."
+        "Exit codes: 0 success (also nothing to fold, a declined fold); 1 bad input or refused operation; 2 usage error; 3 not compacted: the summarizer failed (0 with --allow-degraded); 130/143/129 interrupted.\n\n",
+        "Examples:\n  mf compact chat.jsonl --model extractive\n  mf compact ~/.claude/projects/-home-me-app/SESSION.jsonl --model haiku --dry-run\n  find logs -name '*.jsonl' -print0 | mf compact --files-from - -0 --model haiku --json"
     ))]
     Compact(Box<CompactArgs>),
     /// Print what a model should see now: standing summaries and the turns they do not cover
@@ -69,7 +69,7 @@ pub enum Command {
     Expand(ExpandArgs),
     /// Show every decision recorded in the file, suspicious lines, and what `compact` would do now
     #[command(
-        after_help = "Examples:\n  mf explain chat.jsonl\n  mf explain chat.jsonl m42\n  mf explain chat.jsonl --target-tokens 20000 --json"
+        after_help = "Examples:\n  mf explain chat.jsonl\n  mf explain chat.jsonl m42\n  mf explain chat.jsonl --model haiku --target-tokens 20000 --json"
     )]
     Explain(ExplainArgs),
     /// Check a file's integrity without calling anything: exit 0 when clean, 1 with the problems
@@ -83,6 +83,11 @@ pub enum Command {
         after_help = "Examples:\n  mf completions bash > ~/.local/share/bash-completion/completions/mf\n  mf completions zsh > ~/.zfunc/_mf"
     )]
     Completions(CompletionsArgs),
+    /// Print the man page of mf, or of one of its commands, in roff
+    #[command(
+        after_help = "Examples:\n  mf man | man -l -\n  mf man compact > /usr/local/share/man/man1/mf-compact.1"
+    )]
+    Man(ManArgs),
 }
 
 #[derive(Debug, Args)]
@@ -492,6 +497,10 @@ pub struct ExplainArgs {
     #[arg(value_name = "ID")]
     pub id: Option<String>,
 
+    /// Plan as `compact --model MODEL` would, with that model's span and output budgets [env: MF_MODEL]
+    #[arg(short, long, value_name = "MODEL", value_parser = ModelName, hide_possible_values = true)]
+    pub model: Option<String>,
+
     #[command(flatten)]
     pub policy: PolicyArgs,
 
@@ -513,6 +522,25 @@ pub struct VerifyArgs {
     /// Read the files as this format instead of detecting it
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub from: Option<InputFormat>,
+}
+
+/// The commands with a man page of their own (every visible one; a test keeps the list whole).
+pub const MAN_PAGES: [&str; 8] = [
+    "compact",
+    "recall",
+    "expand",
+    "explain",
+    "verify",
+    "models",
+    "completions",
+    "man",
+];
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// A command whose page to print (mf-COMMAND.1); without one, the page of mf itself
+    #[arg(value_name = "COMMAND", value_parser = MAN_PAGES)]
+    pub command: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -540,6 +568,11 @@ mod tests {
         assert!(parse_timeout("nan").is_err());
         assert!(positive_usize("0").is_err());
         assert!(parse_share("1.5").is_err());
+    }
+
+    #[test]
+    fn every_visible_command_has_a_man_page() {
+        assert_eq!(crate::commands::man::commands(), MAN_PAGES);
     }
 
     #[test]

@@ -205,6 +205,30 @@ pub fn resolve_policy(
     .map_err(|e| MfError::usage(e.to_string(), None))
 }
 
+/// The policy `explain` plans with, and the model it plans for: when a model is named
+/// (`--model`, else `MF_MODEL`, else the config file), its span and output budgets, so the plan is
+/// the one `compact` with that model would make; with none named, no span budget.
+pub fn explain_policy(
+    args: &PolicyArgs,
+    model: Option<&str>,
+    config: &ConfigFile,
+) -> Result<(FoldPolicy, Option<String>), MfError> {
+    let named = model.is_some() || var(ev::MF_MODEL).is_some() || config.model.is_some();
+    if !named {
+        return Ok((resolve_policy(args, config, None, None)?, None));
+    }
+    let m = resolve_model_name(model, config)?;
+    let (span, out) = m.budgets();
+    let budgets = ModelBudgets {
+        span_tokens: span as usize,
+        output_tokens: out as usize,
+    };
+    Ok((
+        resolve_policy(args, config, Some(budgets), None)?,
+        Some(m.label()),
+    ))
+}
+
 /// The read options the flags ask for (`cache`: where checkpoints are kept, if anywhere).
 pub fn read_options(from: Option<InputFormat>, cache: Option<&CacheOptions>) -> ReadOptions {
     ReadOptions {

@@ -28,7 +28,7 @@ use crate::model;
 use crate::redact::{Counts, Redactor};
 use crate::render::Ui;
 use crate::settings::{CompactSettings, ModelChoice};
-use crate::summarizer::{Extractive, Remote, Summarizer, SummarizerError, SummaryReply};
+use crate::summarizer::{Extractive, Remote, Severity, Summarizer, SummarizerError, SummaryReply};
 use crate::transcript::{self, Locked, OutputTarget, Source, Transcript, TranscriptError};
 
 /// What one compact run needs besides the settings.
@@ -993,7 +993,8 @@ async fn summarize_file(
     write(&t, &mut sink, &lines, settings, ctx, &mut r, Some(&plan))?;
     if settings.rollup && folded > 1 && sink.handle.is_some() && ctx.interrupt.received().is_none()
     {
-        rollup(&t, &mut sink, settings, ctx, &mut r, model, drafts.len()).await?;
+        let ids = drafts.iter().map(|d| d.id.clone()).collect();
+        rollup(&t, &mut sink, settings, ctx, &mut r, model, ids).await?;
     }
     Ok(r)
 }
@@ -1023,7 +1024,10 @@ async fn futures_join<F: std::future::Future>(futs: impl IntoIterator<Item = F>)
         .collect()
 }
 
-/// `--rollup`: fold the chunk summaries just written into one covering summary.
+/// `--rollup`: fold the chunk summaries just written (their ids) into one covering summary. When
+/// they do not fit one request within the span budget, they are rolled up in levels: groups that
+/// fit become summaries, which are rolled up in turn, until one covers them all. Every level
+/// stays expandable.
 async fn rollup(
     t: &Transcript,
     sink: &mut Sink<'_>,
@@ -1031,106 +1035,164 @@ async fn rollup(
     ctx: &Compaction,
     r: &mut DecisionRecord,
     model: &str,
-    chunks: usize,
+    mut ids: Vec<String>,
 ) -> Result<()> {
-    let t2 = reread(t, sink, settings)?;
-    let ledger = Ledger::new(t2.conversation());
-    // The chunk summaries are the newest standing summaries.
-    let mut newest: Vec<Item> = ledger
-        .summaries_in_order()
-        .into_iter()
-        .filter(|s| {
-            s.standing() && s.covered_by.is_none() && s.kind == crate::entry::ClaimKind::Summary
-        })
-        .map(|s| s.entry)
-        .collect();
-    newest.sort_unstable();
-    let items: Vec<Item> = newest.split_off(newest.len().saturating_sub(chunks));
-    if items.len() < 2 {
-        return Ok(());
-    }
-    // In conversation order.
-    let mut items = items;
-    items.sort_by_key(|&i| ledger.summaries[&i].first_leaf);
-    let span = Span::of(&ledger, items);
-    let mut counts = Counts::new();
-    let pieces = pieces_of(&t2, &ledger, &span, None, &mut counts)?;
-    let request = make_request(&span, pieces, settings, None);
-    let reply = ask(ctx, &request).await;
-    r.calls += 1;
-    let reply = match reply.and_then(|rep| {
-        summary::vet(&rep.text)
-            .map(|_| rep)
-            .map_err(SummarizerError::degrade)
-    }) {
-        Ok(rep) => rep,
-        Err(e) if e.stops() => return Err(e.into()),
-        Err(e) => {
-            ctx.ui.warn(&format!(
-                "{}: the rollup summary failed; the {} chunk summaries stand: {}",
-                t.display(),
-                span.items.len(),
-                e.message
-            ));
-            r.notes.push(format!("rollup failed: {}", e.message));
+    loop {
+        let t2 = reread(t, sink, settings)?;
+        let ledger = Ledger::new(t2.conversation());
+        let mut items: Vec<Item> = ids
+            .iter()
+            .filter_map(|id| {
+                t2.find(id).into_iter().map(|i| i as Item).find(|i| {
+                    ledger
+                        .summaries
+                        .get(i)
+                        .is_some_and(|s| s.standing() && s.covered_by.is_none())
+                })
+            })
+            .collect();
+        if items.len() < 2 {
             return Ok(());
         }
-    };
-    add_usage(r, reply.usage, settings, &request);
-    let (rollup_audit, lossy) = audit_reply(&request, &reply.text, settings);
-    if let Some(why) = lossy {
-        r.notes.push(format!(
-            "the rollup summary was declined as lossy ({why}); the chunk summaries stand"
-        ));
-        return Ok(());
+        // In conversation order.
+        items.sort_by_key(|&i| ledger.summaries[&i].first_leaf);
+        let groups = fold::plan::rollup_groups(&ledger, &items, settings.policy.max_span_tokens);
+        if groups.iter().all(|g| g.len() < 2) {
+            r.notes.push(format!(
+                "the {} summaries are too large to roll up within the span budget; they stand",
+                items.len()
+            ));
+            return Ok(());
+        }
+        let last_level = groups.len() == 1;
+        let mut requests = Vec::new();
+        let mut counts = Counts::new();
+        for g in groups.iter().filter(|g| g.len() > 1) {
+            let span = Span::of(&ledger, g.clone());
+            let pieces = pieces_of(&t2, &ledger, &span, None, &mut counts)?;
+            let request = make_request(&span, pieces, settings, None);
+            requests.push((span, request));
+        }
+        let asked: Vec<Asked> =
+            futures_join(requests.into_iter().map(|(span, request)| async move {
+                let reply = ask(ctx, &request).await;
+                Asked {
+                    span,
+                    request,
+                    reply,
+                }
+            }))
+            .await;
+        r.calls += asked.len();
+        if ctx.interrupt.received().is_some() {
+            return Err(MfError::Interrupted.into());
+        }
+        let now = (ctx.now_ms)();
+        let mut drafts: Vec<Draft> = Vec::new();
+        let mut folds: Vec<(Vec<Item>, usize)> = Vec::new();
+        let mut recs: Vec<SummaryRecord> = Vec::new();
+        let mut taken: Vec<String> = Vec::new();
+        let mut stopped = false;
+        for a in asked {
+            let reply = match a.reply.and_then(|rep| {
+                summary::vet(&rep.text)
+                    .map(|_| rep)
+                    .map_err(SummarizerError::degrade)
+            }) {
+                Ok(rep) => rep,
+                Err(e) if e.severity == Severity::Interrupted => return Err(e.into()),
+                // The summaries under it are written and stand, whatever the failure.
+                Err(e) => {
+                    ctx.ui.warn(&format!(
+                        "{}: a rollup summary failed; the {} summaries under it stand: {}",
+                        t.display(),
+                        a.span.items.len(),
+                        e.message
+                    ));
+                    r.notes.push(format!("rollup failed: {}", e.message));
+                    stopped = true;
+                    continue;
+                }
+            };
+            add_usage(r, reply.usage, settings, &a.request);
+            let (rollup_audit, lossy) = audit_reply(&a.request, &reply.text, settings);
+            if let Some(why) = lossy {
+                r.notes.push(format!(
+                    "a rollup summary was declined as lossy ({why}); the summaries under it stand"
+                ));
+                stopped = true;
+                continue;
+            }
+            let vetted = summary::vet(&reply.text).expect("vetted above");
+            let text = ctx.redactor.redact(&vetted, &mut r.scrubbed);
+            let audit_json = serde_json::to_value(&rollup_audit).ok();
+            let id = summary::summary_id(a.span.from_turn, a.span.to_turn, |id| {
+                t2.has_id(id) || taken.iter().any(|x| x == id)
+            });
+            let d = summary::draft(
+                &a.span,
+                id.clone(),
+                model,
+                &text,
+                reply.usage,
+                now,
+                None,
+                audit_json
+                    .as_ref()
+                    .map(|j| vec![("audit", j.to_string())])
+                    .unwrap_or_default(),
+            );
+            if let Verdict::NotSmaller { .. } = summary::judge(&a.span, &d) {
+                r.notes.push(
+                    "a rollup summary was not shorter than the summaries under it; they stand"
+                        .into(),
+                );
+                stopped = true;
+                continue;
+            }
+            recs.push(SummaryRecord {
+                id: id.clone(),
+                from_turn: a.span.from_turn,
+                to_turn: a.span.to_turn,
+                entry_count: a.span.items.len(),
+                chars: d.chars(),
+                tokens: estimate_tokens(d.chars()),
+                audit: audit_json,
+                outcome: "written (rollup)".into(),
+                ..SummaryRecord::default()
+            });
+            taken.push(id);
+            folds.push((a.span.items.clone(), drafts.len()));
+            drafts.push(d);
+        }
+        if drafts.is_empty() {
+            return Ok(());
+        }
+        let lines = lines_for(&t2, &ledger, &drafts, &folds, &[], &[], now)?;
+        let before = r.after.chars;
+        write(&t2, sink, &lines, settings, ctx, r, None)?;
+        let replaced: usize = folds
+            .iter()
+            .flat_map(|(items, _)| items.iter().map(|&i| ledger.item_chars(i)))
+            .sum();
+        r.after = Size::of(before - replaced + recs.iter().map(|c| c.chars).sum::<usize>());
+        r.summaries.extend(recs);
+        if last_level || stopped {
+            return Ok(());
+        }
+        // The next level: what this one wrote, and the summaries no group took.
+        let rolled: std::collections::HashSet<Item> = folds
+            .iter()
+            .flat_map(|(items, _)| items.iter().copied())
+            .collect();
+        ids = taken;
+        ids.extend(
+            items
+                .iter()
+                .filter(|i| !rolled.contains(i))
+                .map(|&i| t2.id_string(i as usize)),
+        );
     }
-    let vetted = summary::vet(&reply.text).expect("vetted above");
-    let text = ctx.redactor.redact(&vetted, &mut r.scrubbed);
-    let audit_json = serde_json::to_value(&rollup_audit).ok();
-    let id = summary::summary_id(span.from_turn, span.to_turn, |id| t2.has_id(id));
-    let d = summary::draft(
-        &span,
-        id.clone(),
-        model,
-        &text,
-        reply.usage,
-        (ctx.now_ms)(),
-        None,
-        audit_json
-            .as_ref()
-            .map(|j| vec![("audit", j.to_string())])
-            .unwrap_or_default(),
-    );
-    let rec = SummaryRecord {
-        id,
-        from_turn: span.from_turn,
-        to_turn: span.to_turn,
-        entry_count: span.items.len(),
-        chars: d.chars(),
-        tokens: estimate_tokens(d.chars()),
-        audit: audit_json,
-        outcome: "written (rollup)".into(),
-        ..SummaryRecord::default()
-    };
-    if let Verdict::NotSmaller { .. } = summary::judge(&span, &d) {
-        r.notes
-            .push("the rollup summary was not shorter than the chunk summaries; they stand".into());
-        return Ok(());
-    }
-    let lines = lines_for(
-        &t2,
-        &ledger,
-        std::slice::from_ref(&d),
-        &[(span.items.clone(), 0)],
-        &[],
-        &[],
-        (ctx.now_ms)(),
-    )?;
-    let before = r.after.chars;
-    write(&t2, sink, &lines, settings, ctx, r, None)?;
-    r.after = Size::of(before - span.chars + rec.chars);
-    r.summaries.push(rec);
-    Ok(())
 }
 
 fn short(s: &str, max: usize) -> String {

@@ -14,7 +14,7 @@ use crate::render::explain::{
     Explanation, FlagView, Focus, HistoryEvent, NativeView, NoteView, SummaryView,
 };
 use crate::render::{self, Ui};
-use crate::settings::{ConfigFile, read_options, resolve_policy};
+use crate::settings::{ConfigFile, explain_policy, read_options};
 use crate::transcript::{CacheOptions, NoteKind, Transcript};
 
 /// The `mf` object's audit of a summary, read back from its line.
@@ -242,16 +242,16 @@ pub fn explain(
     cache: Option<&CacheOptions>,
     ui: &Ui,
 ) -> Result<()> {
-    let policy = resolve_policy(&args.policy, config, None, None)?;
+    let (policy, model) = explain_policy(&args.policy, args.model.as_deref(), config)?;
     let t = read_for_view(&args.file, &read_options(args.policy.from, cache), ui)?;
     let ledger = Ledger::new(t.conversation());
     let id_of = |i: Item| t.id_string(i as usize);
 
-    let mut now = DecisionRecord::new(&t.display(), None);
+    let mut now = DecisionRecord::new(&t.display(), model.as_deref());
     now.format = Some(t.format.name().to_string());
     now.before = crate::decision::Size::of(ledger.view_chars());
     now.after = now.before;
-    match fold::plan(&ledger, &policy, "") {
+    match fold::plan(&ledger, &policy, model.as_deref().unwrap_or_default()) {
         Decision::Skip(skip) => {
             now.reason = skip.reason.describe();
             now.span = skip.span.as_ref().map(|s| SpanRecord::of(s, &id_of));

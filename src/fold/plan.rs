@@ -594,6 +594,30 @@ fn split(
 /// 300 characters, so its summary would not come back shorter (it stays verbatim).
 pub const MIN_CHUNK_CHARS: usize = 600;
 
+/// `--rollup`: split summaries (in conversation order) into consecutive groups whose requests fit
+/// `budget` tokens, measured as `split` measures a chunk; one group when there is no budget. A
+/// summary too large to share a request with its neighbour is a group of its own.
+pub fn rollup_groups(ledger: &Ledger<'_>, items: &[Item], budget: Option<usize>) -> Vec<Vec<Item>> {
+    let Some(budget) = budget else {
+        return vec![items.to_vec()];
+    };
+    let room = (budget * 4).saturating_sub(REQUEST_OVERHEAD_CHARS);
+    let mut groups: Vec<Vec<Item>> = Vec::new();
+    let mut used = 0usize;
+    for &it in items {
+        let size = ledger.item_chars(it) + PIECE_OVERHEAD_CHARS;
+        match groups.last_mut() {
+            Some(g) if used + size <= room => g.push(it),
+            _ => {
+                groups.push(vec![it]);
+                used = 0;
+            }
+        }
+        used += size;
+    }
+    groups
+}
+
 /// Characters a request carries besides its pieces (framing, instruction, request line).
 pub const REQUEST_OVERHEAD_CHARS: usize = 2600;
 /// Characters each piece's label and spacing add.

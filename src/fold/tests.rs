@@ -515,6 +515,67 @@ fn a_span_over_the_budget_is_chunked_at_safe_seams() {
 }
 
 #[test]
+fn rollup_groups_fit_the_budget_in_order_and_cover_every_summary_once() {
+    // Twenty chunk summaries, written as mf would, then grouped for a rollup.
+    let mut c = Conv::default();
+    c.msg("s", Role::System);
+    for n in 1..=20 {
+        c.push(&format!("u{n}"), Role::User, 200, &[], &[]);
+        c.push(&format!("a{n}"), Role::Assistant, 800, &[], &[]);
+    }
+    let budget = 1_500;
+    let p = FoldPolicy {
+        max_span_tokens: Some(budget),
+        ..policy(2)
+    };
+    let Decision::Fold(plan) = plan(&Ledger::new(c.conv()), &p, "m") else {
+        panic!()
+    };
+    let mut w = c.clone();
+    for (k, s) in plan.spans.iter().enumerate() {
+        w.fold(&format!("C{k}"), &s.items);
+    }
+    let l = Ledger::new(w.conv());
+    let mut items: Vec<Item> = l.summaries.keys().copied().collect();
+    items.sort_by_key(|&i| l.summaries[&i].first_leaf);
+    let room = budget * 4 - super::plan::REQUEST_OVERHEAD_CHARS;
+    let sizes: Vec<usize> = items.iter().map(|&i| l.item_chars(i)).collect();
+    // A budget that fits two or three summaries a request: several groups, none alone.
+    let two = (2 * (sizes.iter().max().unwrap() + super::plan::PIECE_OVERHEAD_CHARS)
+        + super::plan::REQUEST_OVERHEAD_CHARS)
+        .div_ceil(4);
+    let groups = super::plan::rollup_groups(&l, &items, Some(two));
+    assert!(
+        groups.len() > 1
+            && groups
+                .iter()
+                .all(|g| g.len() >= 2 || g == groups.last().unwrap()),
+        "{sizes:?} {groups:?}"
+    );
+    for budget_tokens in [budget, two, 700, 100_000] {
+        let groups = super::plan::rollup_groups(&l, &items, Some(budget_tokens));
+        assert_eq!(groups.concat(), items, "every summary once, in order");
+        let room = (budget_tokens * 4).saturating_sub(super::plan::REQUEST_OVERHEAD_CHARS);
+        for g in &groups {
+            let cost: usize = g
+                .iter()
+                .map(|&i| l.item_chars(i) + super::plan::PIECE_OVERHEAD_CHARS)
+                .sum();
+            assert!(g.len() == 1 || cost <= room, "a group of {cost} chars");
+        }
+    }
+    assert!(room > 0);
+    assert_eq!(
+        super::plan::rollup_groups(&l, &items, None),
+        vec![items.clone()]
+    );
+    assert_eq!(
+        super::plan::rollup_groups(&l, &items, Some(100_000)).len(),
+        1
+    );
+}
+
+#[test]
 fn a_giant_turn_is_split_at_tool_units_and_a_giant_unit_stays_verbatim() {
     let mut c = Conv::default();
     c.msg("s", Role::System);

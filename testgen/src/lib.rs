@@ -5,6 +5,7 @@
 //!   quoted errors, names) — in user turns, assistant replies, tool-call arguments and tool
 //!   results — some later corrected ("the billing port is 9090, not 8080"), wrapped in filler
 //!   prose and long tool outputs; with the list of planted facts and their latest values.
+//! - [`agent_session`]: an agent session with one giant turn of hundreds of tool calls.
 //! - [`bulk`]: a large synthetic transcript (a million lines, hundreds of MB) streamed to a
 //!   writer, for benchmarks.
 //!
@@ -974,6 +975,113 @@ fn log_line(rng: &mut Rng) -> String {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Agent sessions
+
+/// An agent session with one giant turn: a short opening turn, then a turn in which the
+/// assistant makes `calls` tool calls (mostly one per message, every fifth message three in
+/// parallel, some with a line of commentary) each answered by its result, then three short turns.
+/// Ids: `u{n}` user, `a{n}` assistant, `t{n}` tool results, `c{n}` call ids; the first message
+/// is a system prompt (turn 0). Deterministic in `seed`.
+pub fn agent_session(calls: usize, seed: u64) -> Conversation {
+    let mut rng = Rng::new(seed);
+    let mut messages = Vec::new();
+    let mut n = 0usize;
+    let mut next = |prefix: &str| {
+        n += 1;
+        format!("{prefix}{n}")
+    };
+    let text = |id: String, role: &'static str, content: String| Message {
+        id,
+        role,
+        content: Some(content),
+        tool_calls: Vec::new(),
+        tool_call_id: None,
+        name: None,
+    };
+    messages.push(text("sys".into(), "system", SYSTEM_PROMPT.into()));
+    messages.push(text(
+        next("u"),
+        "user",
+        format!("{} {}", rng.pick(USER_FILLER), rng.pick(USER_REQUESTS)),
+    ));
+    messages.push(text(
+        next("a"),
+        "assistant",
+        rng.pick(ASSISTANT_FILLER).to_string(),
+    ));
+    messages.push(text(
+        next("u"),
+        "user",
+        format!(
+            "Go through every service and check its logs, metrics, deploys and runbooks; make {calls} checks if you have to. {}",
+            rng.pick(USER_REQUESTS)
+        ),
+    ));
+    let mut made = 0usize;
+    let mut step = 0usize;
+    while made < calls {
+        step += 1;
+        let parallel = if step.is_multiple_of(5) { 3 } else { 1 };
+        let k = parallel.min(calls - made);
+        let mut tool_calls = Vec::with_capacity(k);
+        for _ in 0..k {
+            let (name, arguments) = routine_call(&mut rng);
+            tool_calls.push(ToolCall {
+                id: next("c"),
+                kind: "function",
+                function: Function { name, arguments },
+            });
+        }
+        let content = rng
+            .chance(0.3)
+            .then(|| rng.pick(ASSISTANT_FILLER).to_string());
+        messages.push(Message {
+            id: next("a"),
+            role: "assistant",
+            content,
+            tool_calls: tool_calls.clone(),
+            tool_call_id: None,
+            name: None,
+        });
+        for call in &tool_calls {
+            let lines = rng.range(2, 6) as usize;
+            let mut out = vec![format!("# {}: {lines} records", call.function.name)];
+            out.extend((0..lines).map(|_| log_line(&mut rng)));
+            messages.push(Message {
+                id: next("t"),
+                role: "tool",
+                content: Some(out.join("\n")),
+                tool_calls: Vec::new(),
+                tool_call_id: Some(call.id.clone()),
+                name: Some(call.function.name.clone()),
+            });
+        }
+        made += k;
+    }
+    messages.push(text(
+        next("a"),
+        "assistant",
+        format!("I made {calls} checks. {}", rng.pick(ASSISTANT_CLOSERS)),
+    ));
+    for _ in 0..3 {
+        messages.push(text(
+            next("u"),
+            "user",
+            format!("{} {}", rng.pick(USER_FILLER), rng.pick(USER_REQUESTS)),
+        ));
+        messages.push(text(
+            next("a"),
+            "assistant",
+            rng.pick(ASSISTANT_FILLER).to_string(),
+        ));
+    }
+    Conversation {
+        messages,
+        facts: Vec::new(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Bulk
 
 /// What [`bulk`] writes: at least `min_lines` lines and `min_bytes` bytes, in whole turns.
@@ -1233,6 +1341,34 @@ mod tests {
             if f.latest != f.value {
                 assert!(seen.insert(f.latest.clone()), "{} planted twice", f.latest);
             }
+        }
+    }
+
+    #[test]
+    fn agent_session_has_one_giant_turn_of_answered_calls() {
+        let c = agent_session(300, 4);
+        assert_eq!(c, agent_session(300, 4));
+        let users: Vec<usize> = (0..c.messages.len())
+            .filter(|&i| c.messages[i].role == "user")
+            .collect();
+        assert_eq!(users.len(), 5);
+        let giant = &c.messages[users[1]..users[2]];
+        let calls: Vec<&ToolCall> = giant.iter().flat_map(|m| &m.tool_calls).collect();
+        assert_eq!(calls.len(), 300);
+        assert!(giant.iter().any(|m| m.tool_calls.len() == 3));
+        // Every call is answered right after its message, in order.
+        let mut i = 0;
+        while i < giant.len() {
+            let k = giant[i].tool_calls.len();
+            for (j, call) in giant[i].tool_calls.iter().enumerate() {
+                assert_eq!(giant[i + 1 + j].tool_call_id.as_ref(), Some(&call.id));
+            }
+            i += 1 + k;
+        }
+        for m in &c.messages {
+            let line = serde_json::to_string(m).unwrap();
+            let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+            assert!(v["id"].is_string() && v["role"].is_string(), "{line}");
         }
     }
 

@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! testgen facts --turns 40 [--seed 1] [--out chat.jsonl] [--facts facts.json]
+//! testgen agent --calls 300 [--seed 1] [--out session.jsonl]
 //! testgen bulk [--lines 1000000] [--size 300M] [--seed 1] [--out big.jsonl]
 //! ```
 //!
@@ -15,6 +16,8 @@ use std::time::Instant;
 const USAGE: &str = "usage:
   testgen facts --turns N [--seed S] [--out FILE] [--facts FILE]
       a work conversation of N turns with planted facts (and, with --facts, the list of them)
+  testgen agent --calls N [--seed S] [--out FILE]
+      an agent session whose second turn makes N tool calls (one giant turn)
   testgen bulk [--lines N] [--size BYTES] [--seed S] [--out FILE]
       a large transcript of at least N lines (default 1000000) and BYTES bytes (default 300M;
       K, M and G suffixes are powers of 1024)";
@@ -32,6 +35,7 @@ fn main() -> ExitCode {
 struct Args {
     mode: String,
     turns: Option<usize>,
+    calls: Option<usize>,
     seed: u64,
     out: Option<String>,
     facts: Option<String>,
@@ -54,12 +58,13 @@ fn parse_size(s: &str) -> Result<u64, String> {
 fn parse(args: Vec<String>) -> Result<Args, String> {
     let mut it = args.into_iter();
     let mode = it.next().ok_or("no mode given")?;
-    if mode != "facts" && mode != "bulk" {
+    if !["facts", "agent", "bulk"].contains(&mode.as_str()) {
         return Err(format!("unknown mode {mode:?}"));
     }
     let mut a = Args {
         mode,
         turns: None,
+        calls: None,
         seed: 1,
         out: None,
         facts: None,
@@ -70,6 +75,7 @@ fn parse(args: Vec<String>) -> Result<Args, String> {
         let mut value = || it.next().ok_or(format!("{flag} needs a value"));
         match flag.as_str() {
             "--turns" => a.turns = Some(value()?.parse().map_err(|_| "--turns takes a number")?),
+            "--calls" => a.calls = Some(value()?.parse().map_err(|_| "--calls takes a number")?),
             "--seed" => a.seed = value()?.parse().map_err(|_| "--seed takes a number")?,
             "--out" | "-o" => a.out = Some(value()?),
             "--facts" => a.facts = Some(value()?),
@@ -111,6 +117,16 @@ fn run(args: Vec<String>) -> Result<(), String> {
             "testgen: {} messages in {turns} turns, {} facts planted ({corrected} corrected later)",
             conv.messages.len(),
             conv.facts.len()
+        );
+    } else if a.mode == "agent" {
+        let calls = a.calls.ok_or("agent needs --calls")?;
+        let conv = testgen::agent_session(calls, a.seed);
+        let mut out = output(&a.out).map_err(io_err)?;
+        out.write_all(conv.to_jsonl().as_bytes()).map_err(io_err)?;
+        out.flush().map_err(io_err)?;
+        eprintln!(
+            "testgen: {} messages, {calls} tool calls in one turn",
+            conv.messages.len()
         );
     } else {
         let out = output(&a.out).map_err(io_err)?;

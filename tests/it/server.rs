@@ -1,6 +1,7 @@
 //! A loopback HTTP/1.1 server for provider tests: it records every request and answers from a
-//! script (status, headers, body, delay, or a hang), counting requests in flight. It binds
-//! 127.0.0.1:0 only and stops when dropped.
+//! script (status, headers, body, delay, or a hang) or from a function of the request (to route
+//! faults per file, check a request's size, or answer at the length asked), counting requests in
+//! flight. It binds 127.0.0.1:0 only and stops when dropped.
 
 #![allow(dead_code)]
 
@@ -71,6 +72,9 @@ impl Recorded {
     }
 }
 
+/// Answers a request (and its number, from 0) with a reply.
+pub type Responder = Arc<dyn Fn(&Recorded, usize) -> Reply + Send + Sync>;
+
 pub struct TestServer {
     pub addr: SocketAddr,
     requests: Arc<Mutex<Vec<Recorded>>>,
@@ -81,6 +85,12 @@ pub struct TestServer {
 impl TestServer {
     /// Answer request n with `script[n]`, and the last entry after the script runs out.
     pub fn start(script: Vec<Reply>) -> Self {
+        Self::respond(move |_, n| script.get(n).or(script.last()).cloned().expect("a script"))
+    }
+
+    /// Answer every request with `f(request, n)`.
+    pub fn respond(f: impl Fn(&Recorded, usize) -> Reply + Send + Sync + 'static) -> Self {
+        let script: Responder = Arc::new(f);
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
         listener.set_nonblocking(true).unwrap();
         let addr = listener.local_addr().unwrap();
@@ -89,7 +99,6 @@ impl TestServer {
         let in_flight = Arc::new(AtomicUsize::new(0));
         let max_in_flight = Arc::new(AtomicUsize::new(0));
         let counter = Arc::new(AtomicUsize::new(0));
-        let script = Arc::new(script);
         {
             let (requests, stop, in_flight, max_in_flight) = (
                 requests.clone(),
@@ -221,22 +230,23 @@ fn handle(
     in_flight: &AtomicUsize,
     max_in_flight: &AtomicUsize,
     counter: &AtomicUsize,
-    script: &[Reply],
+    script: &Responder,
 ) {
     let Some((method, path, headers, body)) = read_request(&mut stream) else {
         return;
     };
     let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;
     max_in_flight.fetch_max(now, Ordering::SeqCst);
-    requests.lock().unwrap().push(Recorded {
+    let recorded = Recorded {
         method,
         path,
         headers,
         body,
         at: Instant::now(),
-    });
+    };
+    requests.lock().unwrap().push(recorded.clone());
     let n = counter.fetch_add(1, Ordering::SeqCst);
-    let reply = script.get(n).or(script.last()).cloned().expect("a script");
+    let reply = script(&recorded, n);
     if reply.hang {
         let start = Instant::now();
         while !stop.load(Ordering::SeqCst) && start.elapsed() < Duration::from_secs(60) {
