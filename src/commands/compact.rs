@@ -1065,25 +1065,19 @@ async fn rollup(
             return Ok(());
         }
         let last_level = groups.len() == 1;
-        let mut requests = Vec::new();
-        let mut counts = Counts::new();
-        for g in groups.iter().filter(|g| g.len() > 1) {
-            let span = Span::of(&ledger, g.clone());
-            let pieces = pieces_of(&t2, &ledger, &span, None, &mut counts)?;
-            let request = make_request(&span, pieces, settings, None);
-            requests.push((span, request));
-        }
-        let asked: Vec<Asked> =
-            futures_join(requests.into_iter().map(|(span, request)| async move {
-                let reply = ask(ctx, &request).await;
-                Asked {
-                    span,
-                    request,
-                    reply,
-                }
-            }))
-            .await;
-        r.calls += asked.len();
+        let spans: Vec<Span> = groups
+            .iter()
+            .filter(|g| g.len() > 1)
+            .map(|g| Span::of(&ledger, g.clone()))
+            .collect();
+        let (t_ref, ledger_ref) = (&t2, &ledger);
+        let asked: Vec<Result<Asked>> = futures_join(spans.iter().map(|span| async move {
+            // What is rolled up is mf's own summaries: already scrubbed when they were written.
+            ask_span(t_ref, ledger_ref, span, None, settings, ctx).await
+        }))
+        .await;
+        let asked: Vec<Asked> = asked.into_iter().collect::<Result<_>>()?;
+        r.calls += asked.iter().map(|a| a.calls.len()).sum::<usize>();
         if ctx.interrupt.received().is_some() {
             return Err(MfError::Interrupted.into());
         }
@@ -1094,6 +1088,9 @@ async fn rollup(
         let mut taken: Vec<String> = Vec::new();
         let mut stopped = false;
         for a in asked {
+            for &(usage, estimate) in &a.calls {
+                add_usage_est(r, usage, settings, estimate);
+            }
             let reply = match a.reply.and_then(|rep| {
                 summary::vet(&rep.text)
                     .map(|_| rep)
@@ -1114,8 +1111,7 @@ async fn rollup(
                     continue;
                 }
             };
-            add_usage(r, reply.usage, settings, &a.request);
-            let (rollup_audit, lossy) = audit_reply(&a.request, &reply.text, settings);
+            let (rollup_audit, lossy) = a.audit.expect("a vetted reply was audited");
             if let Some(why) = lossy {
                 r.notes.push(format!(
                     "a rollup summary was declined as lossy ({why}); the summaries under it stand"
@@ -1213,16 +1209,8 @@ fn already_declined(ledger: &Ledger<'_>, reason: DeclineReason, model: &str, dig
     })
 }
 
-fn add_usage(
-    r: &mut DecisionRecord,
-    usage: Option<Usage>,
-    settings: &CompactSettings,
-    request: &fold::SummaryRequest,
-) {
-    add_usage_est(r, usage, settings, request.estimate());
-}
-
-/// `add_usage` with the request's estimated tokens (in, out) instead of the request.
+/// Add one call's usage and cost (from its usage, else the request's estimated tokens in and
+/// out) to the record.
 fn add_usage_est(
     r: &mut DecisionRecord,
     usage: Option<Usage>,
