@@ -55,12 +55,16 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
                 ModelChoice::Remote(r) => r.key_value(),
                 ModelChoice::Extractive => None,
             };
+            let summarizer = compact::summarizer_for(&settings, ui)?;
+            let in_flight = summarizer
+                .parallelism()
+                .map_or(settings.jobs, |p| p.min(settings.jobs));
             let ctx = Arc::new(Compaction {
-                summarizer: compact::summarizer_for(&settings, ui)?,
+                summarizer,
                 now_ms: system_now_ms,
                 ui,
                 interrupt: interrupt.clone(),
-                calls: Arc::new(Semaphore::new(settings.jobs)),
+                calls: Arc::new(Semaphore::new(in_flight)),
                 redactor: Redactor::new(key),
             });
             let results = block_on(compact::run(&settings, ctx))??;
@@ -180,8 +184,11 @@ fn finish_compact(
 
 /// Run async work to completion on a runtime of this thread.
 fn block_on<T>(work: impl std::future::Future<Output = T>) -> Result<T> {
+    // The blocking pool runs the built-in summarizer and the audits: no more threads than
+    // processors (each thread would keep its own heap of freed span text).
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
+        .max_blocking_threads(std::thread::available_parallelism().map_or(1, |n| n.get()))
         .build()?;
     Ok(rt.block_on(work))
 }

@@ -601,15 +601,19 @@ fn audit_reply(
 }
 
 /// The audit of a reply, on a thread of its own (audits of several chunks run side by side).
+/// The request is handed over and back rather than copied: it holds the span's text.
 async fn audit_apart(
-    request: &fold::SummaryRequest,
+    request: fold::SummaryRequest,
     text: &str,
     settings: &CompactSettings,
-) -> (audit::Audit, Option<String>) {
-    let (request, text, settings) = (request.clone(), text.to_string(), settings.clone());
-    tokio::task::spawn_blocking(move || audit_reply(&request, &text, &settings))
-        .await
-        .expect("the audit does not panic")
+) -> (fold::SummaryRequest, (audit::Audit, Option<String>)) {
+    let (text, settings) = (text.to_string(), settings.clone());
+    tokio::task::spawn_blocking(move || {
+        let verdict = audit_reply(&request, &text, &settings);
+        (request, verdict)
+    })
+    .await
+    .expect("the audit does not panic")
 }
 
 /// One span's call and what came of it: the reply (the retry's, when a lossy first reply was
@@ -662,7 +666,7 @@ async fn ask_span(
         return Ok(asked);
     }
     // The audit reads the reply as the model wrote it (before any defusing).
-    let (verdict, lossy) = audit_apart(&request, &first.text, settings).await;
+    let (request, (verdict, lossy)) = audit_apart(request, &first.text, settings).await;
     if lossy.is_some() && settings.audit.retry_lossy {
         let note = verdict.retry_note();
         let retry = make_request(span, request.pieces, settings, Some(&note));
@@ -672,7 +676,7 @@ async fn ask_span(
             .push((second.as_ref().ok().and_then(|r| r.usage), retry.estimate()));
         match second {
             Ok(second) if summary::vet(&second.text).is_ok() => {
-                asked.audit = Some(audit_apart(&retry, &second.text, settings).await);
+                asked.audit = Some(audit_apart(retry, &second.text, settings).await.1);
                 asked.reply = Ok(second);
                 return Ok(asked);
             }

@@ -62,23 +62,28 @@ impl Summarizer for Extractive {
     }
 
     fn summarize<'a>(&'a self, request: &'a SummaryRequest) -> SummaryFuture<'a> {
-        let compose = |request: &SummaryRequest| match &request.cite {
-            Some(c) => summarize_cited(&request.pieces, c, request.target_chars),
-            None => summarize(&request.pieces, request.target_chars),
+        let compose = |pieces: &[Piece], cite: Option<&CiteRequest>, target: usize| match cite {
+            Some(c) => summarize_cited(pieces, c, target),
+            None => summarize(pieces, target),
         };
         Box::pin(async move {
-            // On a thread of its own, so that chunks are summarized side by side (within -j).
+            // On a thread of its own, so that chunks are summarized side by side.
             let text = match tokio::runtime::Handle::try_current() {
                 Ok(_) => {
-                    let owned = request.clone();
-                    tokio::task::spawn_blocking(move || compose(&owned))
+                    let (pieces, cite) = (request.pieces.clone(), request.cite.clone());
+                    let target = request.target_chars;
+                    tokio::task::spawn_blocking(move || compose(&pieces, cite.as_ref(), target))
                         .await
                         .expect("the extractive summarizer does not panic")
                 }
-                Err(_) => compose(request),
+                Err(_) => compose(&request.pieces, request.cite.as_ref(), request.target_chars),
             };
             Ok(SummaryReply { text, usage: None })
         })
+    }
+
+    fn parallelism(&self) -> Option<usize> {
+        Some(std::thread::available_parallelism().map_or(1, |n| n.get()))
     }
 }
 

@@ -91,4 +91,11 @@ pub trait Summarizer: Send + Sync {
 
     /// One call for one span.
     fn summarize<'a>(&'a self, request: &'a SummaryRequest) -> SummaryFuture<'a>;
+
+    /// How many calls are worth having in flight at once, at most: a summarizer that works on
+    /// this machine's processors gains nothing from more calls than processors, and holds a
+    /// span's text for each.
+    fn parallelism(&self) -> Option<usize> {
+        None
+    }
 }

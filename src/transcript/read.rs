@@ -20,7 +20,7 @@ use super::{Source, Tail};
 use crate::digest::line_hash;
 
 /// Bytes read at a time.
-const BLOCK: usize = 8 << 20;
+const BLOCK: usize = 4 << 20;
 /// Below this many bytes in a block, parse on one thread.
 const PARALLEL_MIN: usize = 1 << 20;
 
@@ -318,68 +318,89 @@ pub fn read_lines<R: LineReader>(
         line,
         fragment: None,
     };
-    // buf[..filled] holds unprocessed bytes; they start at file offset `base`.
+    // buf[..filled] holds unprocessed bytes; they start at file offset `base`. While the
+    // parsers work on a block, the next one is read into `spare`.
+    let io = |source| TranscriptError::Open {
+        path: src.path.clone(),
+        source,
+    };
     let mut buf = head;
     let mut filled = buf.len();
+    let mut spare: Vec<u8> = Vec::new();
     let mut base: u64 = base;
     let mut eof = false;
-    loop {
-        if !eof {
-            if buf.len() < filled + BLOCK {
-                buf.resize(filled + BLOCK, 0);
-            }
-            let n = read_full(&mut src.file, &mut buf[filled..filled + BLOCK]).map_err(|e| {
-                TranscriptError::Open {
-                    path: src.path.clone(),
-                    source: e,
-                }
-            })?;
-            if n == 0 {
-                eof = true;
-            }
-            filled += n;
+    let more = |buf: &mut Vec<u8>, filled: &mut usize, file: &mut File| {
+        if buf.len() < *filled + BLOCK {
+            buf.resize(*filled + BLOCK, 0);
         }
+        let n = read_full(file, &mut buf[*filled..*filled + BLOCK])?;
+        *filled += n;
+        Ok::<bool, std::io::Error>(n == 0)
+    };
+    eof = more(&mut buf, &mut filled, &mut src.file).map_err(io)? || eof;
+    let file_len = src.file.metadata().map_or(0, |m| m.len());
+    let mut sized = false;
+    loop {
         let cut = match memrchr(b'\n', &buf[..filled]) {
             Some(p) => p + 1,
-            None if eof => 0,
-            None => continue, // a line longer than a block: read on
-        };
-        if cut > 0 {
-            let block = &buf[..cut];
-            let parts = split(block, if cut >= PARALLEL_MIN { threads } else { 1 });
-            let first = base == 0;
-            let parsed: Vec<Vec<Parsed<'_, R::Parsed<'_>>>> = if parts.len() == 1 {
-                vec![parse_part(&*walker.reader, block, 0, cut, first)]
-            } else {
-                let r = &*walker.reader;
-                std::thread::scope(|s| {
-                    let handles: Vec<_> = parts
-                        .iter()
-                        .map(|&(a, b)| s.spawn(move || parse_part(r, block, a, b, first && a == 0)))
-                        .collect();
-                    handles
-                        .into_iter()
-                        .map(|h| h.join().expect("a parser thread does not panic"))
-                        .collect()
-                })
-            };
-            for part in parsed {
-                for p in part {
-                    walker.line(
-                        &block[p.start..p.end],
-                        base + p.start as u64,
-                        p.hash,
-                        p.result,
-                    )?;
-                }
+            None if eof => break,
+            None => {
+                // A line longer than a block: read on.
+                eof = more(&mut buf, &mut filled, &mut src.file).map_err(io)?;
+                continue;
             }
-            buf.copy_within(cut..filled, 0);
-            filled -= cut;
-            base += cut as u64;
+        };
+        let rem = filled - cut;
+        if spare.len() < rem + BLOCK {
+            spare.resize(rem + BLOCK, 0);
         }
-        if eof {
-            break;
+        let block = &buf[..cut];
+        let parts = split(block, if cut >= PARALLEL_MIN { threads } else { 1 });
+        let first = base == 0;
+        let r = &*walker.reader;
+        let file = &mut src.file;
+        let ahead = &mut spare[rem..rem + BLOCK];
+        let (parsed, read): (Vec<Vec<Parsed<'_, R::Parsed<'_>>>>, _) = std::thread::scope(|s| {
+            let handles: Vec<_> = parts
+                .iter()
+                .skip(1)
+                .map(|&(a, b)| s.spawn(move || parse_part(r, block, a, b, first && a == 0)))
+                .collect();
+            let read = if eof { Ok(0) } else { read_full(file, ahead) };
+            let (a, b) = parts[0];
+            let mut parsed = vec![parse_part(r, block, a, b, first)];
+            parsed.extend(
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("a parser thread does not panic")),
+            );
+            (parsed, read)
+        });
+        for part in parsed {
+            for p in part {
+                walker.line(
+                    &block[p.start..p.end],
+                    base + p.start as u64,
+                    p.hash,
+                    p.result,
+                )?;
+            }
         }
+        // After the first block, room for the whole file's entries at the rate seen so far: the
+        // index never grows by doubling (copying itself, and holding twice its size meanwhile).
+        if !sized && !eof {
+            sized = true;
+            let b = &mut walker.build;
+            let per_byte = b.entries.len() as f64 / (base + cut as u64).max(1) as f64;
+            let want = (per_byte * file_len as f64 * 1.03) as usize + 1024;
+            b.entries.reserve(want.saturating_sub(b.entries.len()));
+        }
+        let n = read.map_err(io)?;
+        eof = eof || n == 0;
+        spare[..rem].copy_from_slice(&buf[cut..filled]);
+        std::mem::swap(&mut buf, &mut spare);
+        filled = rem + n;
+        base += cut as u64;
     }
     if walker.fragment.is_none() {
         at_end(AtEnd {

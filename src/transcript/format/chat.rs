@@ -7,11 +7,12 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::{common, detect_line};
 use crate::digest::{content_fingerprint, id_hash};
-use crate::entry::{Claim, ClaimKind, Draft, Role, flag};
+use crate::entry::{Claim, ClaimKind, Draft, LABEL_PREFIX, Role, flag};
 use crate::transcript::build::{At, Build, NewEntry};
 use crate::transcript::error::TranscriptError;
 use crate::transcript::read::{LineError, LineReader};
@@ -51,57 +52,72 @@ struct ContentCount {
 
 impl<'de> Deserialize<'de> for ContentCount {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = ContentCount;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("message content")
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<ContentCount, E> {
-                Ok(ContentCount {
-                    chars: s.chars().count(),
+        // The value's JSON text, checked but not unescaped or copied: the characters of a string
+        // are counted from its escaped form.
+        let raw: &'de RawValue = Deserialize::deserialize(d)?;
+        let text = raw.get();
+        Ok(match text.as_bytes().first() {
+            Some(b'"') => {
+                let body = &text[1..text.len() - 1];
+                let head = &body.as_bytes()[..body.len().min(LABEL_PREFIX.len() + 8)];
+                let label_like = if head.contains(&b'\\') {
+                    // Escapes near the start: decode the string to compare its opening.
+                    serde_json::from_str::<Cow<'_, str>>(text)
+                        .map_err(de::Error::custom)?
+                        .starts_with(LABEL_PREFIX)
+                } else {
+                    body.starts_with(LABEL_PREFIX)
+                };
+                ContentCount {
+                    chars: escaped_chars(body.as_bytes()),
                     complex: false,
-                    label_like: s.starts_with(crate::entry::LABEL_PREFIX),
-                })
+                    label_like,
+                }
             }
-            fn visit_unit<E: de::Error>(self) -> Result<ContentCount, E> {
-                Ok(ContentCount::default())
-            }
-            fn visit_none<E: de::Error>(self) -> Result<ContentCount, E> {
-                Ok(ContentCount::default())
-            }
-            fn visit_seq<A: de::SeqAccess<'de>>(self, mut a: A) -> Result<ContentCount, A::Error> {
-                while a.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(ContentCount {
-                    complex: true,
-                    ..ContentCount::default()
-                })
-            }
-            fn visit_map<A: de::MapAccess<'de>>(self, mut a: A) -> Result<ContentCount, A::Error> {
-                while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(ContentCount {
-                    complex: true,
-                    ..ContentCount::default()
-                })
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<ContentCount, E> {
-                Ok(ContentCount {
-                    complex: true,
-                    ..ContentCount::default()
-                })
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<ContentCount, E> {
-                self.visit_bool(true)
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<ContentCount, E> {
-                self.visit_bool(true)
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<ContentCount, E> {
-                self.visit_bool(true)
-            }
-        }
-        d.deserialize_any(V)
+            Some(b'n') => ContentCount::default(),
+            _ => ContentCount {
+                complex: true,
+                ..ContentCount::default()
+            },
+        })
     }
+}
+
+/// The characters of a JSON string's contents (between its quotes, escapes as written): every
+/// character counts once, an escape (`\n`, `\u00e9`, a surrogate pair) as the one character it
+/// stands for.
+fn escaped_chars(body: &[u8]) -> usize {
+    // UTF-8: every byte that does not continue a character starts one.
+    let mut chars = body.iter().filter(|&&b| (b as i8) >= -0x40).count();
+    let mut i = 0;
+    while let Some(p) = memchr::memchr(b'\\', &body[i..]) {
+        let at = i + p;
+        match body.get(at + 1) {
+            Some(b'u') => {
+                let unit = |k: usize| {
+                    body.get(k..k + 4)
+                        .and_then(|h| std::str::from_utf8(h).ok())
+                        .and_then(|h| u16::from_str_radix(h, 16).ok())
+                };
+                let pair = unit(at + 2).is_some_and(|u| (0xD800..0xDC00).contains(&u))
+                    && body.get(at + 6..at + 8) == Some(b"\\u")
+                    && unit(at + 8).is_some_and(|u| (0xDC00..0xE000).contains(&u));
+                if pair {
+                    chars -= 11;
+                    i = at + 12;
+                } else {
+                    chars -= 5;
+                    i = at + 6;
+                }
+            }
+            Some(_) => {
+                chars -= 1;
+                i = at + 2;
+            }
+            None => break,
+        }
+    }
+    chars
 }
 
 /// An id: a string or a number, hashed.
@@ -603,6 +619,39 @@ mod tests {
     fn full(line: &str) -> usize {
         let v: Value = serde_json::from_str(line).unwrap();
         text(v.as_object().unwrap()).chars().count()
+    }
+
+    #[test]
+    fn escaped_strings_count_the_characters_they_stand_for() {
+        let mut rng = fastrand::Rng::with_seed(5);
+        let alphabet: Vec<char> = "ab \"\\\n\t/é€😀\u{1}\u{7f}\u{2028}[summary of earlier turns"
+            .chars()
+            .collect();
+        for _ in 0..2_000 {
+            let n = rng.usize(0..40);
+            let text: String = (0..n)
+                .map(|_| alphabet[rng.usize(..alphabet.len())])
+                .collect();
+            // serde's escaping, and an escaping of every character as \uXXXX (pairs for astral).
+            let plain = serde_json::to_string(&text).unwrap();
+            let mut all = String::from("\"");
+            for c in text.chars() {
+                let mut units = [0u16; 2];
+                for u in c.encode_utf16(&mut units) {
+                    all.push_str(&format!("\\u{u:04x}"));
+                }
+            }
+            all.push('"');
+            for quoted in [plain, all] {
+                let line = format!("{{\"role\":\"user\",\"content\":{quoted}}}");
+                assert_eq!(count(&line) as usize, text.chars().count(), "{line}");
+                let claims = match ChatReader.parse(line.as_bytes()).unwrap() {
+                    Parsed::Message(m) => m.claim.is_some(),
+                    _ => unreachable!(),
+                };
+                assert_eq!(claims, text.starts_with(LABEL_PREFIX), "{line}");
+            }
+        }
     }
 
     #[test]
