@@ -11,7 +11,7 @@ use crate::decision::{DecisionRecord, SpanRecord, VerbatimRecord};
 use crate::entry::{ClaimKind, DeclinedSpan, RecordKind};
 use crate::fold::{self, Decision, Item, ItemKind, Ledger};
 use crate::render::explain::{
-    Explanation, FlagView, Focus, HistoryEvent, NativeView, NoteView, SummaryView,
+    BranchView, Explanation, FlagView, Focus, HistoryEvent, NativeView, NoteView, SummaryView,
 };
 use crate::render::{self, Ui};
 use crate::settings::{ConfigFile, explain_policy, read_options};
@@ -214,12 +214,36 @@ pub fn explanation(t: &Transcript, ledger: &Ledger<'_>, now: DecisionRecord) -> 
         .map(|(i, e)| NativeView {
             line: e.line,
             detail: format!(
-                "{}'s own compaction summary ({} chars); what lies before it is already summarized by the agent, and mf folds after it, carrying it as one unit",
+                "{}'s own compaction summary ({} chars); what lies before it is already summarized by the agent, and {}",
                 t.format.describe(),
-                t.entries[i].chars
+                t.entries[i].chars,
+                if e.has(crate::entry::flag::PINNED) {
+                    "mf folds only after it, carrying it verbatim as one unit"
+                } else {
+                    "mf folds only from it on: a fold takes it in with the turns after it"
+                }
             ),
         })
         .collect();
+    // The active branch: what the agent sees, against what the file also holds.
+    let (mut on, mut off, mut before) = (0usize, 0usize, 0usize);
+    let mut leaf = None;
+    for e in &t.entries {
+        if e.has(crate::entry::flag::HISTORY) {
+            before += 1;
+        } else if e.has(crate::entry::flag::UNSEEN) {
+            off += 1;
+        } else {
+            on += 1;
+            leaf = Some(e.line);
+        }
+    }
+    let branch = (t.format.is_agent() || off > 0).then_some(BranchView {
+        entries: on,
+        leaf_line: leaf,
+        off_branch: off,
+        before_native: before,
+    });
     Explanation {
         file: t.display(),
         format: t.format.name().to_string(),
@@ -231,6 +255,7 @@ pub fn explanation(t: &Transcript, ledger: &Ledger<'_>, now: DecisionRecord) -> 
         flags,
         notes,
         native,
+        branch,
         now,
         focus: None,
     }

@@ -22,6 +22,9 @@ pub struct Explanation {
     pub notes: Vec<NoteView>,
     /// The agent's own compactions in the file.
     pub native: Vec<NativeView>,
+    /// For an agent's session (or any file with entries off the active branch): what the agent
+    /// sees against what the file also holds.
+    pub branch: Option<BranchView>,
     /// What `compact` would do now with the given policy.
     pub now: DecisionRecord,
     /// With an ID: what that entry is and what hides it.
@@ -113,11 +116,54 @@ fn retention(s: &SummaryView) -> String {
         .map_or("—".into(), |x| format!("{:.0}%", x * 100.0))
 }
 
+/// The active branch of a session: the entries on the path the agent resumes.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BranchView {
+    /// Entries on the active branch (what the agent's model is shown, before mf's folds).
+    pub entries: usize,
+    /// The anchor line of the branch's last entry (the leaf).
+    pub leaf_line: Option<u32>,
+    /// Entries off it: abandoned branches, side chains, rows the agent does not send.
+    pub off_branch: usize,
+    /// Entries before the agent's own compaction: history it no longer sends.
+    pub before_native: usize,
+}
+
 pub fn tables(ui: &Ui, ex: &Explanation) -> String {
     let mut out = format!(
         "{} ({}): {} entries in {} turns, {} lines\n",
         ex.file, ex.format, ex.entries, ex.turns, ex.lines
     );
+    if let Some(b) = &ex.branch {
+        out.push_str(&format!(
+            "active branch: {} entr{}{}",
+            b.entries,
+            if b.entries == 1 { "y" } else { "ies" },
+            b.leaf_line
+                .map_or(String::new(), |l| format!(", its leaf on line {l}"))
+        ));
+        let mut aside = Vec::new();
+        if b.off_branch > 0 {
+            aside.push(format!(
+                "{} off it (abandoned branches, side chains, rows the agent does not send)",
+                b.off_branch
+            ));
+        }
+        if b.before_native > 0 {
+            aside.push(format!(
+                "{} before the agent's own compaction",
+                b.before_native
+            ));
+        }
+        if !aside.is_empty() {
+            out.push_str(&format!(
+                "; {}: kept in the file, never shown or folded",
+                aside.join(", ")
+            ));
+        }
+        out.push('\n');
+    }
     if let Some(f) = &ex.focus {
         out.push_str(&format!(
             "\n{} (line {}) is a {}{}\n",

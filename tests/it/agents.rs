@@ -1098,3 +1098,33 @@ fn a_just_modified_agent_session_is_refused_unless_forced() {
         assert_eq!(out.code, 0, "{name}: {out:?}");
     }
 }
+
+#[test]
+fn explain_shows_the_active_branch_and_what_lies_off_it() {
+    let env = TestEnv::new();
+    env.copy_fixture("pi-session-v3.jsonl");
+    env.copy_fixture("claude-compacted.jsonl");
+    let out = env.mf(&["explain", "pi-session-v3.jsonl"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout
+            .contains("active branch: 31 entries, its leaf on line 37; 2 off it"),
+        "{out:?}"
+    );
+    let json = env.mf(&["explain", "pi-session-v3.jsonl", "--json"]);
+    let ex = json_lines(&json.stdout).remove(0);
+    assert_eq!(ex["branch"]["entries"], 31);
+    assert_eq!(ex["branch"]["offBranch"], 2);
+    assert_eq!(ex["branch"]["leafLine"], 37);
+    // Before the agent's own compaction: history it no longer sends, counted apart.
+    let json = env.mf(&["explain", "claude-compacted.jsonl", "--json"]);
+    let ex = json_lines(&json.stdout).remove(0);
+    assert_eq!(ex["branch"]["beforeNative"], 20);
+    assert_eq!(ex["branch"]["offBranch"], 0);
+    let out = env.mf(&["explain", "claude-compacted.jsonl"]);
+    assert!(
+        out.stdout
+            .contains("a fold takes it in with the turns after it"),
+        "{out:?}"
+    );
+}
