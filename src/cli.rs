@@ -36,7 +36,12 @@ pub struct Cli {
     pub verbose: bool,
 
     /// Config file [default: $XDG_CONFIG_HOME/mf/config.toml] [env: MF_CONFIG]
-    #[arg(long, global = true, value_name = "PATH", help_heading = "Global options")]
+    #[arg(
+        long,
+        global = true,
+        value_name = "PATH",
+        help_heading = "Global options"
+    )]
     pub config: Option<PathBuf>,
 }
 
@@ -49,13 +54,19 @@ pub enum Command {
     ))]
     Compact(Box<CompactArgs>),
     /// Print what a model should see now: standing summaries and the turns they do not cover
-    #[command(after_help = "Examples:\n  mf recall chat.jsonl\n  mf recall chat.jsonl --format text --budget 8000\n  mf recall SESSION.jsonl --format native")]
+    #[command(
+        after_help = "Examples:\n  mf recall chat.jsonl\n  mf recall chat.jsonl --format text --budget 8000\n  mf recall SESSION.jsonl --format native"
+    )]
     Recall(RecallArgs),
     /// Print the originals behind a summary; `--restore` retracts the summary
-    #[command(after_help = "Examples:\n  mf expand chat.jsonl msg-summary-1-7\n  mf expand chat.jsonl msg-summary-1-30 --deep --format text\n  mf expand chat.jsonl msg-summary-1-7 --restore")]
+    #[command(
+        after_help = "Examples:\n  mf expand chat.jsonl msg-summary-1-7\n  mf expand chat.jsonl msg-summary-1-30 --deep --format text\n  mf expand chat.jsonl msg-summary-1-7 --restore"
+    )]
     Expand(ExpandArgs),
     /// Show every decision recorded in the file, suspicious lines, and what `compact` would do now
-    #[command(after_help = "Examples:\n  mf explain chat.jsonl\n  mf explain chat.jsonl m42\n  mf explain chat.jsonl --target-tokens 20000 --json")]
+    #[command(
+        after_help = "Examples:\n  mf explain chat.jsonl\n  mf explain chat.jsonl m42\n  mf explain chat.jsonl --target-tokens 20000 --json"
+    )]
     Explain(ExplainArgs),
     /// Check a file's integrity without calling anything: exit 0 when clean, 1 with the problems
     #[command(after_help = "Examples:\n  mf verify chat.jsonl\n  mf verify logs/*.jsonl --json")]
@@ -64,7 +75,9 @@ pub enum Command {
     #[command(after_help = "Examples:\n  mf models\n  mf models --json")]
     Models(ModelsArgs),
     /// Print a shell completion script to stdout
-    #[command(after_help = "Examples:\n  mf completions bash > ~/.local/share/bash-completion/completions/mf\n  mf completions zsh > ~/.zfunc/_mf")]
+    #[command(
+        after_help = "Examples:\n  mf completions bash > ~/.local/share/bash-completion/completions/mf\n  mf completions zsh > ~/.zfunc/_mf"
+    )]
     Completions(CompletionsArgs),
 }
 

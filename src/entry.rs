@@ -124,7 +124,10 @@ pub enum Covered {
     Ids(Vec<String>),
     /// Inclusive ranges of anchor lines, in conversation order, with a digest of the covered
     /// entries' bytes.
-    Lines { ranges: Vec<[u32; 2]>, digest: String },
+    Lines {
+        ranges: Vec<[u32; 2]>,
+        digest: String,
+    },
 }
 
 /// The coverage record of a summary or stub.

@@ -36,7 +36,11 @@ impl ExitStatus {
             ExitStatus::Error => 3,
             ExitStatus::Interrupted(_) => 4,
         };
-        if rank(other) > rank(self) { other } else { self }
+        if rank(other) > rank(self) {
+            other
+        } else {
+            self
+        }
     }
 }
 

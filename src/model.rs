@@ -211,8 +211,10 @@ pub struct ModelRef {
 impl ModelRef {
     /// The span and output budgets of one call, in tokens.
     pub fn budgets(&self) -> (u64, u64) {
-        self.row
-            .map_or_else(|| default_budgets(self.provider), |r| (r.span_tokens, r.output_tokens))
+        self.row.map_or_else(
+            || default_budgets(self.provider),
+            |r| (r.span_tokens, r.output_tokens),
+        )
     }
 
     /// The model's context window, when known.

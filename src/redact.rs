@@ -100,9 +100,8 @@ impl Redactor {
                 continue;
             }
             let mut n = 0;
-            let replaced = p
-                .re
-                .replace_all(&out, |c: &regex::Captures<'_>| {
+            let replaced =
+                p.re.replace_all(&out, |c: &regex::Captures<'_>| {
                     n += 1;
                     let whole = c.get(0).expect("a match").as_str();
                     match c.get(p.group) {
@@ -141,9 +140,18 @@ mod tests {
     #[test]
     fn every_kind_is_replaced_and_counted_never_kept() {
         let cases = [
-            ("key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123", "anthropic-key"),
-            ("OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwx12", "openai-key"),
-            ("token ghp_abcdefghijklmnopqrstuvwxyz0123456789", "github-token"),
+            (
+                "key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123",
+                "anthropic-key",
+            ),
+            (
+                "OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwx12",
+                "openai-key",
+            ),
+            (
+                "token ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+                "github-token",
+            ),
             ("xoxb-1234567890-abcdefghij", "slack-token"),
             ("AIzaSyA1234567890abcdefghijklmnopqrstuv", "google-api-key"),
             ("AKIAIOSFODNN7EXAMPLE is the id", "aws-access-key"),
@@ -151,8 +159,14 @@ mod tests {
                 "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
                 "aws-secret-key",
             ),
-            ("Authorization: Bearer abcdef0123456789abcdef", "bearer-token"),
-            ("postgres://admin:hunter2secret@db.internal:5432/app", "url-password"),
+            (
+                "Authorization: Bearer abcdef0123456789abcdef",
+                "bearer-token",
+            ),
+            (
+                "postgres://admin:hunter2secret@db.internal:5432/app",
+                "url-password",
+            ),
             (
                 "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nabc\n-----END RSA PRIVATE KEY-----",
                 "private-key",
@@ -169,7 +183,10 @@ mod tests {
             assert!(out.contains(&format!("[REDACTED:{kind}]")), "{out}");
         }
         let (out, _) = r("postgres://admin:hunter2secret@db");
-        assert!(!out.contains("hunter2secret") && out.contains("admin:"), "{out}");
+        assert!(
+            !out.contains("hunter2secret") && out.contains("admin:"),
+            "{out}"
+        );
     }
 
     #[test]

@@ -8,7 +8,9 @@ use std::time::Duration;
 use secrecy::SecretString;
 use serde::Deserialize;
 
-use crate::cli::{AuditArgs, CompactArgs, InputFormat, PolicyArgs, Protect, ProviderArgs, StrategyArg};
+use crate::cli::{
+    AuditArgs, CompactArgs, InputFormat, PolicyArgs, Protect, ProviderArgs, StrategyArg,
+};
 use crate::error::MfError;
 use crate::fold::{FoldPolicy, Strategy};
 use crate::http::HttpSettings;
@@ -179,9 +181,7 @@ pub fn resolve_policy(
         trigger: args.trigger.or(config.trigger).unwrap_or(d.trigger),
         min_fold: args.min_fold.or(config.min_fold).unwrap_or(d.min_fold),
         protect_user,
-        max_span_tokens: args
-            .max_span_tokens
-            .or(budgets.map(|b| b.span_tokens)),
+        max_span_tokens: args.max_span_tokens.or(budgets.map(|b| b.span_tokens)),
         target_tokens: args.target_tokens,
         compression: d.compression,
         max_output_tokens: max_output_tokens
@@ -470,10 +470,7 @@ impl CompactSettings {
                 None,
             ));
         }
-        if !dry_run
-            && output.is_none()
-            && files.iter().any(|f| f.as_os_str() == "-")
-        {
+        if !dry_run && output.is_none() && files.iter().any(|f| f.as_os_str() == "-") {
             return Err(MfError::usage(
                 "a transcript read from standard input cannot be compacted in place",
                 Some("add `--output -` to stream it with the new lines to standard output, or `--output PATH`".into()),

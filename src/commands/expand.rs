@@ -83,10 +83,13 @@ pub fn expand(args: &ExpandArgs, ui: &Ui, interrupt: &Interrupt) -> Result<()> {
     };
     let t = match &handle {
         Some(h) => {
-            let file = h.file().try_clone().map_err(|source| TranscriptError::Open {
-                path: args.file.clone(),
-                source,
-            })?;
+            let file = h
+                .file()
+                .try_clone()
+                .map_err(|source| TranscriptError::Open {
+                    path: args.file.clone(),
+                    source,
+                })?;
             transcript::read_source(Source::from_file(&args.file, file)?, opts)?
         }
         None => read_for_view(&args.file, opts, ui)?,
@@ -94,20 +97,24 @@ pub fn expand(args: &ExpandArgs, ui: &Ui, interrupt: &Interrupt) -> Result<()> {
     let ledger = Ledger::new(t.conversation());
     let i = resolve(&t, &ledger, &args.id)?;
     let Some(s) = ledger.summaries.get(&i) else {
-        let why = ledger.flags.iter().find(|f| f.entry == Some(i)).map_or_else(
-            || {
-                format!(
-                    "`{}` is an ordinary message (line {}), not a summary",
-                    args.id, t.entries[i as usize].line
-                )
-            },
-            |f| {
-                format!(
-                    "`{}` (line {}) is not a valid summary: {}",
-                    args.id, t.entries[i as usize].line, f.why
-                )
-            },
-        );
+        let why = ledger
+            .flags
+            .iter()
+            .find(|f| f.entry == Some(i))
+            .map_or_else(
+                || {
+                    format!(
+                        "`{}` is an ordinary message (line {}), not a summary",
+                        args.id, t.entries[i as usize].line
+                    )
+                },
+                |f| {
+                    format!(
+                        "`{}` (line {}) is not a valid summary: {}",
+                        args.id, t.entries[i as usize].line, f.why
+                    )
+                },
+            );
         return Err(MfError::refused(why, None).into());
     };
 
@@ -170,10 +177,7 @@ pub fn expand(args: &ExpandArgs, ui: &Ui, interrupt: &Interrupt) -> Result<()> {
             render::stdout_bytes(&out)?;
         }
         ExpandFormat::Text => {
-            render::recall::write(
-                Format::Text,
-                order.iter().map(|&j| item(&t, &ledger, j)),
-            )?;
+            render::recall::write(Format::Text, order.iter().map(|&j| item(&t, &ledger, j)))?;
         }
     }
     Ok(())

@@ -43,7 +43,10 @@ pub fn note_view(kind: &NoteKind) -> (&'static str, String) {
             "rejoined",
             format!("the rest of the line begun on line {first}; the two halves were rejoined"),
         ),
-        NoteKind::Skipped(why) => ("skipped", format!("not a line of this format, skipped as the agent skips it: {why}")),
+        NoteKind::Skipped(why) => (
+            "skipped",
+            format!("not a line of this format, skipped as the agent skips it: {why}"),
+        ),
     }
 }
 
@@ -66,7 +69,11 @@ pub fn explanation(t: &Transcript, ledger: &Ledger<'_>, now: DecisionRecord) -> 
             history.push(HistoryEvent {
                 line,
                 at_ms: at,
-                kind: if s.kind == ClaimKind::Stub { "stub" } else { "fold" },
+                kind: if s.kind == ClaimKind::Stub {
+                    "stub"
+                } else {
+                    "fold"
+                },
                 summary_id: Some(id_of(s.entry)),
                 reason: None,
                 model: Some(model.clone()),
@@ -82,7 +89,11 @@ pub fn explanation(t: &Transcript, ledger: &Ledger<'_>, now: DecisionRecord) -> 
             });
             SummaryView {
                 id: id_of(s.entry),
-                kind: if s.kind == ClaimKind::Stub { "stub" } else { "summary" },
+                kind: if s.kind == ClaimKind::Stub {
+                    "stub"
+                } else {
+                    "summary"
+                },
                 line,
                 from_turn: s.from_turn,
                 to_turn: s.to_turn,
@@ -147,7 +158,9 @@ pub fn explanation(t: &Transcript, ledger: &Ledger<'_>, now: DecisionRecord) -> 
                 ev.to_turn = Some(b);
                 ev.entry_count = Some(span.count());
                 ev.detail = match span {
-                    DeclinedSpan::Ref(s) => format!("lines {}–{}: {detail}", s.from_line, s.to_line),
+                    DeclinedSpan::Ref(s) => {
+                        format!("lines {}–{}: {detail}", s.from_line, s.to_line)
+                    }
                     DeclinedSpan::Ids { .. } => detail.clone(),
                 };
             }
@@ -157,7 +170,8 @@ pub fn explanation(t: &Transcript, ledger: &Ledger<'_>, now: DecisionRecord) -> 
                 ev.detail = "withdrawn; its originals are verbatim in recall again".into();
             }
             RecordKind::Unknown { kind } => {
-                ev.detail = format!("an mf line of kind `{kind}` that this mf does not know; ignored");
+                ev.detail =
+                    format!("an mf line of kind `{kind}` that this mf does not know; ignored");
             }
         }
         history.push(ev);
@@ -259,7 +273,8 @@ pub fn explain(args: &ExplainArgs, config: &ConfigFile, ui: &Ui) -> Result<()> {
             .filter(|s| s.entry == i || s.children.contains(&i))
             .map(|s| id_of(s.entry))
             .collect();
-        ex.summaries.retain(|s| s.id == id || covering.contains(&s.id));
+        ex.summaries
+            .retain(|s| s.id == id || covering.contains(&s.id));
         ex.history.retain(|h| {
             h.summary_id
                 .as_ref()

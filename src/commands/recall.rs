@@ -50,7 +50,11 @@ pub fn read_for_view(path: &Path, opts: ReadOptions, ui: &Ui) -> Result<Transcri
         )),
         _ => {}
     }
-    let torn = t.notes.iter().filter(|n| n.kind == NoteKind::TornMf).count();
+    let torn = t
+        .notes
+        .iter()
+        .filter(|n| n.kind == NoteKind::TornMf)
+        .count();
     if torn > 0 {
         ui.warn(&format!(
             "{}: {torn} line{} that an interrupted mf began are skipped (`mf verify` lists them)",

@@ -303,7 +303,11 @@ impl<'a> Ledger<'a> {
                 let target = by_id.get(summary_id.as_str()).and_then(|v| {
                     v.iter().rev().copied().find(|&s| {
                         self.summaries[&s].standing()
-                            && self.conv.claim(s as usize).and_then(|c| c.coverage.as_ref().ok()).is_some_and(|c| &c.fingerprint == fingerprint)
+                            && self
+                                .conv
+                                .claim(s as usize)
+                                .and_then(|c| c.coverage.as_ref().ok())
+                                .is_some_and(|c| &c.fingerprint == fingerprint)
                     })
                 });
                 let Some(s) = target else {
@@ -386,7 +390,11 @@ impl<'a> Ledger<'a> {
                 ));
             }
             match count[&crate::digest::id_hash(id)] {
-                (0, _) => return Err(format!("its coverage names `{id}`, which is not in the file")),
+                (0, _) => {
+                    return Err(format!(
+                        "its coverage names `{id}`, which is not in the file"
+                    ));
+                }
                 (1, i) => out.push(i),
                 (n, _) => {
                     return Err(format!(
@@ -437,7 +445,11 @@ impl<'a> Ledger<'a> {
         let here = conv.entries[s as usize].line;
         let cov: &Coverage = match &claim.coverage {
             Ok(c) => c,
-            Err(why) => return Err(refuse(format!("looks like an mf summary but is not one: {why}"))),
+            Err(why) => {
+                return Err(refuse(format!(
+                    "looks like an mf summary but is not one: {why}"
+                )));
+            }
         };
         if let Err(why) = &claim.shape_ok {
             return Err(refuse(why.clone()));
@@ -486,7 +498,10 @@ impl<'a> Ledger<'a> {
             let e = &conv.entries[c as usize];
             let id_hint = || format!("line {}", e.line);
             if e.line >= here {
-                return Err(refuse(format!("it covers {}, which is not before it", id_hint())));
+                return Err(refuse(format!(
+                    "it covers {}, which is not before it",
+                    id_hint()
+                )));
             }
             if e.has(flag::UNSEEN) {
                 return Err(refuse(format!(
@@ -495,7 +510,10 @@ impl<'a> Ledger<'a> {
                 )));
             }
             if e.has(flag::PINNED) {
-                return Err(refuse(format!("it covers {}, which is never folded", id_hint())));
+                return Err(refuse(format!(
+                    "it covers {}, which is never folded",
+                    id_hint()
+                )));
             }
             if self.turns[c as usize] == 0 && !self.summaries.contains_key(&c) {
                 return Err(refuse(format!(
@@ -536,7 +554,9 @@ impl<'a> Ledger<'a> {
                     return Err(refuse("a stub stands only for a tool result"));
                 }
                 if conv.answers(s as usize) != conv.answers(r as usize) {
-                    return Err(refuse("a stub must answer the same tool call as the result it hides"));
+                    return Err(refuse(
+                        "a stub must answer the same tool call as the result it hides",
+                    ));
                 }
                 if !claim.label.starts_with(STUB_PREFIX) {
                     return Err(refuse("its content does not start with mf's stub label"));
@@ -799,7 +819,12 @@ impl<'a> Ledger<'a> {
     /// A summary's children in conversation order (a nested summary where its originals were).
     pub fn children_in_order(&self, summary: Item) -> Vec<Item> {
         let mut c = self.summaries[&summary].children.clone();
-        c.sort_by_key(|&j| (self.position(j), u32::from(!self.summaries.contains_key(&j))));
+        c.sort_by_key(|&j| {
+            (
+                self.position(j),
+                u32::from(!self.summaries.contains_key(&j)),
+            )
+        });
         c
     }
 

@@ -206,7 +206,9 @@ impl Seams {
                 }
             } else {
                 // Unanswered: its turn stays whole.
-                (c + 1..n).find(|&q| is_turn_start(cands[q])).map_or(n, |q| q - 1)
+                (c + 1..n)
+                    .find(|&q| is_turn_start(cands[q]))
+                    .map_or(n, |q| q - 1)
             };
             diff[c + 1] += 1;
             diff[end + 1] -= 1;
@@ -327,8 +329,14 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
         match chosen {
             Some(e) => end = e,
             None => {
-                let tail: usize = cands[end..].iter().map(|&it| ledger.item_chars(it)).sum::<usize>()
-                    + ledger.view[..first].iter().map(|&it| ledger.item_chars(it)).sum::<usize>();
+                let tail: usize = cands[end..]
+                    .iter()
+                    .map(|&it| ledger.item_chars(it))
+                    .sum::<usize>()
+                    + ledger.view[..first]
+                        .iter()
+                        .map(|&it| ledger.item_chars(it))
+                        .sum::<usize>();
                 note = Some(format!(
                     "the target of {target} tokens cannot be met: the preamble and verbatim tail alone are ~{} tokens; folding everything before them",
                     estimate_tokens(tail)
@@ -554,8 +562,7 @@ impl Plan {
             let set: std::collections::HashSet<Item> = span.items.iter().copied().collect();
             for &it in &span.items {
                 let last = ledger.last_result[it as usize];
-                if last != NONE && !set.contains(&last) && ledger.hidden_by[last as usize] == NONE
-                {
+                if last != NONE && !set.contains(&last) && ledger.hidden_by[last as usize] == NONE {
                     return false;
                 }
             }

@@ -83,7 +83,9 @@ pub enum PolicyError {
     MinFoldZero,
     #[error("`--max-span-tokens` must be at least 256 (a span needs room for at least a turn)")]
     SpanBudgetTooSmall,
-    #[error("`--keep-tool-results` must be at least 1: the most recent tool result always stays verbatim")]
+    #[error(
+        "`--keep-tool-results` must be at least 1: the most recent tool result always stays verbatim"
+    )]
     KeepNoResults,
 }
 

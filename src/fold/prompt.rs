@@ -67,9 +67,9 @@ pub struct SummaryRequest {
 impl SummaryRequest {
     /// Estimated tokens in (the whole request) and out (the target).
     pub fn estimate(&self) -> (u64, u64) {
-        let input = crate::entry::estimate_tokens(
-            self.system.chars().count() + self.user.chars().count(),
-        ) as u64;
+        let input =
+            crate::entry::estimate_tokens(self.system.chars().count() + self.user.chars().count())
+                as u64;
         (input, (self.target_chars / 4) as u64)
     }
 }

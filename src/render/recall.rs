@@ -31,7 +31,10 @@ pub struct RecallItem {
 }
 
 /// Write items to stdout in `format`, one at a time.
-pub fn write(format: Format, items: impl Iterator<Item = io::Result<RecallItem>>) -> io::Result<()> {
+pub fn write(
+    format: Format,
+    items: impl Iterator<Item = io::Result<RecallItem>>,
+) -> io::Result<()> {
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(64 * 1024, stdout.lock());
     for it in items {

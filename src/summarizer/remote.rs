@@ -57,9 +57,7 @@ impl Remote {
 
     fn request(&self, req: &SummaryRequest) -> Request {
         let c = &self.config;
-        let max_tokens = c
-            .max_output_tokens
-            .unwrap_or(req.max_output_tokens);
+        let max_tokens = c.max_output_tokens.unwrap_or(req.max_output_tokens);
         let key = c.key.as_ref().map(|k| k.expose_secret().to_string());
         let (body, mut headers) = match c.model.provider {
             Provider::Anthropic => (

@@ -37,10 +37,13 @@ pub fn open_for_append(path: &Path) -> Result<Locked, TranscriptError> {
             },
         })?;
     // Checked again on the open file: the path may have changed between the two.
-    Source::from_file(path, file.try_clone().map_err(|source| TranscriptError::Open {
-        path: path.to_path_buf(),
-        source,
-    })?)?;
+    Source::from_file(
+        path,
+        file.try_clone().map_err(|source| TranscriptError::Open {
+            path: path.to_path_buf(),
+            source,
+        })?,
+    )?;
     Ok(Locked {
         file,
         path: path.to_path_buf(),
@@ -210,9 +213,7 @@ impl Locked {
                 && meta.len() <= size + block.len() as u64
             {
                 let mut check = vec![0u8; (meta.len() - size) as usize];
-                if self.file.read_exact_at(&mut check, size).is_ok()
-                    && block.starts_with(&check)
-                {
+                if self.file.read_exact_at(&mut check, size).is_ok() && block.starts_with(&check) {
                     let _ = self.file.set_len(size);
                     let _ = self.file.sync_data();
                 }
@@ -270,13 +271,17 @@ mod tests {
         let e = l
             .append(&t, &["{\"x\":1}".into()], Duration::from_millis(30))
             .unwrap_err();
-        assert!(matches!(e, TranscriptError::MidLine { bytes: 11, .. }), "{e}");
+        assert!(
+            matches!(e, TranscriptError::MidLine { bytes: 11, .. }),
+            "{e}"
+        );
         assert_eq!(std::fs::read(&p).unwrap(), before);
     }
 
     #[test]
     fn mfs_own_torn_line_is_closed_not_extended() {
-        let (_d, p) = setup(b"{\"role\":\"user\",\"content\":\"a\"}\n{\"mf\":{\"v\":2,\"kind\":\"sum");
+        let (_d, p) =
+            setup(b"{\"role\":\"user\",\"content\":\"a\"}\n{\"mf\":{\"v\":2,\"kind\":\"sum");
         let t = read(&p, ReadOptions::default()).unwrap();
         assert!(matches!(t.tail, super::super::Tail::Torn { mf: true, .. }));
         let mut l = open_for_append(&p).unwrap();

@@ -99,7 +99,8 @@ pub fn write_copy(
             if force {
                 tmp.persist(dest).map_err(|e| werr(dest)(e.error))?;
             } else {
-                tmp.persist_noclobber(dest).map_err(|e| exists_or(dest, e.error))?;
+                tmp.persist_noclobber(dest)
+                    .map_err(|e| exists_or(dest, e.error))?;
             }
         }
     }
@@ -136,7 +137,8 @@ fn link_into_place(f: &File, dir: &Path, dest: &Path, force: bool) -> Result<(),
     use rustix::fs::{AtFlags, CWD};
     use std::os::fd::AsRawFd;
     let proc_path = format!("/proc/self/fd/{}", f.as_raw_fd());
-    let link = |to: &Path| rustix::fs::linkat(CWD, proc_path.as_str(), CWD, to, AtFlags::SYMLINK_FOLLOW);
+    let link =
+        |to: &Path| rustix::fs::linkat(CWD, proc_path.as_str(), CWD, to, AtFlags::SYMLINK_FOLLOW);
     if !force {
         return link(dest).map_err(|e| exists_or(dest, e.into()));
     }
@@ -170,10 +172,7 @@ fn sweep(dir: &Path, dest: &Path) {
         if !file.ends_with(".tmp") {
             continue;
         }
-        let pid: Option<u32> = rest
-            .split(['-', '.'])
-            .next()
-            .and_then(|p| p.parse().ok());
+        let pid: Option<u32> = rest.split(['-', '.']).next().and_then(|p| p.parse().ok());
         if let Some(pid) = pid
             && pid != std::process::id()
             && !Path::new(&format!("/proc/{pid}")).exists()

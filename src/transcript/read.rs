@@ -328,7 +328,12 @@ pub fn read_lines<R: LineReader>(
             };
             for part in parsed {
                 for p in part {
-                    walker.line(&block[p.start..p.end], base + p.start as u64, p.hash, p.result)?;
+                    walker.line(
+                        &block[p.start..p.end],
+                        base + p.start as u64,
+                        p.hash,
+                        p.result,
+                    )?;
                 }
             }
             buf.copy_within(cut..filled, 0);

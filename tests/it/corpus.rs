@@ -20,7 +20,12 @@ pub fn corpus_files() -> Option<Vec<PathBuf>> {
         .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
         .collect();
     files.sort();
-    assert!(files.len() >= 20, "{} files in {}", files.len(), dir.display());
+    assert!(
+        files.len() >= 20,
+        "{} files in {}",
+        files.len(),
+        dir.display()
+    );
     Some(files)
 }
 
@@ -36,7 +41,10 @@ fn every_corpus_file_is_read_or_refused_by_name() {
         match out.code {
             0 => {}
             1 => {
-                assert!(out.stderr.contains(&format!("{name}: this is")), "{name}: {out:?}");
+                assert!(
+                    out.stderr.contains(&format!("{name}: this is")),
+                    "{name}: {out:?}"
+                );
                 assert_eq!(read(&env.path(&name)), before, "{name} was written");
             }
             _ => panic!("{name}: {out:?}"),

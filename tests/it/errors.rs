@@ -71,7 +71,8 @@ fn not_one_transcript() {
     let out = env.mf(&["recall", "mixed.jsonl"]);
     assert_eq!(out.code, 1, "{out:?}");
     assert!(
-        out.stderr.contains("mixed.jsonl:2: this looks like a fine-tuning dataset"),
+        out.stderr
+            .contains("mixed.jsonl:2: this looks like a fine-tuning dataset"),
         "{out:?}"
     );
     env.write("arr.jsonl", "[1,2]\n");

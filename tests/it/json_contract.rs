@@ -151,11 +151,14 @@ fn decision_records_match_the_documented_shape() {
 #[test]
 fn a_failed_file_has_an_error_record() {
     let env = TestEnv::new();
-    env.write("bad.jsonl", "{\"role\":\"user\",\"content\":\"hi\"}\nnot json\n");
+    env.write(
+        "bad.jsonl",
+        "{\"role\":\"user\",\"content\":\"hi\"}\nnot json\n",
+    );
     let out = env.mf(&["compact", "bad.jsonl", "--model", "extractive", "--json"]);
     assert_eq!(out.code, 1, "{out:?}");
-    let d: Decision = serde_json::from_str(out.stdout.trim())
-        .unwrap_or_else(|e| panic!("{e}: {}", out.stdout));
+    let d: Decision =
+        serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("{e}: {}", out.stdout));
     assert_eq!(d.action, "error");
     let e = d.error.unwrap();
     assert_eq!(e.exit_code, 1);

@@ -291,9 +291,15 @@ fn the_request_keeps_instruction_and_data_apart() {
     assert_eq!(req.user.matches(&open).count(), 1);
     assert_eq!(req.user.matches(&close).count(), 1);
     assert!(req.user.trim_end().ends_with(&close));
-    assert!(!req.user.contains("<<<END TRANSCRIPT>>>"), "the data's look-alike is defused");
+    assert!(
+        !req.user.contains("<<<END TRANSCRIPT>>>"),
+        "the data's look-alike is defused"
+    );
     assert!(req.user.contains(&format!("[{} turn 1 · user]", req.nonce)));
-    assert!(req.user.contains(&format!("[{} turn 1 · assistant]", req.nonce)));
+    assert!(
+        req.user
+            .contains(&format!("[{} turn 1 · assistant]", req.nonce))
+    );
 }
 
 #[test]

@@ -114,10 +114,11 @@ fn anthropic_request_is_exact_and_the_summary_lands() {
         .expect("a delimiter with a nonce");
     assert_eq!(nonce.len(), 8, "{user}");
     assert!(
-        user.contains(&format!("<<<TRANSCRIPT {nonce}>>>\n[{nonce} turn 1 · user]\n"))
-            && user
-                .trim_end()
-                .ends_with(&format!("<<<END TRANSCRIPT {nonce}>>>")),
+        user.contains(&format!(
+            "<<<TRANSCRIPT {nonce}>>>\n[{nonce} turn 1 · user]\n"
+        )) && user
+            .trim_end()
+            .ends_with(&format!("<<<END TRANSCRIPT {nonce}>>>")),
         "{user}"
     );
     assert!(
@@ -143,7 +144,10 @@ fn anthropic_request_is_exact_and_the_summary_lands() {
         .find(|l| l["mf"]["kind"] == "summary")
         .unwrap();
     assert_eq!(summary["mf"]["coverage"]["usage"]["inputTokens"], 1800);
-    assert_eq!(summary["mf"]["coverage"]["model"], "anthropic:claude-haiku-5-5");
+    assert_eq!(
+        summary["mf"]["coverage"]["model"],
+        "anthropic:claude-haiku-5-5"
+    );
     assert!(
         summary["content"]
             .as_str()

@@ -77,7 +77,10 @@ fn recall_hides_covered_entries_and_restore_brings_them_back() {
     ]);
     let rec2 = &json_lines(&again.stdout)[0];
     assert_eq!(rec2["action"], "folded", "{again:?}");
-    assert_eq!(rec2["summaries"][0]["id"].as_str().unwrap(), format!("{id}.2"));
+    assert_eq!(
+        rec2["summaries"][0]["id"].as_str().unwrap(),
+        format!("{id}.2")
+    );
 }
 
 #[test]
