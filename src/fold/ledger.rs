@@ -177,11 +177,24 @@ impl<'a> Ledger<'a> {
         self.conv.entries.len()
     }
 
-    /// Turns: a turn starts at each real user message that the agent sees; claims are not turns.
+    /// Whether entry `i` starts a turn: a real user message that the agent sees. A line with
+    /// mf's shape and coverage is not one; a user message that merely looks like mf's (its text
+    /// starts with mf's label) is.
+    pub fn starts_turn(&self, i: usize) -> bool {
+        let e = &self.conv.entries[i];
+        e.has(flag::TURN_START)
+            && !e.has(flag::UNSEEN)
+            && self
+                .conv
+                .claim(i)
+                .is_none_or(|c| c.shape_ok.is_err() || c.coverage.is_err())
+    }
+
+    /// Turns: a turn starts at each real user message that the agent sees.
     fn number_turns(&mut self) {
         let mut turn = 0u32;
-        for (i, e) in self.conv.entries.iter().enumerate() {
-            if e.has(flag::TURN_START) && !e.has(flag::UNSEEN) && e.claim == NONE {
+        for i in 0..self.conv.entries.len() {
+            if self.starts_turn(i) {
                 turn += 1;
             }
             self.turns[i] = turn;
@@ -615,12 +628,7 @@ impl<'a> Ledger<'a> {
                     .iter()
                     .enumerate()
                     .take_while(|(_, e)| e.line < here)
-                    .any(|(k, e)| {
-                        e.has(flag::TURN_START)
-                            && !e.has(flag::UNSEEN)
-                            && e.claim == NONE
-                            && parent[from + k] == NONE
-                    });
+                    .any(|(k, _)| self.starts_turn(from + k) && parent[from + k] == NONE);
                 if !tail_turn {
                     return Err(refuse(
                         "it covers the most recent turn, which always stays verbatim",

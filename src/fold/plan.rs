@@ -6,7 +6,7 @@
 //! starts where it can, inside a turn at tool-unit boundaries where a single turn is too big;
 //! a single tool unit too big for any call stays verbatim.
 
-use crate::entry::{NONE, estimate_tokens, flag};
+use crate::entry::{NONE, estimate_tokens};
 use crate::fold::ledger::{Item, ItemKind, Ledger};
 use crate::fold::policy::FoldPolicy;
 
@@ -170,22 +170,14 @@ struct Seams {
 impl Seams {
     fn new(ledger: &Ledger<'_>, cands: &[Item]) -> Self {
         let n = cands.len();
-        let entries = ledger.conv.entries;
         let mut pos = std::collections::HashMap::with_capacity(n);
         for (p, &it) in cands.iter().enumerate() {
             pos.insert(it, p);
         }
-        let is_turn_start = |it: Item| {
-            let e = &entries[it as usize];
-            match ledger.kind(it) {
-                ItemKind::Message | ItemKind::Stub => {
-                    e.has(flag::TURN_START) && ledger.kind(it) == ItemKind::Message
-                }
-                ItemKind::Summary => {
-                    let first = ledger.summaries[&it].first_leaf;
-                    entries[first as usize].has(flag::TURN_START)
-                }
-            }
+        let is_turn_start = |it: Item| match ledger.kind(it) {
+            ItemKind::Message => ledger.starts_turn(it as usize),
+            ItemKind::Stub => false,
+            ItemKind::Summary => ledger.starts_turn(ledger.summaries[&it].first_leaf as usize),
         };
         // Forbidden boundaries: strictly after a call, up to and including its last result.
         let mut diff = vec![0i64; n + 2];
@@ -422,7 +414,7 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
 }
 
 fn is_turn(ledger: &Ledger<'_>, it: Item) -> bool {
-    ledger.kind(it) == ItemKind::Message && ledger.conv.entries[it as usize].has(flag::TURN_START)
+    ledger.kind(it) == ItemKind::Message && ledger.starts_turn(it as usize)
 }
 
 /// Split candidates `start..end` into chunks whose requests fit `budget` tokens: at turn seams
