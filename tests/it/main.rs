@@ -4,6 +4,7 @@
 mod cli;
 mod compact;
 mod corpus;
+mod crash;
 mod errors;
 mod expand;
 mod explain;
