@@ -10,6 +10,7 @@ mod expand;
 mod explain;
 mod http;
 mod json_contract;
+mod live_writer;
 mod model;
 mod pipeline;
 mod providers;

@@ -151,20 +151,83 @@ impl Line {
 }
 
 /// Split a file into lines (a last line without a newline counts; blank lines are kept, parsed
-/// as nothing).
+/// as nothing), recovering what mf documents it recovers: a torn mf line is skipped and a line
+/// glued after it is read; another writer's line interrupted by mf's (`{"role":…{"mf":…}` then
+/// the rest on the next line) yields mf's line, then the rejoined line, both at the line where
+/// the interruption began.
 pub fn lines_of(bytes: &[u8]) -> Vec<Line> {
+    fn object(b: &[u8]) -> Option<Value> {
+        serde_json::from_slice::<Value>(b)
+            .ok()
+            .filter(Value::is_object)
+    }
     let mut out = Vec::new();
     let mut parts: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
     if parts.last().is_some_and(|p| p.is_empty()) {
         parts.pop();
     }
+    let mut fragment: Option<(u32, Vec<u8>)> = None;
     for (k, raw) in parts.into_iter().enumerate() {
+        let no = k as u32 + 1;
         let body = raw.strip_suffix(b"\r").unwrap_or(raw);
-        let value = serde_json::from_slice::<Value>(body).ok();
+        let blank = body.iter().all(u8::is_ascii_whitespace);
+        if blank || serde_json::from_slice::<Value>(body).is_ok() {
+            let value = if blank {
+                None
+            } else {
+                serde_json::from_slice(body).ok()
+            };
+            out.push(Line {
+                no,
+                raw: raw.to_vec(),
+                value,
+            });
+            continue;
+        }
+        if body.starts_with(MF_PREFIX) {
+            // mf's torn line; an agent's line may be glued after it.
+            let glued = (MF_PREFIX.len()..body.len())
+                .filter(|&p| body[p] == b'{')
+                .find_map(|p| object(&body[p..]).map(|v| (p, v)));
+            if let Some((p, value)) = glued {
+                out.push(Line {
+                    no,
+                    raw: body[p..].to_vec(),
+                    value: Some(value),
+                });
+            }
+            continue;
+        }
+        let inner = (1..body.len().saturating_sub(MF_PREFIX.len()))
+            .find(|&p| body[p..].starts_with(MF_PREFIX));
+        if let Some(p) = inner
+            && let Some(value) = object(&body[p..])
+        {
+            out.push(Line {
+                no,
+                raw: body[p..].to_vec(),
+                value: Some(value),
+            });
+            fragment = Some((no, body[..p].to_vec()));
+            continue;
+        }
+        if let Some((first, mut joined)) = fragment.take() {
+            joined.extend_from_slice(body);
+            if let Some(value) = object(&joined) {
+                out.push(Line {
+                    no: first,
+                    raw: joined,
+                    value: Some(value),
+                });
+                continue;
+            }
+            joined.truncate(joined.len() - body.len());
+            fragment = Some((first, joined));
+        }
         out.push(Line {
-            no: k as u32 + 1,
+            no,
             raw: raw.to_vec(),
-            value,
+            value: None,
         });
     }
     out
@@ -229,11 +292,12 @@ pub fn forged_summary(file: &[u8], covered: &[u32], f: &Forge<'_>) -> String {
     let mut hashes = Vec::new();
     let (mut from, mut to) = (u64::MAX, 0);
     for &n in covered {
-        let l = &lines[n as usize - 1];
+        let i = lines.iter().position(|l| l.no == n).expect("a line");
+        let l = &lines[i];
         assert!(l.is_entry(), "line {n} is not an entry");
         hashes.push(line_hash(&l.raw));
-        from = from.min(turns[n as usize - 1]);
-        to = to.max(turns[n as usize - 1]);
+        from = from.min(turns[i]);
+        to = to.max(turns[i]);
     }
     let (from, to, count) = f.label_turns.unwrap_or((from, to, covered.len()));
     let content = if f.with_label {
@@ -460,9 +524,8 @@ fn check(
             return Err("ranges out of order or not before it".into());
         }
         prev_end = b;
-        let inside: Vec<usize> = (a..=b)
-            .map(|n| n as usize - 1)
-            .filter(|&i| i < lines.len() && lines[i].is_entry())
+        let inside: Vec<usize> = (0..lines.len())
+            .filter(|&i| lines[i].no >= a && lines[i].no <= b && lines[i].is_entry())
             .collect();
         if inside.is_empty() {
             return Err("an empty range".into());
@@ -540,8 +603,9 @@ fn check(
         let ok = t > last_leaf
             && t < here
             && lines
-                .get(t as usize - 1)
-                .is_some_and(|e| e.is_entry() && !e.is_mf() && e.role() == "user");
+                .iter()
+                .find(|e| e.no == t && e.is_entry())
+                .is_some_and(|e| !e.is_mf() && e.role() == "user");
         if !ok {
             return Err("its recorded verbatim tail is not a turn after it".into());
         }
