@@ -3,6 +3,7 @@
 
 mod cli;
 mod compact;
+mod concurrency;
 mod corpus;
 mod crash;
 mod errors;
