@@ -18,7 +18,11 @@ use crate::util::*;
 
 /// The writer's line `i`: a user or assistant message, always longer than 40 bytes.
 fn writer_line(i: usize) -> String {
-    let role = if i.is_multiple_of(2) { "user" } else { "assistant" };
+    let role = if i.is_multiple_of(2) {
+        "user"
+    } else {
+        "assistant"
+    };
     line(
         &format!("w{i}"),
         role,

@@ -13,6 +13,7 @@ mod http;
 mod json_contract;
 mod live_writer;
 mod model;
+mod oracle;
 mod pipeline;
 mod providers;
 mod recall;

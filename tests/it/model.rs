@@ -78,7 +78,8 @@ impl Line {
     pub fn is_entry(&self) -> bool {
         let Some(o) = self.obj() else { return false };
         if self.is_mf() {
-            matches!(o["mf"]["kind"].as_str(), Some("summary" | "stub"))
+            // A line of a version or kind this mf does not know is kept and ignored.
+            o["mf"]["v"] == 2 && matches!(o["mf"]["kind"].as_str(), Some("summary" | "stub"))
         } else {
             o.get("role").and_then(Value::as_str).is_some() && !o.contains_key("mfRecord")
         }
@@ -170,6 +171,11 @@ pub fn lines_of(bytes: &[u8]) -> Vec<Line> {
     for (k, raw) in parts.into_iter().enumerate() {
         let no = k as u32 + 1;
         let body = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let body = if k == 0 {
+            body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body)
+        } else {
+            body
+        };
         let blank = body.iter().all(u8::is_ascii_whitespace);
         if blank || serde_json::from_slice::<Value>(body).is_ok() {
             let value = if blank {
