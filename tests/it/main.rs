@@ -9,6 +9,7 @@ mod crash;
 mod errors;
 mod expand;
 mod explain;
+mod hostile;
 mod http;
 mod json_contract;
 mod live_writer;
