@@ -240,9 +240,13 @@ fn candidates<'v>(ledger: &'v Ledger<'_>) -> (usize, &'v [Item]) {
     (first, &ledger.view[first..])
 }
 
-/// Whether an item stays out of every fold under this policy.
+/// Whether an item stays out of every fold under this policy. A tool result whose call is never
+/// folded (a call in the preamble) stays with its call: a fold never holds a result without it.
 fn kept_out(ledger: &Ledger<'_>, policy: &FoldPolicy, it: Item) -> bool {
-    ledger.is_fixed(it) || (policy.protect_user && ledger.is_user_message(it))
+    let call = ledger.call_of[it as usize];
+    ledger.is_fixed(it)
+        || (policy.protect_user && ledger.is_user_message(it))
+        || (call != NONE && ledger.kind(it) == ItemKind::Message && ledger.is_fixed(call))
 }
 
 /// Estimated characters of the summary of a span of `chars` characters.
