@@ -143,7 +143,7 @@ impl Source {
 pub enum Tail {
     /// Empty, or ends with a newline.
     Clean,
-    /// The last line is complete but has no newline: mf adds one before appending.
+    /// The last line is complete (or blank) but has no newline: mf adds one before appending.
     Unterminated,
     /// The last line is incomplete (no newline, not valid JSON). `mf`: it is a line mf began
     /// (a crash during an append), which mf closes with a newline before appending; otherwise

@@ -351,7 +351,9 @@ pub fn read_lines<R: LineReader>(
         let raw = &buf[..filled];
         let body = content(raw, base == 0);
         if is_blank(body) {
-            Tail::Clean
+            // A blank last line without a newline: complete, and ended before mf appends.
+            walker.line += 1;
+            Tail::Unterminated
         } else {
             match walker.reader.parse(body) {
                 Ok(parsed) => {
@@ -378,7 +380,8 @@ pub fn read_lines<R: LineReader>(
         }
     };
     walker.reader.finish(&mut walker.build)?;
-    walker.build.physical_lines = walker.line + u32::from(!matches!(tail, Tail::Clean));
+    // An unterminated last line was counted when it was read; a torn one was not.
+    walker.build.physical_lines = walker.line + u32::from(matches!(tail, Tail::Torn { .. }));
     Ok((walker.build, tail, base + filled as u64))
 }
 
