@@ -205,7 +205,7 @@ pub fn read_source(mut src: Source, opts: ReadOptions) -> Result<Transcript, Tra
     })?;
     let mut head = Vec::with_capacity(1 << 16);
     (&mut src.file)
-        .take(1 << 20)
+        .take(read::HEAD as u64)
         .read_to_end(&mut head)
         .map_err(|source| TranscriptError::Open {
             path: src.path.clone(),

@@ -21,6 +21,8 @@ use crate::digest::line_hash;
 
 /// Bytes read at a time.
 const BLOCK: usize = 8 << 20;
+/// Bytes the format is detected from, read before the blocks (`read_source`).
+pub const HEAD: usize = 1 << 20;
 /// Below this many bytes in a block, parse on one thread.
 const PARALLEL_MIN: usize = 1 << 20;
 
@@ -281,6 +283,9 @@ pub fn read_lines<R: LineReader>(
         line: 0,
         fragment: None,
     };
+    // A file that ended inside the head needs no big block to find its end (zeroing 8 MB costs
+    // more than reading a small file).
+    let block = if head.len() < HEAD { 64 << 10 } else { BLOCK };
     // buf[..filled] holds unprocessed bytes; they start at file offset `base`.
     let mut buf = head;
     let mut filled = buf.len();
@@ -288,10 +293,10 @@ pub fn read_lines<R: LineReader>(
     let mut eof = false;
     loop {
         if !eof {
-            if buf.len() < filled + BLOCK {
-                buf.resize(filled + BLOCK, 0);
+            if buf.len() < filled + block {
+                buf.resize(filled + block, 0);
             }
-            let n = read_full(&mut src.file, &mut buf[filled..filled + BLOCK]).map_err(|e| {
+            let n = read_full(&mut src.file, &mut buf[filled..filled + block]).map_err(|e| {
                 TranscriptError::Open {
                     path: src.path.clone(),
                     source: e,
