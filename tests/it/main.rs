@@ -9,6 +9,8 @@ mod crash;
 mod errors;
 mod expand;
 mod explain;
+mod found;
+mod fuzz_smoke;
 mod hostile;
 mod http;
 mod json_contract;

@@ -1,0 +1,93 @@
+//! Bugs the trust suites found beyond the fifteen defects of issue 6, one test each (the fix
+//! commit names the bug).
+
+use crate::trust::*;
+use crate::util::*;
+
+/// An agent that calls a tool before the first user message gets its result after it.
+fn preamble_call() -> String {
+    let mut s = String::new();
+    for v in [
+        serde_json::json!({"role": "system", "content": "You are an ops agent."}),
+        serde_json::json!({"role": "assistant", "content": null, "tool_calls": [{"id": "call_boot", "type": "function", "function": {"name": "boot", "arguments": "{}"}}]}),
+        serde_json::json!({"role": "user", "content": "Hi, what did the boot check find?"}),
+        serde_json::json!({"role": "tool", "tool_call_id": "call_boot", "name": "boot", "content": "boot check: /var 91% full, 3 services degraded"}),
+        serde_json::json!({"role": "assistant", "content": "The boot check found /var at 91% and 3 degraded services."}),
+    ] {
+        s += &v.to_string();
+        s.push('\n');
+    }
+    for n in 2..25 {
+        s += &serde_json::json!({"role": "user", "content": format!("Question {n}: status of service S-{n}?")}).to_string();
+        s.push('\n');
+        s += &serde_json::json!({"role": "assistant", "content": format!("Service S-{n} is healthy at {}% load.", n * 3)}).to_string();
+        s.push('\n');
+    }
+    s
+}
+
+#[test]
+fn a_tool_result_whose_call_is_in_the_preamble_never_makes_mf_refuse_its_own_summary() {
+    let env = TestEnv::new();
+    let f = env.write("boot.jsonl", &preamble_call());
+    let out = env.mf(&["compact", "boot.jsonl", "--model", "extractive", "--json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(json_lines(&out.stdout)[0]["action"], "folded", "{out:?}");
+    assert_verify_clean(&env, &f);
+    let m = assert_recall_is_models(&env, &f);
+    assert_eq!(m.top_level().len(), 1, "the summary stands");
+    // The result stays verbatim with its call (both before the summary in recall order).
+    let shown = recall(&env, "boot.jsonl");
+    assert!(shown.iter().any(|m| m["tool_call_id"] == "call_boot"));
+    // A second run has nothing new to fold and writes nothing.
+    let before = read(&f);
+    let out = env.mf(&["compact", "boot.jsonl", "--model", "extractive", "--json"]);
+    assert_eq!(json_lines(&out.stdout)[0]["action"], "skipped", "{out:?}");
+    assert_eq!(read(&f), before);
+}
+
+#[test]
+fn a_last_line_of_blanks_without_a_newline_is_ended_before_mf_appends() {
+    // A hand-edited file that ends in spaces: in place, and with -o.
+    let env = TestEnv::new();
+    let text = conversation(24) + "   ";
+    let f = env.write("ws.jsonl", &text);
+    let (code, report) = verify(&env, &f);
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(report["lines"], 50, "{report:#}");
+    assert_eq!(
+        report["notes"][0]["line"], 50,
+        "the note names the last line: {report:#}"
+    );
+    let out = env.mf_env(
+        &["compact", "ws.jsonl", "--model", "extractive", "--json"],
+        &[("MF_TAIL_WAIT_MS", "300")],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(json_lines(&out.stdout)[0]["action"], "folded", "{out:?}");
+    assert!(
+        read(&f).starts_with(format!("{text}\n").as_bytes()),
+        "the blank line is ended first"
+    );
+    assert_verify_clean(&env, &f);
+    assert_eq!(assert_recall_is_models(&env, &f).top_level().len(), 1);
+
+    let g = env.write("ws2.jsonl", &text);
+    let out = env.mf(&[
+        "compact",
+        "ws2.jsonl",
+        "--model",
+        "extractive",
+        "-o",
+        "out.jsonl",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let o = env.path("out.jsonl");
+    assert_verify_clean(&env, &o);
+    assert_eq!(
+        assert_recall_is_models(&env, &o).top_level().len(),
+        1,
+        "the copy's summary stands"
+    );
+    assert_eq!(read(&g), text.as_bytes());
+}
