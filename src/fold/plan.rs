@@ -412,7 +412,10 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
         oversized,
         in_turn,
         view_chars,
-        tail_line: (end < n).then(|| ledger.conv.entries[cands[end] as usize].line),
+        // The tail's first turn: for a summary, where its first original was (its own line
+        // comes later and starts no turn).
+        tail_line: (end < n)
+            .then(|| ledger.conv.entries[ledger.position(cands[end]) as usize].line),
         note,
     })
 }
