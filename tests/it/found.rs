@@ -91,3 +91,19 @@ fn a_last_line_of_blanks_without_a_newline_is_ended_before_mf_appends() {
     );
     assert_eq!(read(&g), text.as_bytes());
 }
+
+#[test]
+fn a_fold_whose_verbatim_tail_starts_with_a_summary_records_a_turn_as_its_tail() {
+    // A --size fold leaves the older turns uncovered; the next fold ends right where that
+    // summary begins.
+    let env = TestEnv::new();
+    let f = env.write("c.jsonl", &conversation(40));
+    let out = env.mf(&["compact", "c.jsonl", "--model", "extractive", "--size", "20", "--recent", "4", "--json"]);
+    assert_eq!(json_lines(&out.stdout)[0]["action"], "folded", "{out:?}");
+    let out = env.mf(&["compact", "c.jsonl", "--model", "extractive", "--recent", "5", "--json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(json_lines(&out.stdout)[0]["action"], "folded", "{out:?}");
+    assert_verify_clean(&env, &f);
+    let m = assert_recall_is_models(&env, &f);
+    assert_eq!(m.top_level().len(), 2, "both summaries stand");
+}

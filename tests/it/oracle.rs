@@ -270,6 +270,9 @@ fn recall_equals_the_model_after_every_step() {
             }));
             calls += 2;
             if let Err(e) = outcome {
+                let kept = std::env::temp_dir().join(format!("mf-oracle-{s}-step{k}.jsonl"));
+                let _ = std::fs::copy(&f, &kept);
+                eprintln!("oracle: the file is kept as {}", kept.display());
                 eprintln!(
                     "oracle: case {case} (MF_TRUST_SEED={base}, case seed {s}) failed at step {k}; steps:\n  {}",
                     c.log.join("\n  ")
