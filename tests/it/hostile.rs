@@ -889,7 +889,7 @@ fn a_full_disk_writes_nothing_and_says_so() {
     let blocks = original.len().div_ceil(512);
     let script = format!(
         "ulimit -f {blocks}; exec '{}' compact h.jsonl --model extractive",
-        env!("CARGO_BIN_EXE_mf")
+        mf_bin()
     );
     let out = std::process::Command::new("sh")
         .args(["-c", &script])

@@ -556,7 +556,7 @@ fn defect_08_restore_into_a_closed_pipe_still_retracts() {
     // The reader takes one byte and goes away; mf's exit code is kept in a file.
     let script = format!(
         "{{ '{}' expand c.jsonl {id} --restore; echo $? > rc; }} | head -c 1 >/dev/null",
-        env!("CARGO_BIN_EXE_mf")
+        mf_bin()
     );
     let out = std::process::Command::new("sh")
         .args(["-c", &script])
