@@ -107,3 +107,32 @@ fn a_fold_whose_verbatim_tail_starts_with_a_summary_records_a_turn_as_its_tail()
     let m = assert_recall_is_models(&env, &f);
     assert_eq!(m.top_level().len(), 2, "both summaries stand");
 }
+
+#[test]
+fn ctrl_c_while_restore_waits_for_the_lock_writes_nothing() {
+    use std::io::BufRead;
+    let env = TestEnv::new();
+    let f = env.write("c.jsonl", &conversation(30));
+    assert_eq!(env.mf(&["compact", "c.jsonl", "--model", "extractive"]).code, 0);
+    let id = summary_lines(&f)[0]["id"].as_str().unwrap().to_string();
+    let before = read(&f);
+    let holder = std::fs::OpenOptions::new().read(true).append(true).open(&f).unwrap();
+    holder.lock().unwrap();
+    let mut child = spawn(&env, &["expand", "c.jsonl", &id, "--restore"], &[]);
+    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let said = lines.next().expect("mf said it is waiting").unwrap();
+    assert!(said.contains("waiting for the lock on"), "{said}");
+    assert!(signal(child.id(), "INT"));
+    // Ctrl-C ends the wait at once; the retraction the user gave up on is never written.
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() && start.elapsed() < std::time::Duration::from_secs(3) {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    drop(holder);
+    let status = child.wait().unwrap();
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    assert_eq!(status.code(), Some(130), "{rest:?}");
+    assert!(start.elapsed() < std::time::Duration::from_secs(3), "Ctrl-C ended the wait");
+    assert_eq!(read(&f), before, "no retraction written");
+    assert!(rest.iter().any(|l| l.contains("interrupted")), "{rest:?}");
+}
