@@ -404,6 +404,7 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
             .filter(|&it| ledger.is_fixed(it) && !ledger.is_preamble(it)),
     );
     verbatim.extend_from_slice(&cands[end..]);
+    let tail_line = tail_line(ledger, &whole, &cands[end..]);
     Decision::Fold(Plan {
         spans,
         whole,
@@ -412,12 +413,31 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
         oversized,
         in_turn,
         view_chars,
-        // The tail's first turn: for a summary, where its first original was (its own line
-        // comes later and starts no turn).
-        tail_line: (end < n)
-            .then(|| ledger.conv.entries[ledger.position(cands[end]) as usize].line),
+        tail_line,
         note,
     })
+}
+
+/// The verbatim tail's first turn after everything the fold covers, as recorded in its summaries:
+/// for a summary item, the line where its first original was (its own line starts no turn); and
+/// past the last original a folded summary stands for (a summary with protected user messages
+/// left between its originals may reach past where the tail begins).
+fn tail_line(ledger: &Ledger<'_>, whole: &Span, tail: &[Item]) -> Option<u32> {
+    let entries = ledger.conv.entries;
+    let last_leaf = whole
+        .items
+        .iter()
+        .map(|it| match ledger.summaries.get(it) {
+            Some(s) => s.last_leaf_line,
+            None => entries[*it as usize].line,
+        })
+        .max()
+        .unwrap_or(0);
+    tail.iter()
+        .map(|&it| ledger.position(it) as usize)
+        .filter(|&p| ledger.starts_turn(p))
+        .map(|p| entries[p].line)
+        .find(|&line| line > last_leaf)
 }
 
 fn is_turn(ledger: &Ledger<'_>, it: Item) -> bool {
