@@ -136,3 +136,20 @@ fn ctrl_c_while_restore_waits_for_the_lock_writes_nothing() {
     assert_eq!(read(&f), before, "no retraction written");
     assert!(rest.iter().any(|l| l.contains("interrupted")), "{rest:?}");
 }
+
+#[test]
+fn a_fold_over_a_summary_with_protected_user_messages_records_a_tail_after_all_it_covers() {
+    // --protect user leaves the user messages verbatim between what the summary covers; a later
+    // fold without it takes that summary in and ends at one of those user messages.
+    let env = TestEnv::new();
+    let f = env.write("c.jsonl", &conversation(20));
+    let out = env.mf(&["compact", "c.jsonl", "--model", "extractive", "--protect", "user", "--recent", "4", "--json"]);
+    assert_eq!(json_lines(&out.stdout)[0]["action"], "folded", "{out:?}");
+    assert_verify_clean(&env, &f);
+    let out = env.mf(&["compact", "c.jsonl", "--model", "extractive", "--recent", "6", "--trigger", "4", "--json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(json_lines(&out.stdout)[0]["action"], "folded", "{out:?}");
+    assert_verify_clean(&env, &f);
+    let m = assert_recall_is_models(&env, &f);
+    assert_eq!(m.top_level().len(), 1, "the new summary stands over the first");
+}

@@ -156,6 +156,16 @@ fn step(env: &TestEnv, f: &Path, c: &mut Case) {
             if let Some(s) = &size {
                 args.extend(["--size", s]);
             }
+            // Small span budgets split a fold into several summaries written at once.
+            let budget = (c.rng.usize(0..4) == 0).then(|| c.rng.usize(256..700).to_string());
+            if let Some(b) = &budget {
+                args.extend(["--max-span-tokens", b]);
+            }
+            let min_fold = c.rng.usize(1..4).to_string();
+            args.extend(["--min-fold", &min_fold]);
+            if c.rng.usize(0..5) == 0 {
+                args.extend(["--protect", "user"]);
+            }
             c.log.push(format!("compact {}", args[4..].join(" ")));
             let out = env.mf(&args);
             assert_eq!(out.code, 0, "{out:?}");
