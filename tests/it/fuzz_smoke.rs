@@ -1,7 +1,7 @@
 //! A short seeded run of the fuzz harness (fuzz/src/lib.rs: the line reader on arbitrary
 //! bytes, the ledger on built and forged files, the planner and what mf would write) so the
 //! fuzz targets' invariants hold in every `cargo test`. The long runs are cargo-fuzz's
-//! (fuzz/README.md); `MF_TRUST_FUZZ_ITERS` lengthens this one (default 40).
+//! (fuzz/README.md); `MF_TRUST_FUZZ_ITERS` lengthens this one (default 200).
 
 #[path = "../../fuzz/src/lib.rs"]
 #[allow(dead_code)]
@@ -12,7 +12,7 @@ use crate::util::fixture;
 
 #[test]
 fn fuzz_harness_holds_on_fixtures_and_seeded_inputs() {
-    let iters = figure("MF_TRUST_FUZZ_ITERS", 40);
+    let iters = figure("MF_TRUST_FUZZ_ITERS", 200);
     let mut rng = fastrand::Rng::with_seed(seed("fuzz_smoke"));
     let fixtures: Vec<Vec<u8>> = ["incident-northwind.jsonl", "openai-derived.jsonl"]
         .iter()
@@ -23,7 +23,7 @@ fn fuzz_harness_holds_on_fixtures_and_seeded_inputs() {
     }
     for k in 0..iters {
         // Arbitrary bytes, and a fixture with a few bytes changed, cut or repeated.
-        let len = rng.usize(0..160);
+        let len = rng.usize(0..400);
         let bytes: Vec<u8> = (0..len).map(|_| rng.u8(..)).collect();
         let mut mutated = fixtures[k % 2].clone();
         for _ in 0..rng.usize(1..4) {
