@@ -12,7 +12,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::model;
 use crate::trust::*;
 use crate::util::*;
 
@@ -165,5 +164,4 @@ fn live_writer_never_loses_or_glues_a_line() {
     );
     let (code, report) = verify(&env, &f);
     assert_eq!(code, 0, "{report:#}");
-    let _ = model::MF_PREFIX;
 }

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::model::{self, Forge, forged_summary};
+use crate::model::{Forge, forged_summary};
 use crate::server::{TestServer, anthropic_ok};
 use crate::trust::*;
 use crate::util::*;
@@ -1222,5 +1222,4 @@ fn defect_15_recall_text_and_memory_cannot_be_forged_by_content_or_ids() {
         "{}",
         out.stdout
     );
-    let _ = model::LABEL_PREFIX;
 }
