@@ -667,8 +667,16 @@ fn defect_09_a_killed_output_run_leaves_no_temporary_file() {
             ],
             &haiku_env(&server),
         );
-        std::thread::sleep(Duration::from_millis(rng.u64(20..400)));
+        // Kill on the first name that appears in the output directory (a temporary file, or the
+        // output itself), or at a random moment before it.
         let mut child = child;
+        let deadline = Instant::now() + Duration::from_millis(rng.u64(20..3000));
+        while Instant::now() < deadline
+            && child.try_wait().unwrap().is_none()
+            && std::fs::read_dir(env.path("out")).unwrap().next().is_none()
+        {
+            std::thread::sleep(Duration::from_micros(100));
+        }
         let _ = child.kill();
         let _ = child.wait();
         let names: Vec<String> = std::fs::read_dir(env.path("out"))
