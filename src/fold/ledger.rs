@@ -540,6 +540,16 @@ impl<'a> Ledger<'a> {
                     id_hint()
                 )));
             }
+            if self
+                .summaries
+                .get(&c)
+                .is_some_and(|inner| !inner.standing())
+            {
+                return Err(refuse(format!(
+                    "it covers {}, a summary retracted before it (its originals are verbatim again)",
+                    id_hint()
+                )));
+            }
             if let Some(inner) = conv.claim(c as usize)
                 && self.summaries.get(&c).is_some_and(Summary::standing)
                 && inner.kind == ClaimKind::Stub
