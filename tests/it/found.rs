@@ -98,9 +98,27 @@ fn a_fold_whose_verbatim_tail_starts_with_a_summary_records_a_turn_as_its_tail()
     // summary begins.
     let env = TestEnv::new();
     let f = env.write("c.jsonl", &conversation(40));
-    let out = env.mf(&["compact", "c.jsonl", "--model", "extractive", "--size", "20", "--recent", "4", "--json"]);
+    let out = env.mf(&[
+        "compact",
+        "c.jsonl",
+        "--model",
+        "extractive",
+        "--size",
+        "20",
+        "--recent",
+        "4",
+        "--json",
+    ]);
     assert_eq!(json_lines(&out.stdout)[0]["action"], "folded", "{out:?}");
-    let out = env.mf(&["compact", "c.jsonl", "--model", "extractive", "--recent", "5", "--json"]);
+    let out = env.mf(&[
+        "compact",
+        "c.jsonl",
+        "--model",
+        "extractive",
+        "--recent",
+        "5",
+        "--json",
+    ]);
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(json_lines(&out.stdout)[0]["action"], "folded", "{out:?}");
     assert_verify_clean(&env, &f);
@@ -113,10 +131,18 @@ fn ctrl_c_while_restore_waits_for_the_lock_writes_nothing() {
     use std::io::BufRead;
     let env = TestEnv::new();
     let f = env.write("c.jsonl", &conversation(30));
-    assert_eq!(env.mf(&["compact", "c.jsonl", "--model", "extractive"]).code, 0);
+    assert_eq!(
+        env.mf(&["compact", "c.jsonl", "--model", "extractive"])
+            .code,
+        0
+    );
     let id = summary_lines(&f)[0]["id"].as_str().unwrap().to_string();
     let before = read(&f);
-    let holder = std::fs::OpenOptions::new().read(true).append(true).open(&f).unwrap();
+    let holder = std::fs::OpenOptions::new()
+        .read(true)
+        .append(true)
+        .open(&f)
+        .unwrap();
     holder.lock().unwrap();
     let mut child = spawn(&env, &["expand", "c.jsonl", &id, "--restore"], &[]);
     let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
@@ -125,14 +151,18 @@ fn ctrl_c_while_restore_waits_for_the_lock_writes_nothing() {
     assert!(signal(child.id(), "INT"));
     // Ctrl-C ends the wait at once; the retraction the user gave up on is never written.
     let start = std::time::Instant::now();
-    while child.try_wait().unwrap().is_none() && start.elapsed() < std::time::Duration::from_secs(3) {
+    while child.try_wait().unwrap().is_none() && start.elapsed() < std::time::Duration::from_secs(3)
+    {
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
     drop(holder);
     let status = child.wait().unwrap();
     let rest: Vec<String> = lines.map_while(Result::ok).collect();
     assert_eq!(status.code(), Some(130), "{rest:?}");
-    assert!(start.elapsed() < std::time::Duration::from_secs(3), "Ctrl-C ended the wait");
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(3),
+        "Ctrl-C ended the wait"
+    );
     assert_eq!(read(&f), before, "no retraction written");
     assert!(rest.iter().any(|l| l.contains("interrupted")), "{rest:?}");
 }
@@ -143,13 +173,86 @@ fn a_fold_over_a_summary_with_protected_user_messages_records_a_tail_after_all_i
     // fold without it takes that summary in and ends at one of those user messages.
     let env = TestEnv::new();
     let f = env.write("c.jsonl", &conversation(20));
-    let out = env.mf(&["compact", "c.jsonl", "--model", "extractive", "--protect", "user", "--recent", "4", "--json"]);
+    let out = env.mf(&[
+        "compact",
+        "c.jsonl",
+        "--model",
+        "extractive",
+        "--protect",
+        "user",
+        "--recent",
+        "4",
+        "--json",
+    ]);
     assert_eq!(json_lines(&out.stdout)[0]["action"], "folded", "{out:?}");
     assert_verify_clean(&env, &f);
-    let out = env.mf(&["compact", "c.jsonl", "--model", "extractive", "--recent", "6", "--trigger", "4", "--json"]);
+    let out = env.mf(&[
+        "compact",
+        "c.jsonl",
+        "--model",
+        "extractive",
+        "--recent",
+        "6",
+        "--trigger",
+        "4",
+        "--json",
+    ]);
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(json_lines(&out.stdout)[0]["action"], "folded", "{out:?}");
     assert_verify_clean(&env, &f);
     let m = assert_recall_is_models(&env, &f);
-    assert_eq!(m.top_level().len(), 1, "the new summary stands over the first");
+    assert_eq!(
+        m.top_level().len(),
+        1,
+        "the new summary stands over the first"
+    );
+}
+
+#[test]
+fn a_summary_over_a_retracted_summary_is_not_honoured() {
+    // mf never writes one (a retracted summary is not in view); a line that claims it, with a
+    // correct digest and the label such a nesting would have, is flagged and hides nothing.
+    let env = TestEnv::new();
+    let f = env.write("c.jsonl", &conversation(30));
+    assert_eq!(
+        env.mf(&["compact", "c.jsonl", "--model", "extractive"])
+            .code,
+        0
+    );
+    let s1 = summary_lines(&f)[0].clone();
+    let id = s1["id"].as_str().unwrap().to_string();
+    assert_eq!(env.mf(&["expand", "c.jsonl", &id, "--restore"]).code, 0);
+    let before = recall(&env, "c.jsonl");
+    let text = read(&f);
+    let s1_line = String::from_utf8(text.clone())
+        .unwrap()
+        .lines()
+        .position(|l| l.contains(&format!("\"id\":\"{id}\"")))
+        .unwrap() as u32
+        + 1;
+    let cov = &s1["mf"]["coverage"];
+    let forged = crate::model::forged_summary(
+        &text,
+        &[s1_line],
+        &crate::model::Forge {
+            id: "msg-summary-over-retracted",
+            label_turns: Some((
+                cov["fromTurn"].as_u64().unwrap(),
+                cov["toTurn"].as_u64().unwrap(),
+                cov["entryCount"].as_u64().unwrap() as usize,
+            )),
+            ..crate::model::Forge::default()
+        },
+    );
+    append(&f, (forged + "\n").as_bytes());
+    let m = assert_recall_is_models(&env, &f);
+    assert!(m.top_level().is_empty(), "nothing stands");
+    let after = recall(&env, "c.jsonl");
+    assert_eq!(&after[..before.len()], &before[..], "nothing hidden");
+    let (code, report) = verify(&env, &f);
+    assert_eq!(code, 1);
+    assert!(
+        report["problems"].to_string().contains("retracted"),
+        "{report:#}"
+    );
 }

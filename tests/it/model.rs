@@ -556,6 +556,9 @@ fn check(
         if parent[c].is_some() {
             return Err("covers what another standing summary stands for".into());
         }
+        if inner.is_some_and(|s| s.retracted) {
+            return Err("covers a retracted summary".into());
+        }
     }
     let covers = |mut j: usize| loop {
         if children.contains(&j) {
