@@ -21,6 +21,14 @@ fn fuzz_harness_holds_on_fixtures_and_seeded_inputs() {
     for f in &fixtures {
         harness::read_target(f);
     }
+    // Inputs the fuzzer once crashed on (fuzz/regressions/).
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions");
+    for e in std::fs::read_dir(dir).unwrap() {
+        let data = std::fs::read(e.unwrap().path()).unwrap();
+        harness::read_target(&data);
+        harness::ledger_target(&data);
+        harness::plan_target(&data);
+    }
     for k in 0..iters {
         // Arbitrary bytes, and a fixture with a few bytes changed, cut or repeated.
         let len = rng.usize(0..400);
