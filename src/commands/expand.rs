@@ -76,7 +76,13 @@ pub fn expand(args: &ExpandArgs, ui: &Ui, interrupt: &Interrupt) -> Result<()> {
                 "waiting for the lock on `{}` (another mf is working on it)",
                 args.file.display()
             ));
-            h.lock()?;
+            // Waited for in steps, so a signal ends the wait (and nothing is written).
+            while !h.try_lock()? {
+                if interrupt.received().is_some() {
+                    return Err(MfError::Interrupted.into());
+                }
+                std::thread::sleep(std::time::Duration::from_millis(25));
+            }
         }
         Some(h)
     } else {
@@ -162,6 +168,9 @@ pub fn expand(args: &ExpandArgs, ui: &Ui, interrupt: &Interrupt) -> Result<()> {
             })?;
             {
                 let _critical = interrupt.critical();
+                if interrupt.received().is_some() {
+                    return Err(MfError::Interrupted.into());
+                }
                 h.append(&t, &lines, tail_wait())?;
             }
             ui.note(&format!(

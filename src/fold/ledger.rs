@@ -181,12 +181,32 @@ impl<'a> Ledger<'a> {
         self.conv.entries.len()
     }
 
-    /// Turns: a turn starts at each real user message that the agent sees; claims are not turns.
+    /// Whether entry `i` starts a turn: a real user message that the agent sees. A line with
+    /// mf's shape and coverage is not one; a user message that merely looks like mf's (its text
+    /// starts with mf's label) is.
+    pub fn starts_turn(&self, i: usize) -> bool {
+        let e = &self.conv.entries[i];
+        e.has(flag::TURN_START)
+            && !e.has(flag::UNSEEN)
+            && self
+                .conv
+                .claim(i)
+                .is_none_or(|c| c.shape_ok.is_err() || c.coverage.is_err())
+    }
+
+    /// Turns: a turn starts at each real user message that the agent sees, or saw before its own
+    /// compaction (history still counts, so turn numbers stay those the user knows).
     fn number_turns(&mut self) {
         let mut turn = 0u32;
-        for (i, e) in self.conv.entries.iter().enumerate() {
-            let counted = !e.has(flag::UNSEEN) || e.has(flag::HISTORY);
-            if e.has(flag::TURN_START) && counted && e.claim == NONE {
+        for i in 0..self.conv.entries.len() {
+            let history = self.conv.entries[i].has(flag::HISTORY);
+            let real_user = self
+                .conv
+                .claim(i)
+                .is_none_or(|c| c.shape_ok.is_err() || c.coverage.is_err());
+            if self.starts_turn(i)
+                || (history && self.conv.entries[i].has(flag::TURN_START) && real_user)
+            {
                 turn += 1;
             }
             self.turns[i] = turn;
@@ -575,6 +595,16 @@ impl<'a> Ledger<'a> {
                     id_hint()
                 )));
             }
+            if self
+                .summaries
+                .get(&c)
+                .is_some_and(|inner| !inner.standing())
+            {
+                return Err(refuse(format!(
+                    "it covers {}, a summary retracted before it (its originals are verbatim again)",
+                    id_hint()
+                )));
+            }
             if let Some(inner) = conv.claim(c as usize)
                 && self.summaries.get(&c).is_some_and(Summary::standing)
                 && inner.kind == ClaimKind::Stub
@@ -663,12 +693,7 @@ impl<'a> Ledger<'a> {
                     .iter()
                     .enumerate()
                     .take_while(|(_, e)| e.line < here)
-                    .any(|(k, e)| {
-                        e.has(flag::TURN_START)
-                            && !e.has(flag::UNSEEN)
-                            && e.claim == NONE
-                            && parent[from + k] == NONE
-                    });
+                    .any(|(k, _)| self.starts_turn(from + k) && parent[from + k] == NONE);
                 if !tail_turn {
                     return Err(refuse(
                         "it covers the most recent turn, which always stays verbatim",

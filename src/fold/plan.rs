@@ -6,7 +6,7 @@
 //! starts where it can, inside a turn at tool-unit boundaries where a single turn is too big;
 //! a single tool unit too big for any call stays verbatim.
 
-use crate::entry::{NONE, estimate_tokens, flag};
+use crate::entry::{NONE, estimate_tokens};
 use crate::fold::ledger::{Item, ItemKind, Ledger};
 use crate::fold::policy::FoldPolicy;
 
@@ -199,17 +199,10 @@ impl Seams {
             pos[it as usize] = p;
         }
         let pos_of = |it: u32| Some(pos[it as usize]).filter(|&p| p != usize::MAX);
-        let is_turn_start = |it: Item| {
-            let e = &entries[it as usize];
-            match ledger.kind(it) {
-                ItemKind::Message | ItemKind::Stub => {
-                    e.has(flag::TURN_START) && ledger.kind(it) == ItemKind::Message
-                }
-                ItemKind::Summary => {
-                    let first = ledger.summaries[&it].first_leaf;
-                    entries[first as usize].has(flag::TURN_START)
-                }
-            }
+        let is_turn_start = |it: Item| match ledger.kind(it) {
+            ItemKind::Message => ledger.starts_turn(it as usize),
+            ItemKind::Stub => false,
+            ItemKind::Summary => ledger.starts_turn(ledger.summaries[&it].first_leaf as usize),
         };
         // Forbidden boundaries: strictly after a call, up to and including its last result.
         let mut diff = vec![0i64; n + 2];
@@ -272,9 +265,13 @@ fn candidates<'v>(ledger: &'v Ledger<'_>) -> (usize, &'v [Item]) {
     (first, &ledger.view[first..])
 }
 
-/// Whether an item stays out of every fold under this policy.
+/// Whether an item stays out of every fold under this policy. A tool result whose call is never
+/// folded (a call in the preamble) stays with its call: a fold never holds a result without it.
 fn kept_out(ledger: &Ledger<'_>, policy: &FoldPolicy, it: Item) -> bool {
-    ledger.is_fixed(it) || (policy.protect_user && ledger.is_user_message(it))
+    let call = ledger.call_of[it as usize];
+    ledger.is_fixed(it)
+        || (policy.protect_user && ledger.is_user_message(it))
+        || (call != NONE && ledger.kind(it) == ItemKind::Message && ledger.is_fixed(call))
 }
 
 /// Estimated characters of the summary of a span of `chars` characters.
@@ -489,6 +486,7 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
             .filter(|&it| ledger.is_fixed(it) && !ledger.is_preamble(it)),
     );
     verbatim.extend_from_slice(&cands[end..]);
+    let tail_line = tail_line(ledger, &whole, &cands[end..]);
     Decision::Fold(Plan {
         spans,
         whole,
@@ -497,13 +495,38 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
         oversized,
         in_turn,
         view_chars,
-        tail_line: (end < n).then(|| ledger.conv.entries[cands[end] as usize].line),
+        tail_line,
         note,
     })
 }
 
+/// The verbatim tail's first turn after everything the fold covers, as recorded in its summaries:
+/// for a summary item, the line where its first original was (its own line starts no turn); and
+/// past the last original a folded summary stands for (a summary with protected user messages
+/// left between its originals may reach past where the tail begins).
+fn tail_line(ledger: &Ledger<'_>, whole: &Span, tail: &[Item]) -> Option<u32> {
+    let entries = ledger.conv.entries;
+    let last_leaf = whole
+        .items
+        .iter()
+        .map(|it| match ledger.summaries.get(it) {
+            Some(s) => s.last_leaf_line,
+            None => entries[*it as usize].line,
+        })
+        .max()
+        .unwrap_or(0);
+    tail.iter()
+        .map(|&it| match ledger.summaries.get(&it) {
+            Some(s) => s.first_leaf as usize,
+            None => it as usize,
+        })
+        .filter(|&p| ledger.starts_turn(p))
+        .map(|p| entries[p].line)
+        .find(|&line| line > last_leaf)
+}
+
 fn is_turn(ledger: &Ledger<'_>, it: Item) -> bool {
-    ledger.kind(it) == ItemKind::Message && ledger.conv.entries[it as usize].has(flag::TURN_START)
+    ledger.kind(it) == ItemKind::Message && ledger.starts_turn(it as usize)
 }
 
 /// Split candidates `start..end` into chunks whose requests fit `budget` tokens: at turn seams

@@ -175,7 +175,9 @@ impl Locked {
             if tail.is_empty() {
                 break (size, "");
             }
-            if serde_json::from_slice::<serde::de::IgnoredAny>(body).is_ok() {
+            if body.iter().all(u8::is_ascii_whitespace)
+                || serde_json::from_slice::<serde::de::IgnoredAny>(body).is_ok()
+            {
                 out.ended_last_line = true;
                 break (size, "\n");
             }

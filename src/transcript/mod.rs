@@ -148,7 +148,7 @@ impl Source {
 pub enum Tail {
     /// Empty, or ends with a newline.
     Clean,
-    /// The last line is complete but has no newline: mf adds one before appending.
+    /// The last line is complete (or blank) but has no newline: mf adds one before appending.
     Unterminated,
     /// The last line is incomplete (no newline, not valid JSON). `mf`: it is a line mf began
     /// (a crash during an append), which mf closes with a newline before appending; otherwise
@@ -361,7 +361,7 @@ pub fn read_source(mut src: Source, opts: &ReadOptions) -> Result<Transcript, Tr
     })?;
     let mut head = Vec::with_capacity(1 << 16);
     (&mut src.file)
-        .take(1 << 20)
+        .take(read::HEAD as u64)
         .read_to_end(&mut head)
         .map_err(|source| TranscriptError::Open {
             path: src.path.clone(),

@@ -21,6 +21,8 @@ use crate::digest::line_hash;
 
 /// Bytes read at a time.
 const BLOCK: usize = 4 << 20;
+/// Bytes the format is detected from, read before the blocks (`read_source`).
+pub const HEAD: usize = 1 << 20;
 /// Below this many bytes in a block, parse on one thread.
 const PARALLEL_MIN: usize = 1 << 20;
 
@@ -294,6 +296,12 @@ pub fn read_lines<R: LineReader>(
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, 4);
+    // A file that ended inside its head needs no big block to find its end (zeroing a big
+    // buffer costs more than reading a small file).
+    let block_len = match &start {
+        Start::Head(head) if head.len() < HEAD => 64 << 10,
+        _ => BLOCK,
+    };
     let (build, line, head, base) = match start {
         Start::Head(head) => (Build::new(src.path.clone()), 0, head, 0),
         Start::After {
@@ -330,10 +338,10 @@ pub fn read_lines<R: LineReader>(
     let mut base: u64 = base;
     let mut eof = false;
     let more = |buf: &mut Vec<u8>, filled: &mut usize, file: &mut File| {
-        if buf.len() < *filled + BLOCK {
-            buf.resize(*filled + BLOCK, 0);
+        if buf.len() < *filled + block_len {
+            buf.resize(*filled + block_len, 0);
         }
-        let n = read_full(file, &mut buf[*filled..*filled + BLOCK])?;
+        let n = read_full(file, &mut buf[*filled..*filled + block_len])?;
         *filled += n;
         Ok::<bool, std::io::Error>(n == 0)
     };
@@ -351,15 +359,15 @@ pub fn read_lines<R: LineReader>(
             }
         };
         let rem = filled - cut;
-        if spare.len() < rem + BLOCK {
-            spare.resize(rem + BLOCK, 0);
+        if spare.len() < rem + block_len {
+            spare.resize(rem + block_len, 0);
         }
         let block = &buf[..cut];
         let parts = split(block, if cut >= PARALLEL_MIN { threads } else { 1 });
         let first = base == 0;
         let r = &*walker.reader;
         let file = &mut src.file;
-        let ahead = &mut spare[rem..rem + BLOCK];
+        let ahead = &mut spare[rem..rem + block_len];
         let (parsed, read): (Vec<Vec<Parsed<'_, R::Parsed<'_>>>>, _) = std::thread::scope(|s| {
             let handles: Vec<_> = parts
                 .iter()
@@ -417,7 +425,9 @@ pub fn read_lines<R: LineReader>(
         let raw = &buf[..filled];
         let body = content(raw, base == 0);
         if is_blank(body) {
-            Tail::Clean
+            // A blank last line without a newline: complete, and ended before mf appends.
+            walker.line += 1;
+            Tail::Unterminated
         } else {
             match walker.reader.parse(body) {
                 Ok(parsed) => {
@@ -443,7 +453,8 @@ pub fn read_lines<R: LineReader>(
         }
     };
     walker.reader.finish(&mut walker.build)?;
-    walker.build.physical_lines = walker.line + u32::from(!matches!(tail, Tail::Clean));
+    // An unterminated last line was counted when it was read; a torn one was not.
+    walker.build.physical_lines = walker.line + u32::from(matches!(tail, Tail::Torn { .. }));
     Ok((walker.build, tail, base + filled as u64))
 }
 

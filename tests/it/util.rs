@@ -76,7 +76,7 @@ impl TestEnv {
     }
 
     pub fn command(&self, args: &[&str], env: &[(&str, &str)]) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_mf"));
+        let mut cmd = Command::new(mf_bin());
         cmd.args(args)
             .current_dir(self.dir.path())
             .env_clear()
@@ -90,6 +90,12 @@ impl TestEnv {
         }
         cmd
     }
+}
+
+/// The `mf` binary the tests run: this build, or `MF_TEST_BIN` (to run the suites against
+/// another build, for example an old release a regression test must fail on).
+pub fn mf_bin() -> String {
+    std::env::var("MF_TEST_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_mf").to_string())
 }
 
 /// A temp dir holding a copy of the incident fixture, its path, and its original bytes.
