@@ -37,7 +37,15 @@ fn every_corpus_file_is_read_or_refused_by_name() {
         let name = f.file_name().unwrap().to_str().unwrap().to_string();
         std::fs::copy(&f, env.path(&name)).unwrap();
         let before = read(&env.path(&name));
-        let out = env.mf(&["compact", &name, "--model", "extractive", "--json"]);
+        // `--force`: the copy was just written, so an agent session would look live.
+        let out = env.mf(&[
+            "compact",
+            &name,
+            "--model",
+            "extractive",
+            "--force",
+            "--json",
+        ]);
         match out.code {
             0 => {}
             1 => {
