@@ -12,6 +12,7 @@ mod fidelity;
 mod http;
 mod json_contract;
 mod pipeline;
+mod protect;
 mod providers;
 mod recall;
 mod server;
