@@ -449,7 +449,7 @@ fn mask(
         Action::Masked
     };
     r.reason = format!(
-        "{} {} old tool result{} with stubs (no model call); the {} most recent stay verbatim",
+        "{} {} old tool result{} with stubs (no model call); those in the verbatim tail and the {} most recent stay verbatim",
         if settings.dry_run {
             "would replace"
         } else {

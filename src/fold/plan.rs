@@ -127,7 +127,7 @@ impl SkipReason {
                 "nothing to do: the recall view is ~{tokens} tokens, within the target of {target}"
             ),
             SkipReason::NothingToMask { results, keep } => format!(
-                "nothing to mask: {results} tool result{} in view, and the {keep} most recent stay verbatim (or the rest are too small to be worth a stub)",
+                "nothing to mask: {results} tool result{} in view, and those in the verbatim tail and the {keep} most recent stay verbatim (or the rest are too small to be worth a stub)",
                 if *results == 1 { "" } else { "s" }
             ),
         }
@@ -297,15 +297,7 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
     }
     let considered = n - start;
 
-    // Tail: the last `recent` entries and at least the last turn, the seam rounded outward.
-    let last_turn = (0..n)
-        .rev()
-        .find(|&p| seams.turn[p] && p > 0 && is_turn(ledger, cands[p]))
-        .unwrap_or(0);
-    let mut end = n.saturating_sub(policy.recent).min(last_turn);
-    while end > start && !seams.turn[end] {
-        end -= 1;
-    }
+    let mut end = tail_start(ledger, cands, &seams, policy.recent, start);
     if end <= start {
         return skip(SkipReason::NothingBeforeTail { considered }, None);
     }
@@ -422,6 +414,27 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
     })
 }
 
+/// Where the verbatim tail starts among the candidates: the last `recent` entries and at least
+/// the last turn, the seam rounded outward to a turn start, never before `start`.
+fn tail_start(
+    ledger: &Ledger<'_>,
+    cands: &[Item],
+    seams: &Seams,
+    recent: usize,
+    start: usize,
+) -> usize {
+    let n = cands.len();
+    let last_turn = (0..n)
+        .rev()
+        .find(|&p| seams.turn[p] && p > 0 && is_turn(ledger, cands[p]))
+        .unwrap_or(0);
+    let mut end = n.saturating_sub(recent).min(last_turn);
+    while end > start && !seams.turn[end] {
+        end -= 1;
+    }
+    end.max(start)
+}
+
 fn is_turn(ledger: &Ledger<'_>, it: Item) -> bool {
     ledger.kind(it) == ItemKind::Message && ledger.conv.entries[it as usize].has(flag::TURN_START)
 }
@@ -515,21 +528,27 @@ pub const REQUEST_OVERHEAD_CHARS: usize = 2600;
 /// Characters each piece's label and spacing add.
 pub const PIECE_OVERHEAD_CHARS: usize = 48;
 
-/// `--strategy mask`: the tool results to stub — every visible result but the newest `keep`,
-/// and only those a stub would shorten.
+/// `--strategy mask`: the tool results to stub — every visible result outside the kept ones
+/// (the verbatim tail, as a summary fold with the same `recent` would leave it, and the newest
+/// `keep`), and only those a stub would shorten.
 pub fn plan_mask(ledger: &Ledger<'_>, policy: &FoldPolicy) -> Result<Vec<Item>, SkipReason> {
+    let (_, cands) = candidates(ledger);
+    let seams = Seams::new(ledger, cands);
+    let tail = tail_start(ledger, cands, &seams, policy.recent, 0);
+    let is_result = |it: Item| {
+        ledger.kind(it) == ItemKind::Message
+            && !ledger.conv.answers(it as usize).is_empty()
+            && !ledger.is_fixed(it)
+    };
     let results: Vec<Item> = ledger
         .view
         .iter()
         .copied()
-        .filter(|&it| {
-            ledger.kind(it) == ItemKind::Message
-                && !ledger.conv.answers(it as usize).is_empty()
-                && !ledger.is_fixed(it)
-        })
+        .filter(|&it| is_result(it))
         .collect();
+    let in_tail = cands[tail..].iter().filter(|&&it| is_result(it)).count();
     let keep = policy.keep_tool_results;
-    let old = results.len().saturating_sub(keep);
+    let old = results.len().saturating_sub(keep.max(in_tail));
     let stubs: Vec<Item> = results[..old]
         .iter()
         .copied()
