@@ -11,6 +11,7 @@ mod explain;
 mod fidelity;
 mod http;
 mod json_contract;
+mod mask;
 mod pipeline;
 mod protect;
 mod providers;
