@@ -16,6 +16,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
+pub mod score;
 mod words;
 
 use words::*;
