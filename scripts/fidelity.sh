@@ -10,7 +10,8 @@
 #   MODEL=openai-compatible:smollm2 TURNS=12,40 SEEDS=1 \
 #     bash scripts/fidelity.sh summary -- --base-url http://127.0.0.1:8081/v1 -j 1 --timeout 600
 #
-# MODEL, TURNS and SEEDS override the defaults; arguments after `--` go to every `mf compact`.
+# MODEL, TURNS and SEEDS override the defaults; DIR keeps the compacted files there; arguments
+# after `--` go to every `mf compact`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -q -p mf -p testgen
@@ -21,4 +22,4 @@ while [ $# -gt 0 ] && [ "$1" != "--" ]; do
 done
 exec target/release/testgen fidelity --mf "$PWD/target/release/mf" \
   --model "${MODEL:-extractive}" --turns "${TURNS:-12,40,120}" --seeds "${SEEDS:-1,2,3}" \
-  "${strategies[@]}" "$@"
+  ${DIR:+--dir "$DIR"} "${strategies[@]}" "$@"
