@@ -151,7 +151,7 @@ fn estimate_request(
     let chars =
         span.chars + span.items.len() * fold::plan::PIECE_OVERHEAD_CHARS + instruction + 700;
     let _ = ledger;
-    let out = policy.summary_target_tokens(span.tokens());
+    let out = span.summary_target_tokens(policy);
     (estimate_tokens(chars) as u64, out as u64)
 }
 
@@ -567,7 +567,7 @@ fn make_request(
             to_turn: span.to_turn,
             messages: span.leaf_count,
             span_chars: span.chars,
-            target_tokens: policy.summary_target_tokens(span.tokens()),
+            target_tokens: span.summary_target_tokens(policy),
             max_output_tokens: policy.max_output_tokens,
             instruction: settings.instruction.as_deref(),
             nonce: &nonce(),

@@ -44,6 +44,9 @@ pub struct Span {
     /// First and last anchor line.
     pub first_line: u32,
     pub last_line: u32,
+    /// The most tokens its summary may take, when `--target-tokens` needs a shorter summary
+    /// than the compression goal gives.
+    pub summary_cap: Option<usize>,
 }
 
 impl Span {
@@ -71,11 +74,19 @@ impl Span {
             chars,
             first_line: first,
             last_line: last,
+            summary_cap: None,
         }
     }
 
     pub fn tokens(&self) -> usize {
         estimate_tokens(self.chars)
+    }
+
+    /// The length its summary should aim for, in tokens: the policy's goal for a span of this
+    /// size, held to `summary_cap` when there is one.
+    pub fn summary_target_tokens(&self, policy: &FoldPolicy) -> usize {
+        let goal = policy.summary_target_tokens(self.tokens());
+        self.summary_cap.map_or(goal, |cap| goal.min(cap.max(64)))
     }
 }
 
@@ -255,9 +266,14 @@ fn kept_out(ledger: &Ledger<'_>, policy: &FoldPolicy, it: Item) -> bool {
     ledger.is_fixed(it) || (policy.protect_user && ledger.is_user_message(it))
 }
 
+/// Characters mf's label adds to a summary (with the blank line after it), as planning counts.
+const SUMMARY_LABEL_CHARS: usize = 400;
+/// The least room worth folding into when a recall target squeezes a summary (64 tokens).
+const MIN_SUMMARY_CHARS: usize = 256;
+
 /// Estimated characters of the summary of a span of `chars` characters.
 fn summary_estimate(policy: &FoldPolicy, chars: usize) -> usize {
-    policy.summary_target_tokens(estimate_tokens(chars)) * 4 + 400
+    policy.summary_target_tokens(estimate_tokens(chars)) * 4 + SUMMARY_LABEL_CHARS
 }
 
 /// Decide what to fold with a summary (or, for `Strategy::Cited`, what to offer).
@@ -302,8 +318,12 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
         return skip(SkipReason::NothingBeforeTail { considered }, None);
     }
 
-    // --target-tokens: the fewest oldest turns that bring the view under the target.
+    // --target-tokens: the fewest oldest turns that bring the view under the target. When even
+    // folding everything at the compression goal leaves the view over it, everything is folded
+    // and the summaries are held to the room that is left (the gentlest compression that meets
+    // the target), unless the verbatim part alone leaves no useful room.
     let mut note = None;
+    let mut squeeze: Option<usize> = None;
     if let Some(target) = policy.target_tokens {
         let mut folded = 0usize;
         let mut chosen = None;
@@ -319,8 +339,17 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
                 }
             }
         }
+        let room = (target * 4).saturating_sub(view_chars - folded);
         match chosen {
             Some(e) => end = e,
+            None if room >= SUMMARY_LABEL_CHARS + MIN_SUMMARY_CHARS => {
+                squeeze = Some(room);
+                note = Some(format!(
+                    "to meet the target of {target} tokens, everything before the verbatim tail folds and its summary is held to ~{} tokens (a fifth of it would be ~{})",
+                    estimate_tokens(room - SUMMARY_LABEL_CHARS),
+                    policy.summary_target_tokens(estimate_tokens(folded))
+                ));
+            }
             None => {
                 let tail: usize = cands[end..]
                     .iter()
@@ -368,6 +397,15 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
         .filter(|c| !c.is_empty())
         .map(|c| Span::of(ledger, c))
         .collect();
+    let mut spans = spans;
+    if let Some(room) = squeeze {
+        // Each chunk's summary gets its share of the room, by size.
+        let all: usize = spans.iter().map(|s| s.chars).sum::<usize>().max(1);
+        let text = room.saturating_sub(SUMMARY_LABEL_CHARS * spans.len());
+        for s in &mut spans {
+            s.summary_cap = Some(estimate_tokens(text * s.chars / all));
+        }
+    }
     let folded: Vec<Item> = spans.iter().flat_map(|s| s.items.iter().copied()).collect();
     if folded.len() < policy.min_fold {
         return skip(

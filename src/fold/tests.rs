@@ -606,6 +606,38 @@ fn target_tokens_folds_the_fewest_oldest_turns() {
     };
     assert_eq!(plan.whole.items.len(), 18);
     assert!(plan.note.unwrap().contains("cannot be met"));
+    assert_eq!(plan.spans[0].summary_cap, None);
+    // A target a fifth of everything cannot meet, but the tail leaves room under: everything
+    // folds, its summary held to the room (the tail is turn 10, 1,000 tokens; a fifth of the
+    // 9,000 folded would be 1,800).
+    let p = FoldPolicy {
+        target_tokens: Some(2_000),
+        ..policy(1)
+    };
+    let Decision::Fold(plan) = super::plan(&l, &p, "m") else {
+        panic!()
+    };
+    assert_eq!(plan.whole.items.len(), 18);
+    assert!(
+        plan.note.as_deref().unwrap().contains("held to"),
+        "{:?}",
+        plan.note
+    );
+    let cap = plan.spans[0].summary_cap.expect("a cap");
+    assert!((800..=1_000).contains(&cap), "{cap}");
+    assert_eq!(plan.spans[0].summary_target_tokens(&p), cap);
+    // Chunked, the room is shared by size.
+    let p = FoldPolicy {
+        target_tokens: Some(2_000),
+        max_span_tokens: Some(3_000),
+        ..policy(1)
+    };
+    let Decision::Fold(plan) = super::plan(&l, &p, "m") else {
+        panic!()
+    };
+    assert!(plan.spans.len() > 1);
+    let caps: usize = plan.spans.iter().map(|s| s.summary_cap.unwrap()).sum();
+    assert!(caps <= cap, "{caps} > {cap}");
     // Already under the target: nothing to do.
     let p = FoldPolicy {
         target_tokens: Some(1_000_000),
