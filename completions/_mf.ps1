@@ -62,7 +62,7 @@ Register-ArgumentCompleter -Native -CommandName 'mf' -ScriptBlock {
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Leave the input untouched; write its bytes plus the new lines to PATH (a directory for several files; `-` for stdout)')
             [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Files compacted and summarizer calls in flight at once')
             [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Files compacted and summarizer calls in flight at once')
-            [CompletionResult]::new('--min-retention', '--min-retention', [CompletionResultType]::ParameterName, 'Decline a summary that keeps less than this share of the span''s items (0 turns it off) [default: 0.5]')
+            [CompletionResult]::new('--min-retention', '--min-retention', [CompletionResultType]::ParameterName, 'Decline a summary that keeps less than this share of the span''s items (0 turns it off) [default: 0.5] [env: MF_MIN_RETENTION]')
             [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'API base URL (beats ANTHROPIC_BASE_URL / OPENAI_BASE_URL; required for openai-compatible:NAME) [env: MF_BASE_URL]')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one request may take, connect to last byte [default: 120] [env: MF_TIMEOUT]')
             [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Retries after a failed attempt (connection errors, timeouts, 408, 409, 429, 5xx) [default: 2]')

@@ -58,7 +58,7 @@ set edit:completion:arg-completer[mf] = {|@words|
             cand --output 'Leave the input untouched; write its bytes plus the new lines to PATH (a directory for several files; `-` for stdout)'
             cand -j 'Files compacted and summarizer calls in flight at once'
             cand --jobs 'Files compacted and summarizer calls in flight at once'
-            cand --min-retention 'Decline a summary that keeps less than this share of the span''s items (0 turns it off) [default: 0.5]'
+            cand --min-retention 'Decline a summary that keeps less than this share of the span''s items (0 turns it off) [default: 0.5] [env: MF_MIN_RETENTION]'
             cand --base-url 'API base URL (beats ANTHROPIC_BASE_URL / OPENAI_BASE_URL; required for openai-compatible:NAME) [env: MF_BASE_URL]'
             cand --timeout 'Seconds one request may take, connect to last byte [default: 120] [env: MF_TIMEOUT]'
             cand --retries 'Retries after a failed attempt (connection errors, timeouts, 408, 409, 429, 5xx) [default: 2]'

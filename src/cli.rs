@@ -306,7 +306,7 @@ pub struct CompactArgs {
 #[derive(Debug, Args, Clone, Default)]
 #[command(next_help_heading = "Fidelity audit")]
 pub struct AuditArgs {
-    /// Decline a summary that keeps less than this share of the span's items (0 turns it off) [default: 0.5]
+    /// Decline a summary that keeps less than this share of the span's items (0 turns it off) [default: 0.5] [env: MF_MIN_RETENTION]
     #[arg(long, value_name = "SHARE", value_parser = parse_share)]
     pub min_retention: Option<f64>,
 

@@ -61,7 +61,9 @@ pub const MODELS: &[ModelRow] = &[
         id: "extractive",
         context_tokens: 0,
         span_tokens: 2_000_000,
-        output_tokens: 2048,
+        // No output limit of its own: a fifth of the largest span (the compression goal), so
+        // the goal, not a cap, sets the length of its summaries.
+        output_tokens: 400_000,
         price_in: 0.0,
         price_out: 0.0,
         verified: "built in",
@@ -173,7 +175,7 @@ pub const MODELS: &[ModelRow] = &[
 pub fn default_budgets(provider: Provider) -> (u64, u64) {
     match provider {
         Provider::OpenAiCompatible => (3_000, 1_024),
-        Provider::Builtin => (2_000_000, 2_048),
+        Provider::Builtin => (2_000_000, 400_000),
         Provider::Anthropic | Provider::OpenAi => (100_000, 4_096),
     }
 }

@@ -85,6 +85,26 @@ impl Redactor {
         }
     }
 
+    /// Every string in `v` redacted, for records built from text that may hold a secret (an
+    /// audit's items are pieces of a summary: one that is a piece of a known key goes too).
+    pub fn redact_value(&self, v: &mut serde_json::Value) {
+        use serde_json::Value;
+        match v {
+            Value::String(s) => {
+                let piece_of_key =
+                    s.len() >= 8 && self.exact.iter().any(|k| k.contains(s.as_str()));
+                *s = if piece_of_key {
+                    "[REDACTED:api-key]".to_string()
+                } else {
+                    self.redact(s, &mut Counts::new())
+                };
+            }
+            Value::Array(items) => items.iter_mut().for_each(|x| self.redact_value(x)),
+            Value::Object(map) => map.values_mut().for_each(|x| self.redact_value(x)),
+            _ => {}
+        }
+    }
+
     /// `text` with every secret replaced by a typed placeholder, and what was replaced.
     pub fn redact(&self, text: &str, counts: &mut Counts) -> String {
         let mut out = text.to_string();

@@ -54,6 +54,8 @@ pub mod env_vars {
     pub const MF_NO_CACHE: &str = "MF_NO_CACHE";
     /// Files shorter than this many bytes are not checkpointed (default 4 MiB).
     pub const MF_CACHE_MIN_BYTES: &str = "MF_CACHE_MIN_BYTES";
+    /// `--min-retention` when the flag is not given (a share, 0 to 1; 0 turns the check off).
+    pub const MF_MIN_RETENTION: &str = "MF_MIN_RETENTION";
 }
 
 use env_vars as ev;
@@ -668,7 +670,22 @@ impl CompactSettings {
             agent_dirs: agent_dirs(),
             allow_degraded,
             audit: AuditSettings {
-                min_retention: min_retention.unwrap_or(0.5),
+                min_retention: match min_retention {
+                    Some(share) => share,
+                    None => match parse_env::<f64>(ev::MF_MIN_RETENTION)? {
+                        Some(share) if (0.0..=1.0).contains(&share) => share,
+                        Some(share) => {
+                            return Err(MfError::usage(
+                                format!(
+                                    "{}={share} is not a share: give a number from 0 to 1 (0 turns the check off)",
+                                    ev::MF_MIN_RETENTION
+                                ),
+                                None,
+                            ));
+                        }
+                        None => 0.5,
+                    },
+                },
                 retry_lossy,
                 strict: strict_audit,
                 count_tool_results: audit_tool_results,

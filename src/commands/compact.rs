@@ -153,7 +153,7 @@ fn estimate_request(
     let chars =
         span.chars + span.items.len() * fold::plan::PIECE_OVERHEAD_CHARS + instruction + 700;
     let _ = ledger;
-    let out = policy.summary_target_tokens(span.tokens());
+    let out = span.summary_target_tokens(policy);
     (estimate_tokens(chars) as u64, out as u64)
 }
 
@@ -453,7 +453,7 @@ fn mask(
         Action::Masked
     };
     r.reason = format!(
-        "{} {} old tool result{} with stubs (no model call); the {} most recent stay verbatim",
+        "{} {} old tool result{} with stubs (no model call); those in the verbatim tail and the {} most recent stay verbatim",
         if settings.dry_run {
             "would replace"
         } else {
@@ -571,7 +571,7 @@ fn make_request(
             to_turn: span.to_turn,
             messages: span.leaf_count,
             span_chars: span.chars,
-            target_tokens: policy.summary_target_tokens(span.tokens()),
+            target_tokens: span.summary_target_tokens(policy),
             max_output_tokens: policy.max_output_tokens,
             instruction: settings.instruction.as_deref(),
             nonce: &nonce(),
@@ -832,7 +832,8 @@ async fn summarize_file(
             }
         };
         let (verdict_audit, lossy) = a.audit.expect("a vetted reply was audited");
-        let audit_json = serde_json::to_value(&verdict_audit).ok();
+        let audit_json = scrubbed_json(&verdict_audit, &ctx.redactor);
+        let lossy = lossy.map(|why| ctx.redactor.redact(&why, &mut Counts::new()));
         if let Some(why) = lossy {
             r.summaries.push(SummaryRecord {
                 id: String::new(),
@@ -1116,7 +1117,7 @@ async fn rollup(
                 }
             };
             let (rollup_audit, lossy) = a.audit.expect("a vetted reply was audited");
-            if let Some(why) = lossy {
+            if let Some(why) = lossy.map(|why| ctx.redactor.redact(&why, &mut Counts::new())) {
                 r.notes.push(format!(
                     "a rollup summary was declined as lossy ({why}); the summaries under it stand"
                 ));
@@ -1125,7 +1126,7 @@ async fn rollup(
             }
             let vetted = summary::vet(&reply.text).expect("vetted above");
             let text = ctx.redactor.redact(&vetted, &mut r.scrubbed);
-            let audit_json = serde_json::to_value(&rollup_audit).ok();
+            let audit_json = scrubbed_json(&rollup_audit, &ctx.redactor);
             let id = summary::summary_id(a.span.from_turn, a.span.to_turn, |id| {
                 t2.has_id(id) || taken.iter().any(|x| x == id)
             });
@@ -1396,4 +1397,14 @@ fn write(
             .push("another writer wrote at the same instant; both lines are kept".into());
     }
     Ok(())
+}
+
+/// A record for the file and stdout built from a summary's text, secrets redacted.
+pub(crate) fn scrubbed_json(
+    v: &impl serde::Serialize,
+    redactor: &Redactor,
+) -> Option<serde_json::Value> {
+    let mut j = serde_json::to_value(v).ok()?;
+    redactor.redact_value(&mut j);
+    Some(j)
 }

@@ -725,17 +725,20 @@ impl<'a> Ledger<'a> {
         Ok(children)
     }
 
-    /// Turns and original-message count behind a set of children.
+    /// Turns and original-message count behind a set of children. A summary or a stub counts
+    /// with the turns of what it stands for (a stub is appended at the end of the file, in a
+    /// later turn than the result it hides; `build_view` gives it that result's turn only after
+    /// the replay).
     fn span_of(&self, children: &[u32]) -> (u64, u64, usize) {
         let (mut from, mut to, mut leaves) = (u64::MAX, 0u64, 0usize);
         for &c in children {
             match self.summaries.get(&c) {
-                Some(inner) if inner.kind == ClaimKind::Summary => {
+                Some(inner) => {
                     from = from.min(inner.from_turn);
                     to = to.max(inner.to_turn);
                     leaves += inner.leaf_count;
                 }
-                _ => {
+                None => {
                     let t = u64::from(self.turns[c as usize]);
                     from = from.min(t);
                     to = to.max(t);

@@ -44,6 +44,9 @@ pub struct Span {
     /// First and last anchor line.
     pub first_line: u32,
     pub last_line: u32,
+    /// The most tokens its summary may take, when `--target-tokens` needs a shorter summary
+    /// than the compression goal gives.
+    pub summary_cap: Option<usize>,
 }
 
 impl Span {
@@ -71,11 +74,19 @@ impl Span {
             chars,
             first_line: first,
             last_line: last,
+            summary_cap: None,
         }
     }
 
     pub fn tokens(&self) -> usize {
         estimate_tokens(self.chars)
+    }
+
+    /// The length its summary should aim for, in tokens: the policy's goal for a span of this
+    /// size, held to `summary_cap` when there is one.
+    pub fn summary_target_tokens(&self, policy: &FoldPolicy) -> usize {
+        let goal = policy.summary_target_tokens(self.tokens());
+        self.summary_cap.map_or(goal, |cap| goal.min(cap.max(64)))
     }
 }
 
@@ -149,7 +160,7 @@ impl SkipReason {
                 }
             ),
             SkipReason::NothingToMask { results, keep } => format!(
-                "nothing to mask: {results} tool result{} in view, and the {keep} most recent stay verbatim (or the rest are too small to be worth a stub)",
+                "nothing to mask: {results} tool result{} in view, and those in the verbatim tail and the {keep} most recent stay verbatim (or the rest are too small to be worth a stub)",
                 if *results == 1 { "" } else { "s" }
             ),
         }
@@ -274,9 +285,14 @@ fn kept_out(ledger: &Ledger<'_>, policy: &FoldPolicy, it: Item) -> bool {
         || (call != NONE && ledger.kind(it) == ItemKind::Message && ledger.is_fixed(call))
 }
 
+/// Characters mf's label adds to a summary (with the blank line after it), as planning counts.
+const SUMMARY_LABEL_CHARS: usize = 400;
+/// The least room worth folding into when a recall target squeezes a summary (64 tokens).
+const MIN_SUMMARY_CHARS: usize = 256;
+
 /// Estimated characters of the summary of a span of `chars` characters.
 fn summary_estimate(policy: &FoldPolicy, chars: usize) -> usize {
-    policy.summary_target_tokens(estimate_tokens(chars)) * 4 + 400
+    policy.summary_target_tokens(estimate_tokens(chars)) * 4 + SUMMARY_LABEL_CHARS
 }
 
 /// Decide what to fold with a summary (or, for `Strategy::Cited`, what to offer).
@@ -316,21 +332,17 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
     }
     let considered = n - start;
 
-    // Tail: the last `recent` entries and at least the last turn, the seam rounded outward.
-    let last_turn = (0..n)
-        .rev()
-        .find(|&p| seams.turn[p] && p > 0 && is_turn(ledger, cands[p]))
-        .unwrap_or(0);
-    let mut end = n.saturating_sub(policy.recent).min(last_turn);
-    while end > start && !seams.turn[end] {
-        end -= 1;
-    }
+    let mut end = tail_start(ledger, cands, &seams, policy.recent, start);
     if end <= start {
         return skip(SkipReason::NothingBeforeTail { considered }, None);
     }
 
-    // --target-tokens: the fewest oldest turns that bring the view under the target.
+    // --target-tokens: the fewest oldest turns that bring the view under the target. When even
+    // folding everything at the compression goal leaves the view over it, everything is folded
+    // and the summaries are held to the room that is left (the gentlest compression that meets
+    // the target), unless the verbatim part alone leaves no useful room.
     let mut note = None;
+    let mut squeeze: Option<usize> = None;
     if let Some(target) = policy.target_tokens {
         let mut folded = 0usize;
         let mut chosen = None;
@@ -346,8 +358,17 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
                 }
             }
         }
+        let room = (target * 4).saturating_sub(view_chars - folded);
         match chosen {
             Some(e) => end = e,
+            None if room >= SUMMARY_LABEL_CHARS + MIN_SUMMARY_CHARS => {
+                squeeze = Some(room);
+                note = Some(format!(
+                    "to meet the target of {target} tokens, everything before the verbatim tail folds and its summary is held to ~{} tokens (a fifth of it would be ~{})",
+                    estimate_tokens(room - SUMMARY_LABEL_CHARS),
+                    policy.summary_target_tokens(estimate_tokens(folded))
+                ));
+            }
             None => {
                 let tail: usize = cands[end..]
                     .iter()
@@ -452,6 +473,15 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
             None => extra,
         });
     }
+    let mut spans = spans;
+    if let Some(room) = squeeze {
+        // Each chunk's summary gets its share of the room, by size.
+        let all: usize = spans.iter().map(|s| s.chars).sum::<usize>().max(1);
+        let text = room.saturating_sub(SUMMARY_LABEL_CHARS * spans.len());
+        for s in &mut spans {
+            s.summary_cap = Some(estimate_tokens(text * s.chars / all));
+        }
+    }
     let folded: Vec<Item> = spans.iter().flat_map(|s| s.items.iter().copied()).collect();
     if folded.len() < policy.min_fold {
         return skip(
@@ -523,6 +553,27 @@ fn tail_line(ledger: &Ledger<'_>, whole: &Span, tail: &[Item]) -> Option<u32> {
         .filter(|&p| ledger.starts_turn(p))
         .map(|p| entries[p].line)
         .find(|&line| line > last_leaf)
+}
+
+/// Where the verbatim tail starts among the candidates: the last `recent` entries and at least
+/// the last turn, the seam rounded outward to a turn start, never before `start`.
+fn tail_start(
+    ledger: &Ledger<'_>,
+    cands: &[Item],
+    seams: &Seams,
+    recent: usize,
+    start: usize,
+) -> usize {
+    let n = cands.len();
+    let last_turn = (0..n)
+        .rev()
+        .find(|&p| seams.turn[p] && p > 0 && is_turn(ledger, cands[p]))
+        .unwrap_or(0);
+    let mut end = n.saturating_sub(recent).min(last_turn);
+    while end > start && !seams.turn[end] {
+        end -= 1;
+    }
+    end.max(start)
 }
 
 fn is_turn(ledger: &Ledger<'_>, it: Item) -> bool {
@@ -646,21 +697,27 @@ pub const REQUEST_OVERHEAD_CHARS: usize = 2600;
 /// Characters each piece's label and spacing add.
 pub const PIECE_OVERHEAD_CHARS: usize = 48;
 
-/// `--strategy mask`: the tool results to stub — every visible result but the newest `keep`,
-/// and only those a stub would shorten.
+/// `--strategy mask`: the tool results to stub — every visible result outside the kept ones
+/// (the verbatim tail, as a summary fold with the same `recent` would leave it, and the newest
+/// `keep`), and only those a stub would shorten.
 pub fn plan_mask(ledger: &Ledger<'_>, policy: &FoldPolicy) -> Result<Vec<Item>, SkipReason> {
+    let (_, cands) = candidates(ledger);
+    let seams = Seams::new(ledger, cands);
+    let tail = tail_start(ledger, cands, &seams, policy.recent, 0);
+    let is_result = |it: Item| {
+        ledger.kind(it) == ItemKind::Message
+            && !ledger.conv.answers(it as usize).is_empty()
+            && !ledger.is_fixed(it)
+    };
     let results: Vec<Item> = ledger
         .view
         .iter()
         .copied()
-        .filter(|&it| {
-            ledger.kind(it) == ItemKind::Message
-                && !ledger.conv.answers(it as usize).is_empty()
-                && !ledger.is_fixed(it)
-        })
+        .filter(|&it| is_result(it))
         .collect();
+    let in_tail = cands[tail..].iter().filter(|&&it| is_result(it)).count();
     let keep = policy.keep_tool_results;
-    let old = results.len().saturating_sub(keep);
+    let old = results.len().saturating_sub(keep.max(in_tail));
     let stubs: Vec<Item> = results[..old]
         .iter()
         .copied()

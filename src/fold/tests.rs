@@ -667,6 +667,38 @@ fn target_tokens_folds_the_fewest_oldest_turns() {
     };
     assert_eq!(plan.whole.items.len(), 18);
     assert!(plan.note.unwrap().contains("cannot be met"));
+    assert_eq!(plan.spans[0].summary_cap, None);
+    // A target a fifth of everything cannot meet, but the tail leaves room under: everything
+    // folds, its summary held to the room (the tail is turn 10, 1,000 tokens; a fifth of the
+    // 9,000 folded would be 1,800).
+    let p = FoldPolicy {
+        target_tokens: Some(2_000),
+        ..policy(1)
+    };
+    let Decision::Fold(plan) = super::plan(&l, &p, "m") else {
+        panic!()
+    };
+    assert_eq!(plan.whole.items.len(), 18);
+    assert!(
+        plan.note.as_deref().unwrap().contains("held to"),
+        "{:?}",
+        plan.note
+    );
+    let cap = plan.spans[0].summary_cap.expect("a cap");
+    assert!((800..=1_000).contains(&cap), "{cap}");
+    assert_eq!(plan.spans[0].summary_target_tokens(&p), cap);
+    // Chunked, the room is shared by size.
+    let p = FoldPolicy {
+        target_tokens: Some(2_000),
+        max_span_tokens: Some(3_000),
+        ..policy(1)
+    };
+    let Decision::Fold(plan) = super::plan(&l, &p, "m") else {
+        panic!()
+    };
+    assert!(plan.spans.len() > 1);
+    let caps: usize = plan.spans.iter().map(|s| s.summary_cap.unwrap()).sum();
+    assert!(caps <= cap, "{caps} > {cap}");
     // Already under the target: nothing to do.
     let p = FoldPolicy {
         target_tokens: Some(1_000_000),
@@ -700,6 +732,56 @@ fn mask_stubs_every_large_result_but_the_newest_kept() {
     let stubs = super::plan_mask(&l, &p).unwrap();
     // r0..r3 are older than the 2 kept; r1 is too small to be worth a stub.
     assert_eq!(ids(&c, &stubs), ["r0", "r2", "r3"]);
+}
+
+#[test]
+fn mask_never_stubs_a_result_in_the_verbatim_tail() {
+    // The last turn has three large results; with --recent 4 the tail is that whole turn.
+    let mut c = convo(1);
+    for k in 0..2 {
+        c.msg(&format!("u{k}x"), Role::User);
+        c.push(
+            &format!("c{k}"),
+            Role::Assistant,
+            10,
+            &[&format!("k{k}")],
+            &[],
+        );
+        c.push(
+            &format!("r{k}"),
+            Role::Tool,
+            5_000,
+            &[],
+            &[&format!("k{k}")],
+        );
+    }
+    c.msg("ulast", Role::User);
+    c.push("clast", Role::Assistant, 10, &["x1", "x2", "x3"], &[]);
+    for x in ["x1", "x2", "x3"] {
+        c.push(&format!("r{x}"), Role::Tool, 5_000, &[], &[x]);
+    }
+    c.msg("alast", Role::Assistant);
+    let l = Ledger::new(c.conv());
+    let p = FoldPolicy {
+        keep_tool_results: 1,
+        ..policy(4)
+    };
+    assert_eq!(ids(&c, &super::plan_mask(&l, &p).unwrap()), ["r0", "r1"]);
+    // keep 4 reaches past the tail: r1 stays too.
+    let p = FoldPolicy {
+        keep_tool_results: 4,
+        ..policy(4)
+    };
+    assert_eq!(ids(&c, &super::plan_mask(&l, &p).unwrap()), ["r0"]);
+    // A tail of every turn: nothing to mask.
+    let p = FoldPolicy {
+        keep_tool_results: 1,
+        ..policy(100)
+    };
+    assert!(matches!(
+        super::plan_mask(&l, &p),
+        Err(SkipReason::NothingToMask { .. })
+    ));
 }
 
 #[test]

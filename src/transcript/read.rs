@@ -58,6 +58,10 @@ pub trait LineReader: Send + Sync {
 
     fn parse<'a>(&self, line: &'a [u8]) -> Result<Self::Parsed<'a>, LineError>;
 
+    /// Whether a value found inside a torn mf line could be a whole line another writer glued
+    /// after it (not just an object nested inside mf's own line, cut right after its end).
+    fn may_be_line(&self, parsed: &Self::Parsed<'_>) -> bool;
+
     fn push(
         &mut self,
         b: &mut Build,
@@ -181,7 +185,9 @@ impl<R: LineReader> Walker<'_, R> {
         if body.starts_with(MF_PREFIX) {
             self.build.note(line, NoteKind::TornMf);
             for p in memchr_iter(b'{', &body[MF_PREFIX.len()..]).map(|p| p + MF_PREFIX.len()) {
-                if let Ok(parsed) = self.reader.parse(&body[p..]) {
+                if let Ok(parsed) = self.reader.parse(&body[p..])
+                    && self.reader.may_be_line(&parsed)
+                {
                     let sub = &body[p..];
                     let at = At {
                         line,

@@ -17,6 +17,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
+pub mod score;
 mod words;
 
 use words::*;

@@ -4,6 +4,7 @@
 //! testgen facts --turns 40 [--seed 1] [--out chat.jsonl] [--facts facts.json]
 //! testgen agent --calls 300 [--seed 1] [--out session.jsonl]
 //! testgen bulk [--lines 1000000] [--size 300M] [--seed 1] [--out big.jsonl]
+//! testgen fidelity [--mf PATH] [--model MODEL] [--strategy S]... [-- MF_COMPACT_ARGS...]
 //! ```
 //!
 //! Without `--out` the transcript goes to stdout. A summary line goes to stderr.
@@ -20,13 +21,22 @@ const USAGE: &str = "usage:
       an agent session whose second turn makes N tool calls (one giant turn)
   testgen bulk [--lines N] [--size BYTES] [--seed S] [--out FILE]
       a large transcript of at least N lines (default 1000000) and BYTES bytes (default 300M;
-      K, M and G suffixes are powers of 1024)";
+      K, M and G suffixes are powers of 1024)
+";
+
+mod measure;
 
 fn main() -> ExitCode {
-    match run(std::env::args().skip(1).collect()) {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = if args.first().map(String::as_str) == Some("fidelity") {
+        measure::parse(args.into_iter().skip(1)).and_then(|o| measure::run(&o))
+    } else {
+        run(args)
+    };
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("testgen: {e}\n{USAGE}");
+            eprintln!("testgen: {e}\n{USAGE}{}", measure::USAGE);
             ExitCode::from(2)
         }
     }

@@ -12,7 +12,7 @@ fn eight_compacts_at_once_pay_for_one_call_and_write_one_summary() {
     let rounds = figure("MF_TRUST_ROUNDS", 2);
     for round in 0..rounds {
         let server = small_summary_server(Duration::from_millis(300));
-        let env = TestEnv::new();
+        let env = TestEnv::without_audit();
         let f = env.write("c.jsonl", &conversation(40));
         let original = read(&f);
         let children: Vec<_> = (0..8)
@@ -87,7 +87,7 @@ fn compacts_and_restores_at_once_leave_a_file_mf_can_explain() {
     // Four compacts and four restores of the summary the first run writes, all at once: every
     // process ends in a documented way and the file verifies clean.
     let server = small_summary_server(Duration::from_millis(200));
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let f = env.write("c.jsonl", &conversation(40));
     assert_eq!(
         run_with(

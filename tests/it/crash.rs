@@ -61,7 +61,7 @@ fn crash_loop_sigkill_never_loses_an_original_byte_or_an_agent_line() {
     let kills = figure("MF_TRUST_KILLS", 5);
     let span_mb = span_mb();
     let mut rng = fastrand::Rng::with_seed(seed("crash_loop"));
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let f = env.path("c.jsonl");
     let original = big_conversation(20, span_mb).into_bytes();
     let summary_bytes = (span_mb * 1e6 * 0.4) as usize;
@@ -198,7 +198,7 @@ fn crash_loop_sigkill_never_loses_an_original_byte_or_an_agent_line() {
 
 /// Interrupt the append with `sig`; the exit code and message say exactly what the file holds.
 fn interrupt_during_append(sig: &str, code: i32) {
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let f = env.path("c.jsonl");
     let original = big_conversation(20, 1.5).into_bytes();
     let mut landed = 0;

@@ -278,3 +278,91 @@ fn the_generated_transcripts_read_as_chat() {
         }
     }
 }
+
+/// Issue 9, acceptance 6, end to end: `mf compact --model extractive` (its defaults) on the
+/// generator's 120-turn conversations, several seeds. In the recall view afterwards: every
+/// class's planted facts (those said by the user, the assistant or in tool-call arguments — what
+/// the audit counts) kept at ≥ 0.9, every correction at its latest value and never stated as
+/// current at its old one by the summary, and the view at most a quarter of the original's
+/// tokens (mf's estimate, and this test's own count of the view's characters). Facts planted
+/// only in tool results are reported apart.
+#[test]
+fn compacted_120_turn_conversations_keep_their_facts_in_a_quarter_of_the_view() {
+    use testgen::score::{ratio, read_view, score};
+    let mut report = String::from(
+        "\n`mf compact --model extractive` on 120-turn conversations: the recall view after\n",
+    );
+    let mut failures = Vec::new();
+    for seed in [1u64, 2, 3, 4] {
+        let conv = testgen::facts(120, seed);
+        let env = crate::util::TestEnv::new();
+        env.write("chat.jsonl", &conv.to_jsonl());
+        let recall = |env: &crate::util::TestEnv| {
+            let out = env.mf(&["recall", "chat.jsonl"]);
+            assert_eq!(out.code, 0, "{out:?}");
+            read_view(&out.stdout).expect("recall is chat JSON lines")
+        };
+        let before = score(&conv, &recall(&env));
+        assert_eq!(before.retention(), 1.0, "the original states every fact");
+        let out = env.mf(&["compact", "chat.jsonl", "--model", "extractive", "--json"]);
+        assert_eq!(out.code, 0, "{out:?}");
+        let rec = &crate::util::json_lines(&out.stdout)[0];
+        let ctx = format!("seed {seed}");
+        if rec["action"] != "folded" {
+            failures.push(format!("{ctx}: not folded: {}", rec["reason"]));
+            continue;
+        }
+        let after = score(&conv, &recall(&env));
+        let tokens =
+            rec["after"]["tokens"].as_f64().unwrap() / rec["before"]["tokens"].as_f64().unwrap();
+        let chars = after.chars as f64 / before.chars as f64;
+        if tokens > 0.25 || chars > 0.25 {
+            failures.push(format!(
+                "{ctx}: the recall view is {tokens:.3} of the original's tokens ({chars:.3} of its characters), over 0.25"
+            ));
+        }
+        for (class, t) in &after.classes {
+            if t.planted == 0 {
+                failures.push(format!("{ctx}: no {class} fact planted where it counts"));
+            } else if ratio(t.kept, t.planted) < 0.9 {
+                failures.push(format!(
+                    "{ctx}: {class} retention {}/{} is under 0.9",
+                    t.kept, t.planted
+                ));
+            }
+        }
+        if after.corrections == 0 || after.corrections_ok != after.corrections {
+            failures.push(format!(
+                "{ctx}: corrections at their latest value {}/{}: {:?}",
+                after.corrections_ok, after.corrections, after.bad_corrections
+            ));
+        }
+        // The audit accepted it and flags nothing.
+        let audit = &rec["summaries"][0]["audit"];
+        for flag in ["inventions", "superseded", "forgeries"] {
+            if audit[flag].as_array().is_none_or(|a| !a.is_empty()) {
+                failures.push(format!("{ctx}: the audit flags {flag}: {}", audit[flag]));
+            }
+        }
+        report.push_str(&format!(
+            "  seed {seed}: {tokens:.3} of the tokens ({chars:.3} of the characters); facts kept {:.3} (worst class {:?}); tool-result facts {:.3}; corrections {}/{}; audit retention {}\n",
+            after.retention(),
+            after.worst_class(),
+            after.tool_retention(),
+            after.corrections_ok,
+            after.corrections,
+            audit["retention"],
+        ));
+        if seed == 1 {
+            report.push_str("    class          planted  kept | tool-result planted  kept\n");
+            for (class, t) in &after.classes {
+                report.push_str(&format!(
+                    "    {class:<14} {:>7} {:>5} | {:>19} {:>5}\n",
+                    t.planted, t.kept, t.tool_planted, t.tool_kept
+                ));
+            }
+        }
+    }
+    eprintln!("{report}");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

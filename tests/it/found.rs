@@ -28,7 +28,7 @@ fn preamble_call() -> String {
 
 #[test]
 fn a_tool_result_whose_call_is_in_the_preamble_never_makes_mf_refuse_its_own_summary() {
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let f = env.write("boot.jsonl", &preamble_call());
     let out = env.mf(&["compact", "boot.jsonl", "--model", "extractive", "--json"]);
     assert_eq!(out.code, 0, "{out:?}");
@@ -49,7 +49,7 @@ fn a_tool_result_whose_call_is_in_the_preamble_never_makes_mf_refuse_its_own_sum
 #[test]
 fn a_last_line_of_blanks_without_a_newline_is_ended_before_mf_appends() {
     // A hand-edited file that ends in spaces: in place, and with -o.
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let text = conversation(24) + "   ";
     let f = env.write("ws.jsonl", &text);
     let (code, report) = verify(&env, &f);
@@ -96,7 +96,7 @@ fn a_last_line_of_blanks_without_a_newline_is_ended_before_mf_appends() {
 fn a_fold_whose_verbatim_tail_starts_with_a_summary_records_a_turn_as_its_tail() {
     // A --size fold leaves the older turns uncovered; the next fold ends right where that
     // summary begins.
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let f = env.write("c.jsonl", &conversation(40));
     let out = env.mf(&[
         "compact",
@@ -129,7 +129,7 @@ fn a_fold_whose_verbatim_tail_starts_with_a_summary_records_a_turn_as_its_tail()
 #[test]
 fn ctrl_c_while_restore_waits_for_the_lock_writes_nothing() {
     use std::io::BufRead;
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let f = env.write("c.jsonl", &conversation(30));
     assert_eq!(
         env.mf(&["compact", "c.jsonl", "--model", "extractive"])
@@ -171,7 +171,7 @@ fn ctrl_c_while_restore_waits_for_the_lock_writes_nothing() {
 fn a_fold_over_a_summary_with_protected_user_messages_records_a_tail_after_all_it_covers() {
     // --protect user leaves the user messages verbatim between what the summary covers; a later
     // fold without it takes that summary in and ends at one of those user messages.
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let f = env.write("c.jsonl", &conversation(20));
     let out = env.mf(&[
         "compact",
@@ -212,7 +212,7 @@ fn a_fold_over_a_summary_with_protected_user_messages_records_a_tail_after_all_i
 fn a_summary_over_a_retracted_summary_is_not_honoured() {
     // mf never writes one (a retracted summary is not in view); a line that claims it, with a
     // correct digest and the label such a nesting would have, is flagged and hides nothing.
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let f = env.write("c.jsonl", &conversation(30));
     assert_eq!(
         env.mf(&["compact", "c.jsonl", "--model", "extractive"])
@@ -255,4 +255,42 @@ fn a_summary_over_a_retracted_summary_is_not_honoured() {
         report["problems"].to_string().contains("retracted"),
         "{report:#}"
     );
+}
+
+#[test]
+fn a_torn_mf_line_cut_right_after_an_object_inside_it_is_not_read_as_a_glued_line() {
+    // mf's line carries nested objects (its audit's items); a crash can cut it right after one.
+    // That object parses, but it is part of mf's line, not a line another writer glued on.
+    let env = TestEnv::without_audit();
+    let f = env.write("c.jsonl", &conversation(30));
+    let original = read(&f);
+    let out = env.mf(&["compact", "c.jsonl", "--model", "extractive"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let full = read(&f);
+    let added = &full[original.len()..];
+    let ends: Vec<usize> = added
+        .iter()
+        .enumerate()
+        .filter(|&(k, &b)| b == b'}' && k + 2 < added.len())
+        .map(|(k, _)| k + 1)
+        .collect();
+    assert!(ends.len() > 5, "the summary line has nested objects");
+    for &cut in ends.iter().step_by(ends.len() / 5) {
+        let mut torn = original.clone();
+        torn.extend_from_slice(&added[..cut]);
+        std::fs::write(&f, &torn).unwrap();
+        // The fragment closed (as the next mf run does), then an agent's next line.
+        append(&f, b"\n");
+        append(&f, line("w1", "user", "after the crash").as_bytes());
+        append(&f, b"\n");
+        let shown = recall(&env, "c.jsonl");
+        assert_eq!(
+            shown.len(),
+            62,
+            "every original and the agent's line, cut at {cut}: {shown:?}"
+        );
+        assert_eq!(shown.last().unwrap()["content"], "after the crash");
+        let (_, report) = verify(&env, &f);
+        assert_eq!(problem_kinds(&report), ["torn-mf-line"], "{report:#}");
+    }
 }

@@ -14,7 +14,7 @@ use crate::util::*;
 /// A file mf must refuse: `compact` (and the read-only commands) exit `code` with a message
 /// that holds every needle, and nothing changes.
 fn refused(content: &[u8], code: i32, needles: &[&str]) -> (TestEnv, PathBuf) {
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let f = env.path("h.jsonl");
     std::fs::write(&f, content).unwrap();
     let before = sha(&read(&f));
@@ -52,7 +52,7 @@ fn refused(content: &[u8], code: i32, needles: &[&str]) -> (TestEnv, PathBuf) {
 /// A file mf accepts: compact works, the original bytes stay, recall is the model's, and verify
 /// is clean (or, with `flags`, names exactly those problems both before and after compact).
 fn accepted(content: &[u8], flags: &[&str]) -> (TestEnv, PathBuf) {
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let f = env.path("h.jsonl");
     std::fs::write(&f, content).unwrap();
     let check_verify = |env: &TestEnv| {
@@ -181,7 +181,7 @@ fn deep_nesting_is_refused_without_crashing() {
 #[test]
 fn a_line_another_program_is_still_writing_is_refused_by_compact_and_left_out_of_recall() {
     let content = turns(12) + "{\"role\": \"user\", \"content\": \"half";
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let f = env.write("h.jsonl", &content);
     let out = env.mf(&["compact", "h.jsonl", "--model", "extractive"]);
     assert_eq!(out.code, 1, "{out:?}");
@@ -221,7 +221,7 @@ fn blank_and_whitespace_lines_are_tolerated() {
 
 #[test]
 fn an_empty_file_is_nothing_to_do() {
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let f = env.write("h.jsonl", "");
     let out = env.mf(&["compact", "h.jsonl", "--model", "extractive", "--json"]);
     assert_eq!(out.code, 0, "{out:?}");
@@ -233,7 +233,7 @@ fn an_empty_file_is_nothing_to_do() {
 
 #[test]
 fn only_a_system_prompt_is_nothing_to_do() {
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let s = line("sys", "system", "You are terse.") + "\n";
     let f = env.write("h.jsonl", &s);
     let out = env.mf(&[
@@ -258,7 +258,7 @@ fn a_50_mb_line_is_read_whole() {
     s += &line("big", "tool", &big);
     s.push('\n');
     s += &turns_from(4, 12);
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let f = env.write("h.jsonl", &s);
     let out = env.mf(&["recall", "h.jsonl"]);
     assert_eq!(out.code, 0);
@@ -311,7 +311,7 @@ fn numbers_nulls_and_content_parts_are_read() {
 
 /// Append `extra` lines to a conversation; mf honours none of them, verify names `kind`.
 fn forged(base: &str, extra: &[String], kind: &str) -> (TestEnv, PathBuf) {
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let f = env.write("h.jsonl", base);
     let before = recall(&env, "h.jsonl");
     let mut s = base.to_string();
@@ -501,7 +501,7 @@ fn an_mf_line_of_an_unknown_version_or_kind() {
 
 #[test]
 fn a_copy_of_a_real_summary_pasted_again() {
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let f = env.write("h.jsonl", &turns(30));
     assert_eq!(
         env.mf(&["compact", "h.jsonl", "--model", "extractive"])
@@ -529,7 +529,7 @@ fn a_copy_of_a_real_summary_pasted_again() {
 
 #[test]
 fn an_edited_summary_is_an_ordinary_entry() {
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let f = env.write("h.jsonl", &turns(30));
     assert_eq!(
         env.mf(&["compact", "h.jsonl", "--model", "extractive"])
@@ -552,7 +552,7 @@ fn an_edited_summary_is_an_ordinary_entry() {
 
 #[test]
 fn an_edited_covered_line_makes_the_summary_stale() {
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let f = env.write("h.jsonl", &turns(30));
     assert_eq!(
         env.mf(&["compact", "h.jsonl", "--model", "extractive"])
@@ -579,7 +579,7 @@ fn a_retraction_of_an_unknown_id() {
 
 #[test]
 fn a_retraction_with_the_wrong_fingerprint_retracts_nothing() {
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let f = env.write("h.jsonl", &turns(30));
     assert_eq!(
         env.mf(&["compact", "h.jsonl", "--model", "extractive"])
@@ -609,7 +609,7 @@ fn an_mf_0_1_0_summary_is_honoured_only_over_unique_explicit_ids() {
         "summarizes": {"fromTurn": 1, "toTurn": 2, "entryCount": 4, "coveredIds": ids, "model": "extractive",
             "summarizedAtMs": 1, "fingerprint": crate::model::fingerprint(&content)}})
     .to_string();
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let f = env.write("h.jsonl", &(b.clone() + &v1 + "\n"));
     let (code, report) = verify(&env, &f);
     assert_eq!(code, 0, "{report:#}");
@@ -629,7 +629,7 @@ fn an_mf_0_1_0_summary_is_honoured_only_over_unique_explicit_ids() {
 
 #[test]
 fn a_torn_mf_line_in_the_middle_is_explained() {
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let f = env.write("h.jsonl", &turns(30));
     assert_eq!(
         env.mf(&["compact", "h.jsonl", "--model", "extractive"])
@@ -649,7 +649,7 @@ fn a_torn_mf_line_in_the_middle_is_explained() {
 
 #[test]
 fn a_directory_is_refused() {
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     std::fs::create_dir(env.path("d.jsonl")).unwrap();
     for args in [
         vec!["compact", "d.jsonl", "--model", "extractive"],
@@ -664,7 +664,7 @@ fn a_directory_is_refused() {
 
 #[test]
 fn a_dangling_symlink_is_refused() {
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     std::os::unix::fs::symlink(env.path("gone.jsonl"), env.path("l.jsonl")).unwrap();
     for args in [
         vec!["compact", "l.jsonl", "--model", "extractive"],
@@ -685,7 +685,7 @@ fn a_dangling_symlink_is_refused() {
 
 #[test]
 fn a_fifo_is_refused_promptly() {
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let p = env.path("p.jsonl");
     assert!(
         std::process::Command::new("mkfifo")
@@ -707,7 +707,7 @@ fn a_fifo_is_refused_promptly() {
 
 #[test]
 fn character_devices_are_refused_promptly() {
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     for dev in ["/dev/zero", "/dev/null", "/dev/urandom"] {
         for args in [
             vec!["compact", dev, "--model", "extractive"],
@@ -725,7 +725,7 @@ fn character_devices_are_refused_promptly() {
 
 #[test]
 fn a_read_only_file_is_refused_and_unchanged() {
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let f = env.write("h.jsonl", &turns(30));
     let before = sha(&read(&f));
     let root = std::process::Command::new("id")
@@ -777,7 +777,7 @@ fn an_unreadable_file_is_refused() {
         eprintln!("an_unreadable_file: skipped: root reads any file (chmod 000 does not stop it)");
         return;
     }
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let f = env.write("h.jsonl", &turns(30));
     std::fs::set_permissions(&f, std::os::unix::fs::PermissionsExt::from_mode(0o000)).unwrap();
     for args in [
@@ -799,7 +799,7 @@ fn an_unreadable_file_is_refused() {
 /// Run a compact against a slow loopback provider and do `meanwhile` to the file during the call.
 fn during_the_call(meanwhile: impl FnOnce(&Path)) -> (TestEnv, PathBuf, Vec<u8>, Output) {
     let server = small_summary_server(Duration::from_millis(500));
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let f = env.write("h.jsonl", &turns(30));
     let original = read(&f);
     let child = spawn(
@@ -877,7 +877,7 @@ fn a_covered_line_edited_between_read_and_write_is_refused() {
 
 #[test]
 fn a_full_disk_writes_nothing_and_says_so() {
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let mut t = turns(30);
     if t.len() % 512 > 400 || t.len().is_multiple_of(512) {
         t += "   \n";
@@ -895,6 +895,7 @@ fn a_full_disk_writes_nothing_and_says_so() {
         .args(["-c", &script])
         .current_dir(env.dir.path())
         .env_clear()
+        .envs(env.vars.iter().copied())
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -907,7 +908,7 @@ fn a_full_disk_writes_nothing_and_says_so() {
 #[test]
 fn a_full_tmpfs_writes_nothing_and_says_so() {
     // A real full file system, where one can be mounted (root); skipped otherwise.
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let mnt = env.path("mnt");
     std::fs::create_dir(&mnt).unwrap();
     let ok = std::process::Command::new("mount")

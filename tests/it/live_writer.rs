@@ -38,7 +38,7 @@ fn writer_line(i: usize) -> String {
 #[test]
 fn live_writer_never_loses_or_glues_a_line() {
     let lines = figure("MF_TRUST_LINES", 300);
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let f = env.write("live.jsonl", &conversation(12));
     let done = Arc::new(AtomicBool::new(false));
     let writer = {

@@ -2,6 +2,7 @@
 //! pipeline with test summarizers.
 
 mod agents;
+mod audit;
 mod cache;
 mod cited;
 mod cli;
@@ -21,9 +22,11 @@ mod hostile;
 mod http;
 mod json_contract;
 mod live_writer;
+mod mask;
 mod model;
 mod oracle;
 mod pipeline;
+mod protect;
 mod providers;
 mod recall;
 mod regressions;

@@ -20,7 +20,7 @@ fn agent_line(id: &str, content: &str) -> String {
 #[test]
 fn defect_01_an_append_waits_for_a_half_written_line_and_lands_after_it() {
     let server = small_summary_server(Duration::from_millis(700));
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let f = env.write("c.jsonl", &conversation(30));
     let original = read(&f);
     let child = spawn(
@@ -58,7 +58,7 @@ fn defect_01_an_append_waits_for_a_half_written_line_and_lands_after_it() {
 #[test]
 fn defect_01_a_line_left_half_written_is_refused_and_nothing_is_written() {
     let server = small_summary_server(Duration::from_millis(500));
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let f = env.write("c.jsonl", &conversation(30));
     let child = spawn(
         &env,
@@ -86,7 +86,7 @@ fn defect_01_a_line_left_half_written_is_refused_and_nothing_is_written() {
 
 /// A file mf compacted, cut inside its summary line as a SIGKILL during the write leaves it.
 fn torn_after_kill() -> (TestEnv, std::path::PathBuf, Vec<u8>) {
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let f = env.write("c.jsonl", &conversation(30));
     let original = read(&f);
     let out = env.mf(&["compact", "c.jsonl", "--model", "extractive"]);
@@ -177,7 +177,7 @@ fn defect_03_sigint_during_the_append_says_exactly_what_was_written() {
             break;
         }
         let server = big_summary_server(800_000, Duration::ZERO);
-        let env = TestEnv::new();
+        let env = TestEnv::without_audit();
         let f = env.write("big.jsonl", &big_conversation(24, 2.0));
         let original = read(&f);
         let child = spawn(
@@ -225,7 +225,7 @@ fn defect_03_sigint_during_the_append_says_exactly_what_was_written() {
 
 #[test]
 fn defect_04_duplicate_and_look_alike_ids_never_hide_an_unsummarized_line() {
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let mut s = line("m0", "system", "You plan trips.") + "\n";
     let mut n = 0;
     while s.lines().count() < 118 {
@@ -304,7 +304,7 @@ fn defect_04_duplicate_and_look_alike_ids_never_hide_an_unsummarized_line() {
 
 #[test]
 fn defect_05_deleting_a_line_of_a_compacted_file_without_ids_makes_the_summary_stale() {
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let mut s = String::from("{\"role\":\"system\",\"content\":\"You plan trips.\"}\n");
     for n in 1..=30 {
         s += &format!("{{\"role\":\"user\",\"content\":\"Question {n}: hotel for night {n}?\"}}\n");
@@ -380,7 +380,7 @@ fn reused_call_ids(turns: std::ops::RangeInclusive<usize>) -> String {
 
 #[test]
 fn defect_06_reused_call_ids_still_fold_and_fold_again() {
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let f = env.write(
         "calls.jsonl",
         &(line("sys", "system", "You track orders.") + "\n" + &reused_call_ids(1..=30)),
@@ -402,7 +402,7 @@ fn defect_06_reused_call_ids_still_fold_and_fold_again() {
 
 #[test]
 fn defect_07_a_failed_run_appends_one_small_record_once_even_for_60k_entries() {
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let mut s = line("sys", "system", "s") + "\n";
     for n in 0..30_000 {
         s += &format!(
@@ -450,7 +450,7 @@ fn defect_07_a_failed_run_appends_one_small_record_once_even_for_60k_entries() {
 
 #[test]
 fn defect_07_a_real_summary_line_inside_a_tool_output_never_blocks_compaction() {
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let g = env.write("other.jsonl", &conversation(30));
     assert_eq!(
         env.mf(&["compact", "other.jsonl", "--model", "extractive"])
@@ -502,7 +502,7 @@ fn defect_07_a_real_summary_line_inside_a_tool_output_never_blocks_compaction() 
 #[test]
 fn defect_07_a_user_message_that_starts_with_mfs_label_never_makes_mf_refuse_its_own_summary() {
     // Someone pastes an old summary as their message: it is a user message like any other.
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let mut s = conversation(12);
     s += &line(
         "u13",
@@ -544,7 +544,7 @@ fn defect_07_a_user_message_that_starts_with_mfs_label_never_makes_mf_refuse_its
 
 #[test]
 fn defect_08_restore_into_a_closed_pipe_still_retracts() {
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let f = env.write("c.jsonl", &conversation(30));
     assert_eq!(
         env.mf(&["compact", "c.jsonl", "--model", "extractive"])
@@ -562,6 +562,7 @@ fn defect_08_restore_into_a_closed_pipe_still_retracts() {
         .args(["-c", &script])
         .current_dir(env.dir.path())
         .env_clear()
+        .envs(env.vars.iter().copied())
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
@@ -581,7 +582,7 @@ fn defect_08_restore_into_a_closed_pipe_still_retracts() {
 #[test]
 fn defect_09_output_never_overwrites_and_two_inputs_for_one_output_is_a_usage_error() {
     let server = small_summary_server(Duration::ZERO);
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     env.write("c.jsonl", &conversation(30));
     let keep = env.write("precious.txt", "do not touch\n");
     let out = run_with(
@@ -648,7 +649,7 @@ fn defect_09_output_never_overwrites_and_two_inputs_for_one_output_is_a_usage_er
 #[test]
 fn defect_09_a_killed_output_run_leaves_no_temporary_file() {
     let kills = figure("MF_TRUST_KILLS", 6).min(20);
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     env.write("big.jsonl", &big_conversation(12, 2.0));
     std::fs::create_dir_all(env.path("out")).unwrap();
     let mut rng = fastrand::Rng::with_seed(seed("defect_09"));
@@ -746,7 +747,7 @@ impl Drop for ReadOnly {
 
 #[test]
 fn defect_10_a_read_only_file_is_refused_before_any_request() {
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let f = env.write("c.jsonl", &conversation(30));
     let original = read(&f);
     let Some(_guard) = ReadOnly::make(&f) else {
@@ -772,7 +773,7 @@ fn defect_10_a_read_only_file_is_refused_before_any_request() {
 
 #[test]
 fn defect_10_a_fifo_and_dev_zero_are_refused_promptly() {
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let fifo = env.path("pipe.jsonl");
     assert!(
         std::process::Command::new("mkfifo")
@@ -812,7 +813,7 @@ fn defect_10_a_fifo_and_dev_zero_are_refused_promptly() {
 #[test]
 fn defect_11_concurrent_compacts_pay_for_one_call() {
     let server = small_summary_server(Duration::from_millis(400));
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let f = env.write("c.jsonl", &conversation(30));
     let children: Vec<_> = (0..4)
         .map(|_| {
@@ -839,7 +840,7 @@ fn defect_11_concurrent_compacts_pay_for_one_call() {
 #[test]
 fn defect_12_non_finite_and_out_of_range_numbers_are_usage_errors() {
     let server = small_summary_server(Duration::ZERO);
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let f = env.write("c.jsonl", &conversation(30));
     let original = read(&f);
     for (flag, value, says) in [
@@ -962,7 +963,7 @@ fn defect_13_forged_summaries_with_correct_fingerprints_are_not_honoured() {
         ),
     ];
     for (what, covered, forge, why) in cases {
-        let env = TestEnv::new();
+        let env = TestEnv::without_audit();
         let f = env.write("f.jsonl", &base);
         let before = recall(&env, "f.jsonl");
         let forged = forged_summary(base.as_bytes(), &covered, &forge);
@@ -1004,7 +1005,7 @@ fn defect_14_an_echoed_key_never_reaches_the_file() {
     let echo =
         format!("The request carried x-api-key: {KEY}. Bookings ABC-0001 to ABC-0030 were made.");
     let server = TestServer::start(vec![anthropic_ok(&echo)]);
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let f = env.write("c.jsonl", &conversation(30));
     let out = run_with(
         &env,
@@ -1062,7 +1063,7 @@ fn defect_14_planted_secrets_never_reach_the_provider_and_are_counted() {
             "postgres://admin:PlantedPassw0rd@db.internal:5432/app",
         ),
     ];
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let mut s = conversation(30);
     for (k, (_, secret)) in secrets.iter().enumerate() {
         s += &line(
@@ -1118,7 +1119,7 @@ fn defect_14_planted_secrets_never_reach_the_provider_and_are_counted() {
 
 #[test]
 fn defect_15_text_inside_an_entry_cannot_pass_for_mfs_structure_in_the_request() {
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let g = env.write("other.jsonl", &conversation(30));
     assert_eq!(
         env.mf(&["compact", "other.jsonl", "--model", "extractive"])
@@ -1187,7 +1188,7 @@ fn defect_15_text_inside_an_entry_cannot_pass_for_mfs_structure_in_the_request()
 
 #[test]
 fn defect_15_recall_text_and_memory_cannot_be_forged_by_content_or_ids() {
-    let env = TestEnv::new();
+    let env = TestEnv::without_audit();
     let s = [
         line("sys", "system", "s"),
         line(

@@ -8,6 +8,8 @@ use std::process::{Command, Stdio};
 
 pub struct TestEnv {
     pub dir: tempfile::TempDir,
+    /// Environment every `mf` run here gets.
+    pub vars: Vec<(&'static str, &'static str)>,
 }
 
 pub struct Output {
@@ -36,6 +38,16 @@ impl TestEnv {
     pub fn new() -> Self {
         Self {
             dir: tempfile::tempdir().expect("a temp dir"),
+            vars: Vec::new(),
+        }
+    }
+
+    /// A temp dir whose `mf` runs accept any summary the audit would call lossy
+    /// (`MF_MIN_RETENTION=0`): for tests of what mf writes and hides, not of what a summary keeps.
+    pub fn without_audit() -> Self {
+        Self {
+            vars: vec![("MF_MIN_RETENTION", "0")],
+            ..Self::new()
         }
     }
 
@@ -85,7 +97,7 @@ impl TestEnv {
             cmd.env("PATH", path);
         }
         cmd.env("NO_COLOR", "1");
-        for (k, v) in env {
+        for (k, v) in self.vars.iter().chain(env) {
             cmd.env(k, v);
         }
         cmd

@@ -178,7 +178,7 @@ async fn talk<'o>(
             read.extend(p.entries.iter().map(|&k| pieces[k].clone()));
             let a = audit::audit(&read, &cite::strip(p.text), system, &opts);
             let verdict = a.verdict(min_retention, strict);
-            if let Ok(v) = serde_json::to_value(&a) {
+            if let Some(v) = super::scrubbed_json(&a, &ctx.redactor) {
                 audits.insert((round, p.name.to_string()), v);
             }
             verdict.map_or(Ok(()), Err)

@@ -70,7 +70,10 @@ pub(super) fn is_bullet(raw: &str) -> bool {
         || is_list_number(raw)
 }
 
-pub(super) fn ends_sentence(raw: &str, core: &str) -> (bool, bool) {
+/// Whether a token ends a sentence: `(soft, hard)`. `after_number`: the token before it is a
+/// number, so a short lower-case word with a period is a unit ending the sentence (`60 s.`,
+/// `310 ms.`), not an initial or a title.
+pub(super) fn ends_sentence(raw: &str, core: &str, after_number: bool) -> (bool, bool) {
     let r = raw.trim_end_matches(['"', '\'', ')', ']', '”', '’', '*', '`']);
     let Some(last) = r.chars().last() else {
         return (false, false);
@@ -83,6 +86,12 @@ pub(super) fn ends_sentence(raw: &str, core: &str) -> (bool, bool) {
     }
     if last == '.' {
         let lower = core.to_ascii_lowercase();
+        let unit = after_number
+            && core.chars().count() <= 3
+            && core.chars().all(|c| c.is_ascii_lowercase());
+        if unit {
+            return (true, true);
+        }
         if ABBREVIATIONS.contains(&lower.as_str())
             || (core.chars().count() == 1 && core.chars().all(char::is_alphabetic))
         {
@@ -92,9 +101,21 @@ pub(super) fn ends_sentence(raw: &str, core: &str) -> (bool, bool) {
     (true, true)
 }
 
+/// A number as a word: digits, with separators and a sign or currency sign (`60`, `1,840`,
+/// `4.2`, `$300`).
+fn is_number_word(core: &str) -> bool {
+    let digits = core.trim_start_matches(['$', '€', '£', '-', '+', '~']);
+    !digits.is_empty()
+        && digits.starts_with(|c: char| c.is_ascii_digit())
+        && digits
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, ',' | '.'))
+}
+
 pub(super) fn tokenize(text: &str) -> Vec<Tok<'_>> {
     let mut out = Vec::new();
     let (mut soft, mut hard, mut line_start) = (true, true, true);
+    let mut after_number = false;
     let mut chars = text.char_indices().peekable();
     while let Some(&(i, c)) = chars.peek() {
         if c.is_whitespace() {
@@ -132,11 +153,12 @@ pub(super) fn tokenize(text: &str) -> Vec<Tok<'_>> {
         if is_bullet(raw) && soft {
             // The sentence starts after the bullet.
         } else {
-            let (s, h) = ends_sentence(raw, core);
+            let (s, h) = ends_sentence(raw, core, after_number);
             soft = s;
             hard = h;
         }
         if !core.is_empty() {
+            after_number = is_number_word(core);
             out.push(tok);
         }
     }

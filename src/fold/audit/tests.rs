@@ -804,3 +804,28 @@ fn sentences_split_at_stops_not_at_abbreviations_or_decimals() {
         ]
     );
 }
+
+#[test]
+fn a_unit_after_a_number_ends_a_sentence_an_initial_does_not() {
+    let text = "The TTL should be 60 s. Costs rose to 310 ms. Latency fell. Ask J. Smith about it.";
+    let got: Vec<&str> = sentence_ranges(text)
+        .into_iter()
+        .map(|r| &text[r])
+        .collect();
+    assert_eq!(
+        got,
+        [
+            "The TTL should be 60 s.",
+            "Costs rose to 310 ms.",
+            "Latency fell.",
+            "Ask J. Smith about it."
+        ]
+    );
+    // So the word after the unit is a sentence start, not a name.
+    let names: Vec<String> = extract(text)
+        .into_iter()
+        .filter(|i| i.class == Name)
+        .map(|i| i.text)
+        .collect();
+    assert_eq!(names, ["Smith"]);
+}

@@ -235,6 +235,10 @@ impl LineReader for ChatReader {
     type Parsed<'a> = Parsed;
     const STRICT: bool = true;
 
+    fn may_be_line(&self, parsed: &Parsed) -> bool {
+        !matches!(parsed, Parsed::NotMessage(_))
+    }
+
     fn parse(&self, bytes: &[u8]) -> Result<Parsed, LineError> {
         if bytes.starts_with(MF_PREFIX) {
             return serde_json::from_slice::<Value>(bytes)

@@ -287,6 +287,14 @@ impl LineReader for ClaudeReader {
     type Parsed<'a> = Value;
     const STRICT: bool = false;
 
+    /// A Claude Code line has a `type` and one of its ids (content blocks and messages nested in a line have neither).
+    fn may_be_line(&self, v: &Value) -> bool {
+        v.get("type").is_some_and(Value::is_string)
+            && ["uuid", "leafUuid", "messageId", "sessionId"]
+                .iter()
+                .any(|k| v.get(k).is_some())
+    }
+
     fn parse(&self, line: &[u8]) -> Result<Value, LineError> {
         match serde_json::from_slice::<Value>(line) {
             Ok(v) if v.is_object() => Ok(v),

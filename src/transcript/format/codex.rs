@@ -194,6 +194,12 @@ impl LineReader for CodexReader {
     type Parsed<'a> = Value;
     const STRICT: bool = false;
 
+    /// A Codex rollout line has a `type` and a `payload` (items nested in one have no `payload`).
+    fn may_be_line(&self, v: &Value) -> bool {
+        v.get("type").is_some_and(Value::is_string)
+            && ["payload"].iter().any(|k| v.get(k).is_some())
+    }
+
     fn parse(&self, line: &[u8]) -> Result<Value, LineError> {
         match serde_json::from_slice::<Value>(line) {
             Ok(v) if v.is_object() => Ok(v),

@@ -76,6 +76,12 @@ impl LineReader for PiReader {
     type Parsed<'a> = Value;
     const STRICT: bool = false;
 
+    /// A pi line has a `type` and a `timestamp` (content blocks nested in one have no `timestamp`).
+    fn may_be_line(&self, v: &Value) -> bool {
+        v.get("type").is_some_and(Value::is_string)
+            && ["timestamp"].iter().any(|k| v.get(k).is_some())
+    }
+
     fn parse(&self, line: &[u8]) -> Result<Value, LineError> {
         match serde_json::from_slice::<Value>(line) {
             Ok(v) if v.is_object() => Ok(v),
