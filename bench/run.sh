@@ -96,6 +96,7 @@ print(", ".join([f"{n} summaries"] + [f"{c} {k}" for k, c in sorted(kinds.items(
 tail -n +2 "$dir/more.jsonl" >"$dir/more-body.jsonl" # without its system line
 for r in $(seq "$rounds"); do
   echo "round $r: rerun after 1 MB" >&2
+  rm -rf "$MF_CACHE_DIR" "$dir/grow.jsonl" # a cold read: no checkpoint of an earlier round
   cp "$big" "$dir/grow.jsonl"
   run cold "$mf" explain "$dir/grow.jsonl" --json
   cat "$dir/more-body.jsonl" >>"$dir/grow.jsonl"

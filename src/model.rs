@@ -61,9 +61,10 @@ pub const MODELS: &[ModelRow] = &[
         id: "extractive",
         context_tokens: 0,
         span_tokens: 2_000_000,
-        // No output limit of its own: a fifth of the largest span (the compression goal), so
-        // the goal, not a cap, sets the length of its summaries.
-        output_tokens: 400_000,
+        // A summary's length is bounded by what it is for: at most 16,384 tokens (64 kB), which
+        // holds a fifth (the compression goal) of a span of 80,000 tokens. A longer span gets a
+        // summary of this length, which the audit then judges like any model's.
+        output_tokens: 16_384,
         price_in: 0.0,
         price_out: 0.0,
         verified: "built in",
@@ -175,7 +176,7 @@ pub const MODELS: &[ModelRow] = &[
 pub fn default_budgets(provider: Provider) -> (u64, u64) {
     match provider {
         Provider::OpenAiCompatible => (3_000, 1_024),
-        Provider::Builtin => (2_000_000, 400_000),
+        Provider::Builtin => (2_000_000, 16_384),
         Provider::Anthropic | Provider::OpenAi => (100_000, 4_096),
     }
 }

@@ -29,7 +29,7 @@ use crate::redact::{Counts, Redactor};
 use crate::render::Ui;
 use crate::settings::{CompactSettings, ModelChoice};
 use crate::summarizer::{Extractive, Remote, Severity, Summarizer, SummarizerError, SummaryReply};
-use crate::transcript::{self, Locked, OutputTarget, Source, Transcript, TranscriptError};
+use crate::transcript::{self, Locked, OutputTarget, Source, Tail, Transcript, TranscriptError};
 
 /// What one compact run needs besides the settings.
 pub struct Compaction {
@@ -319,16 +319,34 @@ pub async fn compact_file(
     } else {
         None
     };
+    let read_locked = |h: &Locked| -> Result<Transcript> {
+        let file = h
+            .file()
+            .try_clone()
+            .map_err(|source| TranscriptError::Open {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        Ok(transcript::read_source(
+            Source::from_file(path, file)?,
+            &settings.read,
+        )?)
+    };
     let t = match &handle {
         Some(h) => {
-            let file = h
-                .file()
-                .try_clone()
-                .map_err(|source| TranscriptError::Open {
-                    path: path.to_path_buf(),
-                    source,
-                })?;
-            transcript::read_source(Source::from_file(path, file)?, &settings.read)?
+            // Another program may be writing its last line right now (agents write a line in
+            // several `write()` calls): wait a moment for it to end before judging the tail.
+            let mut t = read_locked(h)?;
+            let deadline = std::time::Instant::now() + settings.tail_wait;
+            while matches!(t.tail, Tail::Torn { mf: false, .. })
+                && std::time::Instant::now() < deadline
+            {
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+                if h.file().metadata().is_ok_and(|m| m.len() != t.len) {
+                    t = read_locked(h)?;
+                }
+            }
+            t
         }
         None => read_only(path, settings)?,
     };

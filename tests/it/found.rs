@@ -3,6 +3,7 @@
 
 use crate::trust::*;
 use crate::util::*;
+use std::time::Duration;
 
 /// An agent that calls a tool before the first user message gets its result after it.
 fn preamble_call() -> String {
@@ -293,4 +294,44 @@ fn a_torn_mf_line_cut_right_after_an_object_inside_it_is_not_read_as_a_glued_lin
         let (_, report) = verify(&env, &f);
         assert_eq!(problem_kinds(&report), ["torn-mf-line"], "{report:#}");
     }
+}
+
+#[test]
+fn a_line_half_written_when_compact_reads_is_waited_for_then_folded_after() {
+    // The agent is between the two write() calls of its line when mf starts: mf waits for the
+    // line to end (MF_TAIL_WAIT_MS) instead of refusing, then folds and appends after it.
+    let env = TestEnv::without_audit();
+    let f = env.write("c.jsonl", &conversation(30));
+    let original = read(&f);
+    let agent = line("w7", "user", "a line an agent was writing when mf started") + "\n";
+    append(&f, &agent.as_bytes()[..30]);
+    let child = spawn(
+        &env,
+        &["compact", "c.jsonl", "--model", "extractive", "--json"],
+        &[("MF_TAIL_WAIT_MS", "5000".into())],
+    );
+    std::thread::sleep(Duration::from_millis(400));
+    append(&f, &agent.as_bytes()[30..]);
+    let out = finish(child, Duration::from_secs(30));
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(json_lines(&out.stdout)[0]["action"], "folded", "{out:?}");
+    let now = read(&f);
+    let mut expected = original;
+    expected.extend_from_slice(agent.as_bytes());
+    assert_eq!(
+        &now[..expected.len()],
+        &expected[..],
+        "the agent's line is whole"
+    );
+    assert_verify_clean(&env, &f);
+    // Left half-written, it is refused once the wait is over, and nothing is written.
+    let g = env.write("d.jsonl", &conversation(30));
+    append(&g, &agent.as_bytes()[..30]);
+    let before = read(&g);
+    let out = env.mf_env(
+        &["compact", "d.jsonl", "--model", "extractive"],
+        &[("MF_TAIL_WAIT_MS", "200")],
+    );
+    assert_eq!(out.code, 1, "{out:?}");
+    assert_eq!(read(&g), before);
 }
