@@ -56,7 +56,9 @@ pub mod flag {
 /// One message (or one message-like unit) of the conversation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Entry {
-    /// 1-based physical line where the entry starts: its anchor, stable under appends.
+    /// 1-based physical line where the entry starts: its anchor, stable under appends. (A line
+    /// another writer began and mf's append interrupted is anchored where its rest is, so that no
+    /// two entries share an anchor.)
     pub line: u32,
     pub role: Role,
     /// `flag::*` bits.

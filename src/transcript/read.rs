@@ -244,8 +244,10 @@ impl<R: LineReader> Walker<'_, R> {
                         join: true,
                     },
                 ];
+                // Anchored at the line that holds its rest: the line it began on is mf's line's
+                // anchor too, and coverage ranges name entries by their anchor lines.
                 let at = At {
-                    line: f.line,
+                    line,
                     pos: f.pos,
                     len: f.bytes.len() as u32,
                     hash,

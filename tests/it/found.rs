@@ -335,3 +335,64 @@ fn a_line_half_written_when_compact_reads_is_waited_for_then_folded_after() {
     assert_eq!(out.code, 1, "{out:?}");
     assert_eq!(read(&g), before);
 }
+
+#[test]
+fn a_line_interrupted_by_mfs_append_can_be_folded_without_its_summary() {
+    // Another writer began a line, mf's append landed inside it, the writer finished it. The
+    // rejoined line and mf's line began on the same physical line; a later fold that takes the
+    // rejoined line but not mf's (here retracted) must write a summary that stands.
+    let env = TestEnv::without_audit();
+    let base = conversation(30);
+    env.write("base.jsonl", &base);
+    let out = env.mf(&[
+        "compact",
+        "base.jsonl",
+        "--model",
+        "extractive",
+        "-o",
+        "with.jsonl",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let with = String::from_utf8(read(&env.path("with.jsonl"))).unwrap();
+    let summary_line = &with[base.len()..];
+    let id = json_lines(summary_line)[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let w = line("w1", "user", "a line an agent wrote in two parts") + "\n";
+    let mut text = base.clone() + &w[..20] + summary_line + &w[20..];
+    for n in 31..45 {
+        text += &line(
+            &format!("u{n}"),
+            "user",
+            &format!("Question {n}: and city {n}?"),
+        );
+        text.push('\n');
+        text += &line(
+            &format!("a{n}"),
+            "assistant",
+            &format!("City {n} costs ${}.", 100 + n),
+        );
+        text.push('\n');
+    }
+    let f = env.write("c.jsonl", &text);
+    let out = env.mf(&["expand", "c.jsonl", &id, "--restore"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let out = env.mf(&["compact", "c.jsonl", "--model", "extractive", "--json"]);
+    assert_eq!(json_lines(&out.stdout)[0]["action"], "folded", "{out:?}");
+    assert_verify_clean(&env, &f);
+    let (_, report) = verify(&env, &f);
+    assert_eq!(report["standing"], 1, "the new summary stands: {report:#}");
+    let shown = recall(&env, "c.jsonl");
+    assert_eq!(
+        shown.len(),
+        8,
+        "the summary, the system prompt, the tail: {shown:?}"
+    );
+    assert!(
+        !shown
+            .iter()
+            .any(|s| s["content"] == "a line an agent wrote in two parts"),
+        "the rejoined line is folded: {shown:?}"
+    );
+}
