@@ -154,8 +154,8 @@ impl Line {
 /// Split a file into lines (a last line without a newline counts; blank lines are kept, parsed
 /// as nothing), recovering what mf documents it recovers: a torn mf line is skipped and a line
 /// glued after it is read; another writer's line interrupted by mf's (`{"role":…{"mf":…}` then
-/// the rest on the next line) yields mf's line, then the rejoined line, both at the line where
-/// the interruption began.
+/// the rest on the next line) yields mf's line at the line where the interruption began, then
+/// the rejoined line at the line that holds its rest.
 pub fn lines_of(bytes: &[u8]) -> Vec<Line> {
     fn object(b: &[u8]) -> Option<Value> {
         serde_json::from_slice::<Value>(b)
@@ -194,7 +194,12 @@ pub fn lines_of(bytes: &[u8]) -> Vec<Line> {
             // mf's torn line; an agent's line may be glued after it.
             let glued = (MF_PREFIX.len()..body.len())
                 .filter(|&p| body[p] == b'{')
-                .find_map(|p| object(&body[p..]).map(|v| (p, v)));
+                // An object nested in mf's line, cut right after it, is not a chat line.
+                .find_map(|p| {
+                    object(&body[p..])
+                        .filter(|v| v.get("role").is_some())
+                        .map(|v| (p, v))
+                });
             if let Some((p, value)) = glued {
                 out.push(Line {
                     no,
@@ -221,7 +226,7 @@ pub fn lines_of(bytes: &[u8]) -> Vec<Line> {
             joined.extend_from_slice(body);
             if let Some(value) = object(&joined) {
                 out.push(Line {
-                    no: first,
+                    no,
                     raw: joined,
                     value: Some(value),
                 });
