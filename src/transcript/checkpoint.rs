@@ -298,9 +298,33 @@ fn fingerprint(file: &File, offset: u64) -> std::io::Result<u64> {
 }
 
 /// The checkpoint for this file, when there is one that still holds for it.
+/// A checkpoint's bytes, only when nobody else could have written them: the file (not a
+/// symlink) and its directory belong to this user and are writable by no one else. A checkpoint
+/// planted in a shared cache directory could otherwise describe a file's prefix falsely.
+fn read_own(dir: &Path, file: &Path) -> Option<Vec<u8>> {
+    use std::io::Read as _;
+    let me = rustix::process::geteuid().as_raw();
+    let private = |m: &fs::Metadata| m.uid() == me && m.mode() & 0o022 == 0;
+    if !private(&fs::metadata(dir).ok()?) {
+        return None;
+    }
+    let mut f = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+        .open(file)
+        .ok()?;
+    let meta = f.metadata().ok()?;
+    if !meta.is_file() || !private(&meta) {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    f.read_to_end(&mut bytes).ok()?;
+    Some(bytes)
+}
+
 pub fn find(opts: &CacheOptions, path: &Path, file: &File) -> Option<Found> {
     let path = fs::canonicalize(path).ok()?;
-    let bytes = fs::read(slot(opts, &path)).ok()?;
+    let bytes = read_own(&opts.dir, &slot(opts, &path))?;
     let rest = bytes.strip_prefix(MAGIC.as_slice())?;
     let (header, rest): (Header, &[u8]) = postcard::take_from_bytes(rest).ok()?;
     let meta = file.metadata().ok()?;
@@ -374,8 +398,12 @@ pub fn save<R: Serialize>(
         body_hash: xxh3_64(&body),
     };
     let head = postcard::to_stdvec(&header).map_err(other)?;
-    fs::create_dir_all(&opts.dir)?;
-    let _ = fs::set_permissions(&opts.dir, fs::Permissions::from_mode(0o700));
+    if !opts.dir.exists() {
+        // Only a directory mf made is made private; an existing one is left as it is (and a
+        // checkpoint in a directory others may write is never read: `read_own`).
+        fs::create_dir_all(&opts.dir)?;
+        fs::set_permissions(&opts.dir, fs::Permissions::from_mode(0o700))?;
+    }
     let target = slot(opts, &path);
     let tmp = opts.dir.join(format!(
         ".{}.{}.tmp",

@@ -297,3 +297,56 @@ fn small_files_are_not_checkpointed_by_default() {
     assert_eq!(out.code, 0, "{out:?}");
     assert!(checkpoints(&env).is_empty());
 }
+
+#[test]
+fn a_checkpoint_someone_else_could_have_written_is_not_used() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    env.write("c.jsonl", &conversation(40));
+    let vars = cached(&env);
+    let used = |env: &TestEnv| {
+        let out = run(env, &["-v", "explain", "c.jsonl"], &vars);
+        assert_eq!(out.code, 0, "{out:?}");
+        out.stderr.contains("from a checkpoint")
+    };
+    assert!(!used(&env), "the first read saves the checkpoint");
+    assert!(used(&env), "the second read uses it");
+    let set = |p: &Path, mode: u32| {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap()
+    };
+    let ckpt = checkpoints(&env).remove(0);
+    // A checkpoint file others may write: not used.
+    set(&ckpt, 0o666);
+    assert!(!used(&env), "a world-writable checkpoint was used");
+    set(&ckpt, 0o600);
+    assert!(used(&env));
+    // A cache directory others may write (a shared /tmp-like directory): not used.
+    set(&env.path("cache"), 0o777);
+    assert!(
+        !used(&env),
+        "a checkpoint in a world-writable directory was used"
+    );
+    set(&env.path("cache"), 0o700);
+    // A symlink in the checkpoint's place: not followed.
+    let moved = env.path("elsewhere.ckpt");
+    std::fs::rename(&ckpt, &moved).unwrap();
+    std::os::unix::fs::symlink(&moved, &ckpt).unwrap();
+    assert!(!used(&env), "a symlinked checkpoint was followed");
+    // A shared directory named as the cache (a /tmp of its own) keeps its mode.
+    let shared = env.path("shared");
+    std::fs::create_dir(&shared).unwrap();
+    set(&shared, 0o1777);
+    let vars = [
+        ("MF_CACHE_DIR", shared.display().to_string()),
+        ("MF_CACHE_MIN_BYTES", "0".to_string()),
+    ];
+    for _ in 0..2 {
+        let out = run(&env, &["-v", "explain", "c.jsonl"], &vars);
+        assert!(!out.stderr.contains("from a checkpoint"), "{out:?}");
+    }
+    let mode = std::fs::metadata(&shared).unwrap().permissions().mode() & 0o7777;
+    assert_eq!(
+        mode, 0o1777,
+        "mf changed the mode of a directory it did not make"
+    );
+}
