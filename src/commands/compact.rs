@@ -14,9 +14,7 @@ use tokio::sync::Semaphore;
 use crate::decision::{
     Action, CostRecord, DecisionRecord, Size, SpanRecord, SummaryRecord, UsageRecord,
 };
-use crate::entry::{
-    DeclineReason, DeclinedSpan, Draft, RecordKind, Role, SpanRef, Usage, estimate_tokens,
-};
+use crate::entry::{DeclineReason, DeclinedSpan, Draft, RecordKind, Role, Usage, estimate_tokens};
 use crate::error::MfError;
 use crate::fold::summary::{StubInfo, Verdict};
 use crate::fold::{
@@ -29,7 +27,7 @@ use crate::redact::{Counts, Redactor};
 use crate::render::Ui;
 use crate::settings::{CompactSettings, ModelChoice};
 use crate::summarizer::{Extractive, Remote, Severity, Summarizer, SummarizerError, SummaryReply};
-use crate::transcript::{self, Locked, OutputTarget, Source, Tail, Transcript, TranscriptError};
+use crate::transcript::{self, Locked, OutputTarget, Tail, Transcript, TranscriptError};
 
 /// What one compact run needs besides the settings.
 pub struct Compaction {
@@ -319,31 +317,18 @@ pub async fn compact_file(
     } else {
         None
     };
-    let read_locked = |h: &Locked| -> Result<Transcript> {
-        let file = h
-            .file()
-            .try_clone()
-            .map_err(|source| TranscriptError::Open {
-                path: path.to_path_buf(),
-                source,
-            })?;
-        Ok(transcript::read_source(
-            Source::from_file(path, file)?,
-            &settings.read,
-        )?)
-    };
     let t = match &handle {
         Some(h) => {
             // Another program may be writing its last line right now (agents write a line in
             // several `write()` calls): wait a moment for it to end before judging the tail.
-            let mut t = read_locked(h)?;
+            let mut t = h.read(&settings.read)?;
             let deadline = std::time::Instant::now() + settings.tail_wait;
             while matches!(t.tail, Tail::Torn { mf: false, .. })
                 && std::time::Instant::now() < deadline
             {
                 tokio::time::sleep(std::time::Duration::from_millis(10)).await;
                 if h.file().metadata().is_ok_and(|m| m.len() != t.len) {
-                    t = read_locked(h)?;
+                    t = h.read(&settings.read)?;
                 }
             }
             t
@@ -387,19 +372,7 @@ pub async fn compact_file(
 /// The file again, after mf's own append (in place), or as it was (a copy).
 fn reread(t: &Transcript, sink: &Sink<'_>, settings: &CompactSettings) -> Result<Transcript> {
     match &sink.handle {
-        Some(h) => {
-            let file = h
-                .file()
-                .try_clone()
-                .map_err(|source| TranscriptError::Open {
-                    path: t.path.clone(),
-                    source,
-                })?;
-            Ok(transcript::read_source(
-                Source::from_file(&t.path, file)?,
-                &settings.read,
-            )?)
-        }
+        Some(h) => Ok(h.read(&settings.read)?),
         None => Ok(read_only(&t.path, settings)?),
     }
 }
@@ -932,28 +905,14 @@ async fn summarize_file(
         }
         r.summaries.push(rec);
     }
-    let mut records: Vec<(RecordKind, u64)> = Vec::new();
-    for (reason, span, summary_chars, detail) in &declines {
-        if already_declined(&ledger, *reason, model, &span.digest) {
-            continue;
-        }
-        let kind = RecordKind::Decline {
-            reason: *reason,
-            model: model.to_string(),
-            span: DeclinedSpan::Ref(SpanRef {
-                from_line: span.first_line,
-                to_line: span.last_line,
-                count: span.items.len() as u64,
-                digest: span.digest.clone(),
-                from_turn: span.from_turn,
-                to_turn: span.to_turn,
-            }),
-            span_chars: span.chars as u64,
-            summary_chars: summary_chars.map(|c| c as u64),
-            detail: short(detail, 200),
-        };
-        records.push((kind, now));
-    }
+    let records = decline_records(
+        &ledger,
+        model,
+        now,
+        declines
+            .iter()
+            .map(|(reason, span, chars, detail)| (*reason, span, *chars, short(detail, 200))),
+    );
     lines.extend(lines_for(&t, &ledger, &drafts, &folds, &[], &records, now)?);
     let folded = drafts.len();
     if folded > 0 {
@@ -1225,6 +1184,20 @@ fn short(s: &str, max: usize) -> String {
 }
 
 /// Whether the same verdict for the same span and model is already in the file.
+/// The decline records to append for these verdicts: none the file already holds.
+fn decline_records<'s>(
+    ledger: &Ledger<'_>,
+    model: &str,
+    now: u64,
+    declines: impl IntoIterator<Item = (DeclineReason, &'s Span, Option<usize>, String)>,
+) -> Vec<(RecordKind, u64)> {
+    declines
+        .into_iter()
+        .filter(|(reason, span, ..)| !already_declined(ledger, *reason, model, &span.digest))
+        .map(|(reason, span, chars, detail)| (span.decline(reason, model, chars, detail), now))
+        .collect()
+}
+
 fn already_declined(ledger: &Ledger<'_>, reason: DeclineReason, model: &str, digest: &str) -> bool {
     ledger.conv.records.iter().any(|rec| {
         matches!(&rec.kind, RecordKind::Decline { reason: r, model: m, span: DeclinedSpan::Ref(s), .. }
@@ -1360,14 +1333,7 @@ fn write(
     if let Some(plan) = plan {
         if size > t.len {
             // An agent appended meanwhile: the fold must still be lawful with its lines.
-            let file = h
-                .file()
-                .try_clone()
-                .map_err(|source| TranscriptError::Open {
-                    path: t.path.clone(),
-                    source,
-                })?;
-            let now = transcript::read_source(Source::from_file(&t.path, file)?, &settings.read)?;
+            let now = h.read(&settings.read)?;
             let ledger = Ledger::new(now.conversation());
             if !plan.holds_in(&ledger) {
                 return Err(TranscriptError::Changed {

@@ -14,7 +14,7 @@ use crate::interrupt::Interrupt;
 use crate::render::recall::Format;
 use crate::render::{self, Ui};
 use crate::settings::{read_options, tail_wait};
-use crate::transcript::{self, Source, Transcript, TranscriptError};
+use crate::transcript::{self, Transcript};
 
 /// The entry an address names, or an error that says what the file has.
 pub fn resolve(t: &Transcript, ledger: &Ledger<'_>, address: &str) -> Result<u32> {
@@ -89,16 +89,7 @@ pub fn expand(args: &ExpandArgs, ui: &Ui, interrupt: &Interrupt) -> Result<()> {
         None
     };
     let t = match &handle {
-        Some(h) => {
-            let file = h
-                .file()
-                .try_clone()
-                .map_err(|source| TranscriptError::Open {
-                    path: args.file.clone(),
-                    source,
-                })?;
-            transcript::read_source(Source::from_file(&args.file, file)?, &opts)?
-        }
+        Some(h) => h.read(&opts)?,
         None => read_for_view(&args.file, &opts, ui)?,
     };
     let ledger = Ledger::new(t.conversation());

@@ -181,17 +181,20 @@ impl<'a> Ledger<'a> {
         self.conv.entries.len()
     }
 
-    /// Whether entry `i` starts a turn: a real user message that the agent sees. A line with
-    /// mf's shape and coverage is not one; a user message that merely looks like mf's (its text
-    /// starts with mf's label) is.
-    pub fn starts_turn(&self, i: usize) -> bool {
-        let e = &self.conv.entries[i];
-        e.has(flag::TURN_START)
-            && !e.has(flag::UNSEEN)
+    /// Whether entry `i` is a real user message, seen by the agent or not. A line with mf's shape
+    /// and coverage is not one; a user message that merely looks like mf's (its text starts with
+    /// mf's label) is.
+    fn real_user_message(&self, i: usize) -> bool {
+        self.conv.entries[i].has(flag::TURN_START)
             && self
                 .conv
                 .claim(i)
                 .is_none_or(|c| c.shape_ok.is_err() || c.coverage.is_err())
+    }
+
+    /// Whether entry `i` starts a turn: a real user message that the agent sees.
+    pub fn starts_turn(&self, i: usize) -> bool {
+        !self.conv.entries[i].has(flag::UNSEEN) && self.real_user_message(i)
     }
 
     /// Turns: a turn starts at each real user message that the agent sees, or saw before its own
@@ -199,14 +202,8 @@ impl<'a> Ledger<'a> {
     fn number_turns(&mut self) {
         let mut turn = 0u32;
         for i in 0..self.conv.entries.len() {
-            let history = self.conv.entries[i].has(flag::HISTORY);
-            let real_user = self
-                .conv
-                .claim(i)
-                .is_none_or(|c| c.shape_ok.is_err() || c.coverage.is_err());
-            if self.starts_turn(i)
-                || (history && self.conv.entries[i].has(flag::TURN_START) && real_user)
-            {
+            let e = &self.conv.entries[i];
+            if (!e.has(flag::UNSEEN) || e.has(flag::HISTORY)) && self.real_user_message(i) {
                 turn += 1;
             }
             self.turns[i] = turn;

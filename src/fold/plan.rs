@@ -6,7 +6,7 @@
 //! starts where it can, inside a turn at tool-unit boundaries where a single turn is too big;
 //! a single tool unit too big for any call stays verbatim.
 
-use crate::entry::{NONE, estimate_tokens};
+use crate::entry::{DeclineReason, DeclinedSpan, NONE, RecordKind, SpanRef, estimate_tokens};
 use crate::fold::ledger::{Item, ItemKind, Ledger};
 use crate::fold::policy::FoldPolicy;
 
@@ -50,6 +50,32 @@ pub struct Span {
 }
 
 impl Span {
+    /// The decline record for this span: named by its ends, count and digest, so that it stays
+    /// small however long the span is.
+    pub fn decline(
+        &self,
+        reason: DeclineReason,
+        model: &str,
+        summary_chars: Option<usize>,
+        detail: String,
+    ) -> RecordKind {
+        RecordKind::Decline {
+            reason,
+            model: model.to_string(),
+            span: DeclinedSpan::Ref(SpanRef {
+                from_line: self.first_line,
+                to_line: self.last_line,
+                count: self.items.len() as u64,
+                digest: self.digest.clone(),
+                from_turn: self.from_turn,
+                to_turn: self.to_turn,
+            }),
+            span_chars: self.chars as u64,
+            summary_chars: summary_chars.map(|c| c as u64),
+            detail,
+        }
+    }
+
     pub fn of(ledger: &Ledger<'_>, items: Vec<Item>) -> Self {
         let (mut from, mut to) = (u64::MAX, 0u64);
         let (mut leaves, mut chars) = (0usize, 0usize);

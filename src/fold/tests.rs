@@ -950,21 +950,7 @@ fn decline(c: &mut Conv, span: &super::plan::Span, reason: DeclineReason, model:
     c.records.push(Record {
         line,
         at_ms: 5,
-        kind: RecordKind::Decline {
-            reason,
-            model: model.into(),
-            span: DeclinedSpan::Ref(SpanRef {
-                from_line: span.first_line,
-                to_line: span.last_line,
-                count: span.items.len() as u64,
-                digest: span.digest.clone(),
-                from_turn: span.from_turn,
-                to_turn: span.to_turn,
-            }),
-            span_chars: span.chars as u64,
-            summary_chars: Some(1),
-            detail: String::new(),
-        },
+        kind: span.decline(reason, model, Some(1), String::new()),
     });
 }
 

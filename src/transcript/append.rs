@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::wire::MF_PREFIX;
-use super::{Source, Transcript, TranscriptError, check_regular};
+use super::{ReadOptions, Source, Transcript, TranscriptError, check_regular};
 
 /// A transcript opened for appending (and, once `lock` succeeds, locked).
 #[derive(Debug)]
@@ -73,6 +73,18 @@ impl Locked {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Read the file through this handle (as it is now, under the lock when it is held).
+    pub fn read(&self, opts: &ReadOptions) -> Result<Transcript, TranscriptError> {
+        let file = self
+            .file
+            .try_clone()
+            .map_err(|source| TranscriptError::Open {
+                path: self.path.clone(),
+                source,
+            })?;
+        super::read_source(Source::from_file(&self.path, file)?, opts)
     }
 
     /// Try once to take the exclusive lock. `Ok(false)`: another process holds it.

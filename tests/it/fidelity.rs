@@ -12,6 +12,7 @@ use mf::entry::Role;
 use mf::fold::audit::{self, AuditOptions};
 use mf::fold::prompt::{DEFAULT_INSTRUCTION, Piece};
 use mf::summarizer::extractive;
+use testgen::score::states as has;
 use testgen::{Conversation, Fact, Placement};
 
 const SEEDS: [u64; 3] = [1, 2, 3];
@@ -63,18 +64,6 @@ fn span(conv: &Conversation) -> (Vec<Piece>, u64) {
         .map(|(_, p)| p)
         .collect();
     (pieces, last)
-}
-
-/// `value` occurs in `text` and is not part of a longer word or number.
-fn has(text: &str, value: &str) -> bool {
-    text.match_indices(value).any(|(i, _)| {
-        let before = text[..i].chars().next_back();
-        let after = text[i + value.len()..].chars().next();
-        let edge = |c: Option<char>, inner: Option<char>| {
-            c.is_none_or(|c| !c.is_alphanumeric()) || inner.is_none_or(|i| !i.is_alphanumeric())
-        };
-        edge(before, value.chars().next()) && edge(after, value.chars().next_back())
-    })
 }
 
 /// The value a faithful summary of the span states for `f`, and the one it must not state as

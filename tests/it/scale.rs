@@ -501,6 +501,44 @@ fn target_tokens_brings_the_recall_view_under_the_target() {
             .contains("within the target")
     );
 
+    // A target that a fifth of everything foldable still misses: everything before the tail
+    // folds, its summary held to the room left, and the view meets the target.
+    let env = TestEnv::new();
+    env.write("long.jsonl", &text);
+    let tight = (view / 5).to_string();
+    let out = env.mf(&[
+        "compact",
+        "long.jsonl",
+        "--model",
+        "extractive",
+        "--target-tokens",
+        &tight,
+        "--min-retention",
+        "0",
+        "--json",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let rec = &json_lines(&out.stdout)[0];
+    assert_eq!(rec["action"], "folded", "{rec}");
+    assert_eq!(
+        rec["span"]["toTurn"], default_to,
+        "everything before the tail folds"
+    );
+    assert!(
+        rec["notes"]
+            .as_array()
+            .is_some_and(|n| n.iter().any(|n| n.as_str().unwrap().contains("is held to"))),
+        "{rec}"
+    );
+    let now = explain_json(&env, "long.jsonl", &[])["now"]["before"]["tokens"]
+        .as_u64()
+        .unwrap() as usize;
+    assert!(
+        now <= view / 5,
+        "recall view is ~{now} tokens, over {}",
+        view / 5
+    );
+
     // When the verbatim tail alone is over the target, mf says so and folds what it can.
     let env = TestEnv::new();
     env.write("long.jsonl", &text);

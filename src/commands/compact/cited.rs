@@ -10,13 +10,10 @@ use std::collections::HashMap;
 use anyhow::Result;
 
 use super::{
-    Compaction, Sink, add_usage_est, already_declined, ask, lines_for, nonce, pieces_of, reread,
-    short, write,
+    Compaction, Sink, add_usage_est, ask, lines_for, nonce, pieces_of, reread, short, write,
 };
 use crate::decision::{Action, DecisionRecord, RejectionRecord, Size, SummaryRecord};
-use crate::entry::{
-    DeclineReason, DeclinedSpan, Draft, NONE, RecordKind, SpanRef, Usage, estimate_tokens,
-};
+use crate::entry::{DeclineReason, Draft, NONE, RecordKind, Usage, estimate_tokens};
 use crate::error::MfError;
 use crate::fold::cite::{self, Citable, Offer, Preview, Review};
 use crate::fold::{Item, ItemKind, Ledger, Piece, Plan, Span, audit, prompt, summary};
@@ -313,30 +310,14 @@ pub(super) async fn fold(
             }
         }
     }
-    let mut records: Vec<(RecordKind, u64)> = Vec::new();
-    for (reason, span, detail) in &declines {
-        if already_declined(ledger, *reason, model, &span.digest) {
-            continue;
-        }
-        records.push((
-            RecordKind::Decline {
-                reason: *reason,
-                model: model.to_string(),
-                span: DeclinedSpan::Ref(SpanRef {
-                    from_line: span.first_line,
-                    to_line: span.last_line,
-                    count: span.items.len() as u64,
-                    digest: span.digest.clone(),
-                    from_turn: span.from_turn,
-                    to_turn: span.to_turn,
-                }),
-                span_chars: span.chars as u64,
-                summary_chars: None,
-                detail: short(detail, 300),
-            },
-            now,
-        ));
-    }
+    let records = super::decline_records(
+        ledger,
+        model,
+        now,
+        declines
+            .iter()
+            .map(|(reason, span, detail)| (*reason, *span, None, short(detail, 300))),
+    );
 
     // Write level by level: a summary that nests others goes after them, on the file as it
     // then is (re-read in place; staged for a copy).

@@ -27,6 +27,21 @@ pub struct Correction {
     pub unit: usize,
 }
 
+impl Correction {
+    /// `new` (stated in unit `unit` of `turn`) replaces `old`.
+    fn of(old: &Item, new: &Item, turn: u64, unit: usize) -> Self {
+        Self {
+            class: old.class,
+            old: old.text.clone(),
+            old_key: old.key.clone(),
+            new: new.text.clone(),
+            new_key: new.key.clone(),
+            turn,
+            unit,
+        }
+    }
+}
+
 #[rustfmt::skip]
 pub(super) const CHANGE_VERBS: &[&str] = &[
     "changed", "change", "changes", "changing", "moved", "move", "moves", "switched", "switch",
@@ -271,15 +286,7 @@ pub fn corrections(pieces: &[Piece], units: &[Unit]) -> Vec<Correction> {
         let direct = direct_corrections(text, &unit.items, unit.range.start);
         for &(o, n) in &direct {
             let (old, new) = (&unit.items[o], &unit.items[n]);
-            out.push(Correction {
-                class: old.class,
-                old: old.text.clone(),
-                old_key: old.key.clone(),
-                new: new.text.clone(),
-                new_key: new.key.clone(),
-                turn,
-                unit: ui,
-            });
+            out.push(Correction::of(old, new, turn, ui));
         }
         if !direct.is_empty() {
             continue;
@@ -354,15 +361,7 @@ pub fn corrections(pieces: &[Piece], units: &[Unit]) -> Vec<Correction> {
             }
         }
         if let Some((_, _, old)) = best {
-            out.push(Correction {
-                class: old.class,
-                old: old.text.clone(),
-                old_key: old.key.clone(),
-                new: new.text.clone(),
-                new_key: new.key.clone(),
-                turn,
-                unit: ui,
-            });
+            out.push(Correction::of(old, new, turn, ui));
         }
     }
     // A correction stands only while the conversation does not come back to the old value: a

@@ -3,6 +3,8 @@
 
 use serde_json::Value;
 
+use crate::transcript::read::LineError;
+
 /// Append `line` to `text`, on a new line when `text` is not empty.
 pub fn push_line(text: &mut String, line: &str) {
     if line.is_empty() {
@@ -224,4 +226,23 @@ pub mod json_text {
         let text = String::deserialize(d)?;
         serde_json::from_str(&text).map_err(serde::de::Error::custom)
     }
+}
+
+/// An agent format's line: any JSON object (the agents' own readers skip the kinds they do not
+/// know).
+pub fn parse_object(line: &[u8]) -> Result<Value, LineError> {
+    match serde_json::from_slice::<Value>(line) {
+        Ok(v) if v.is_object() => Ok(v),
+        Ok(_) => Err(LineError {
+            message: "not a JSON object".into(),
+            column: 1,
+        }),
+        Err(e) => Err(LineError::from_json(&e)),
+    }
+}
+
+/// Whether `v` has the shape of an agent's line: a string `type` and one of `keys` (the objects
+/// nested inside a line, such as content blocks, have no such key).
+pub fn is_typed_line(v: &Value, keys: &[&str]) -> bool {
+    v.get("type").is_some_and(Value::is_string) && keys.iter().any(|k| v.get(k).is_some())
 }

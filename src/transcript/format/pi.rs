@@ -78,19 +78,11 @@ impl LineReader for PiReader {
 
     /// A pi line has a `type` and a `timestamp` (content blocks nested in one have no `timestamp`).
     fn may_be_line(&self, v: &Value) -> bool {
-        v.get("type").is_some_and(Value::is_string)
-            && ["timestamp"].iter().any(|k| v.get(k).is_some())
+        super::common::is_typed_line(v, &["timestamp"])
     }
 
     fn parse(&self, line: &[u8]) -> Result<Value, LineError> {
-        match serde_json::from_slice::<Value>(line) {
-            Ok(v) if v.is_object() => Ok(v),
-            Ok(_) => Err(LineError {
-                message: "not a JSON object".into(),
-                column: 1,
-            }),
-            Err(e) => Err(LineError::from_json(&e)),
-        }
+        super::common::parse_object(line)
     }
 
     fn push(&mut self, b: &mut Build, at: &At<'_>, v: Value) -> Result<(), TranscriptError> {
