@@ -97,6 +97,20 @@ pub struct Message {
     pub name: Option<String>,
 }
 
+impl Message {
+    /// A message of plain text: no tool calls, not a tool result.
+    pub fn text(id: String, role: &'static str, content: String) -> Self {
+        Self {
+            id,
+            role,
+            content: Some(content),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+            name: None,
+        }
+    }
+}
+
 /// Where a fact (or a correction) was said.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -773,34 +787,12 @@ pub fn facts(turns: usize, seed: u64) -> Conversation {
         next_id += 1;
         s
     };
-    messages.push(Message {
-        id: id(),
-        role: "system",
-        content: Some(SYSTEM_PROMPT.to_string()),
-        tool_calls: Vec::new(),
-        tool_call_id: None,
-        name: None,
-    });
+    messages.push(Message::text(id(), "system", SYSTEM_PROMPT.to_string()));
     let mut call_no = 0;
     for (turn, t) in plan.into_iter().enumerate().skip(1) {
         // The user: filler around the facts, then a request.
-        let mut user = Vec::new();
-        for _ in 0..rng.range(1, 2) {
-            user.push(rng.pick(USER_FILLER).to_string());
-        }
-        for s in t.user {
-            let at = rng.below(user.len() + 1);
-            user.insert(at, s);
-        }
-        user.push(rng.pick(USER_REQUESTS).to_string());
-        messages.push(Message {
-            id: id(),
-            role: "user",
-            content: Some(join_prose(&user)),
-            tool_calls: Vec::new(),
-            tool_call_id: None,
-            name: None,
-        });
+        let user = prose(&mut rng, USER_FILLER, (1, 2), t.user, USER_REQUESTS);
+        messages.push(Message::text(id(), "user", user));
 
         // Tool calls: the fact calls, or a routine one in most turns.
         let mut calls = t.calls;
@@ -855,23 +847,14 @@ pub fn facts(turns: usize, seed: u64) -> Conversation {
         }
 
         // The assistant's reply: filler around the facts.
-        let mut reply = Vec::new();
-        for _ in 0..rng.range(2, 4) {
-            reply.push(rng.pick(ASSISTANT_FILLER).to_string());
-        }
-        for s in t.assistant {
-            let at = rng.below(reply.len() + 1);
-            reply.insert(at, s);
-        }
-        reply.push(rng.pick(ASSISTANT_CLOSERS).to_string());
-        messages.push(Message {
-            id: id(),
-            role: "assistant",
-            content: Some(join_prose(&reply)),
-            tool_calls: Vec::new(),
-            tool_call_id: None,
-            name: None,
-        });
+        let reply = prose(
+            &mut rng,
+            ASSISTANT_FILLER,
+            (2, 4),
+            t.assistant,
+            ASSISTANT_CLOSERS,
+        );
+        messages.push(Message::text(id(), "assistant", reply));
     }
     Conversation {
         messages,
@@ -881,6 +864,27 @@ pub fn facts(turns: usize, seed: u64) -> Conversation {
 
 /// Sentences joined into prose; a sentence holding a line break (a `$ ` command) gets its own
 /// lines.
+/// A message's prose: `lo..=hi` filler sentences, the facts put among them at random places,
+/// then one closing sentence.
+fn prose(
+    rng: &mut Rng,
+    filler: &[&str],
+    (lo, hi): (u64, u64),
+    facts: Vec<String>,
+    closers: &[&str],
+) -> String {
+    let mut out = Vec::new();
+    for _ in 0..rng.range(lo, hi) {
+        out.push(rng.pick(filler).to_string());
+    }
+    for s in facts {
+        let at = rng.below(out.len() + 1);
+        out.insert(at, s);
+    }
+    out.push(rng.pick(closers).to_string());
+    join_prose(&out)
+}
+
 fn join_prose(sentences: &[String]) -> String {
     let mut out = String::new();
     for s in sentences {
@@ -991,26 +995,18 @@ pub fn agent_session(calls: usize, seed: u64) -> Conversation {
         n += 1;
         format!("{prefix}{n}")
     };
-    let text = |id: String, role: &'static str, content: String| Message {
-        id,
-        role,
-        content: Some(content),
-        tool_calls: Vec::new(),
-        tool_call_id: None,
-        name: None,
-    };
-    messages.push(text("sys".into(), "system", SYSTEM_PROMPT.into()));
-    messages.push(text(
+    messages.push(Message::text("sys".into(), "system", SYSTEM_PROMPT.into()));
+    messages.push(Message::text(
         next("u"),
         "user",
         format!("{} {}", rng.pick(USER_FILLER), rng.pick(USER_REQUESTS)),
     ));
-    messages.push(text(
+    messages.push(Message::text(
         next("a"),
         "assistant",
         rng.pick(ASSISTANT_FILLER).to_string(),
     ));
-    messages.push(text(
+    messages.push(Message::text(
         next("u"),
         "user",
         format!(
@@ -1059,18 +1055,18 @@ pub fn agent_session(calls: usize, seed: u64) -> Conversation {
         }
         made += k;
     }
-    messages.push(text(
+    messages.push(Message::text(
         next("a"),
         "assistant",
         format!("I made {calls} checks. {}", rng.pick(ASSISTANT_CLOSERS)),
     ));
     for _ in 0..3 {
-        messages.push(text(
+        messages.push(Message::text(
             next("u"),
             "user",
             format!("{} {}", rng.pick(USER_FILLER), rng.pick(USER_REQUESTS)),
         ));
-        messages.push(text(
+        messages.push(Message::text(
             next("a"),
             "assistant",
             rng.pick(ASSISTANT_FILLER).to_string(),

@@ -891,13 +891,7 @@ fn a_full_disk_writes_nothing_and_says_so() {
         "ulimit -f {blocks}; exec '{}' compact h.jsonl --model extractive",
         mf_bin()
     );
-    let out = std::process::Command::new("sh")
-        .args(["-c", &script])
-        .current_dir(env.dir.path())
-        .env_clear()
-        .envs(env.vars.iter().copied())
-        .output()
-        .unwrap();
+    let out = env.sh(&script);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("cannot write `h.jsonl`"), "{stderr}");

@@ -558,13 +558,7 @@ fn defect_08_restore_into_a_closed_pipe_still_retracts() {
         "{{ '{}' expand c.jsonl {id} --restore; echo $? > rc; }} | head -c 1 >/dev/null",
         mf_bin()
     );
-    let out = std::process::Command::new("sh")
-        .args(["-c", &script])
-        .current_dir(env.dir.path())
-        .env_clear()
-        .envs(env.vars.iter().copied())
-        .output()
-        .unwrap();
+    let out = env.sh(&script);
     assert!(out.status.success(), "{out:?}");
     let rc = std::fs::read_to_string(env.path("rc")).unwrap();
     assert_eq!(rc.trim(), "0", "mf exits 0 on a closed pipe: {out:?}");

@@ -87,6 +87,17 @@ impl TestEnv {
         }
     }
 
+    /// Run a shell script in the temp dir with only this environment's variables.
+    pub fn sh(&self, script: &str) -> std::process::Output {
+        Command::new("sh")
+            .args(["-c", script])
+            .current_dir(self.dir.path())
+            .env_clear()
+            .envs(self.vars.iter().copied())
+            .output()
+            .expect("run sh")
+    }
+
     pub fn command(&self, args: &[&str], env: &[(&str, &str)]) -> Command {
         let mut cmd = Command::new(mf_bin());
         cmd.args(args)
