@@ -69,7 +69,7 @@ fn fuzz_harness_holds_on_fixtures_and_seeded_inputs() {
 /// cargo test --test it fuzz_replay -- --ignored --nocapture`. The file the input builds is
 /// written next to it as PATH.jsonl.
 #[test]
-#[ignore]
+#[ignore = "replays one input named by MF_FUZZ_REPLAY (by hand)"]
 fn fuzz_replay() {
     let path = std::path::PathBuf::from(std::env::var("MF_FUZZ_REPLAY").expect("MF_FUZZ_REPLAY"));
     let data = std::fs::read(&path).unwrap();

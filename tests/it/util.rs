@@ -225,3 +225,19 @@ pub fn last_covered(file: &Path) -> Vec<String> {
     let s = summary_lines(file);
     covered_ids(file, s.last().expect("a summary"))
 }
+
+/// The shared corpus directory from `MF_CORPUS`. Tests that need it are
+/// `#[ignore = "needs MF_CORPUS …"]` (a fresh clone reports them ignored, never passed);
+/// `.ci/run` sets it and runs them with `--include-ignored`, where unset or missing fails.
+#[track_caller]
+pub fn corpus_dir() -> std::path::PathBuf {
+    let dir = std::env::var_os("MF_CORPUS").map(std::path::PathBuf::from).expect(
+        "this test needs MF_CORPUS=<path to ../shared/corpus> (run it as .ci/run does, with --include-ignored)",
+    );
+    assert!(
+        dir.is_dir(),
+        "MF_CORPUS={} is not a directory",
+        dir.display()
+    );
+    dir
+}
