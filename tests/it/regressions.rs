@@ -700,8 +700,8 @@ struct ReadOnly {
 }
 
 impl ReadOnly {
-    /// `chattr +i` as root (when it works), else `chmod 444`; `None` when neither stops a write.
-    fn make(path: &Path) -> Option<ReadOnly> {
+    /// `chattr +i` as root, else `chmod 444`. A root without a working chattr fails the test.
+    fn make(path: &Path) -> ReadOnly {
         let root = std::process::Command::new("id")
             .arg("-u")
             .output()
@@ -711,21 +711,22 @@ impl ReadOnly {
                 .args(["+i", path.to_str().unwrap()])
                 .status()
                 .is_ok_and(|s| s.success());
-            if ok {
-                return Some(ReadOnly {
-                    path: path.into(),
-                    immutable: true,
-                });
-            }
-            return None;
+            assert!(
+                ok,
+                "as root this test needs a working `chattr +i` (e2fsprogs) on the temp dir's file system"
+            );
+            return ReadOnly {
+                path: path.into(),
+                immutable: true,
+            };
         }
         let mut p = std::fs::metadata(path).unwrap().permissions();
         p.set_readonly(true);
         std::fs::set_permissions(path, p).unwrap();
-        Some(ReadOnly {
+        ReadOnly {
             path: path.into(),
             immutable: false,
-        })
+        }
     }
 }
 
@@ -744,10 +745,7 @@ fn defect_10_a_read_only_file_is_refused_before_any_request() {
     let env = TestEnv::without_audit();
     let f = env.write("c.jsonl", &conversation(30));
     let original = read(&f);
-    let Some(_guard) = ReadOnly::make(&f) else {
-        eprintln!("defect_10: skipped: running as root where chattr +i does not work");
-        return;
-    };
+    let _guard = ReadOnly::make(&f);
     let server = small_summary_server(Duration::ZERO);
     let out = run_with(
         &env,
