@@ -806,10 +806,21 @@ async fn summarize_file(
     let mut declines: Vec<(DeclineReason, Span, Option<usize>, String)> = Vec::new();
     let mut written_chars = (0usize, 0usize); // (span chars folded, summary chars written)
     let mut taken: Vec<String> = Vec::new();
+    // What each span's calls were billed, for its decline record if it is declined.
+    let mut spent: Vec<(String, Usage)> = Vec::new();
     for a in asked {
         for &(usage, estimate) in &a.calls {
             add_usage_est(&mut r, usage, settings, estimate);
         }
+        let billed = a
+            .calls
+            .iter()
+            .filter_map(|c| c.0)
+            .fold(Usage::default(), |s, u| Usage {
+                input_tokens: s.input_tokens + u.input_tokens,
+                output_tokens: s.output_tokens + u.output_tokens,
+            });
+        spent.push((a.span.digest.clone(), billed));
         if let Ok(reply) = &a.reply {
             r.notes.extend(
                 reply
@@ -937,6 +948,24 @@ async fn summarize_file(
             .iter()
             .map(|(reason, span, chars, detail)| (*reason, span, *chars, short(detail, 200))),
     );
+    let records: Vec<(RecordKind, u64)> = records
+        .into_iter()
+        .map(|(mut k, at)| {
+            if let RecordKind::Decline {
+                span: DeclinedSpan::Ref(s),
+                usage,
+                ..
+            } = &mut k
+            {
+                *usage = spent
+                    .iter()
+                    .find(|(d, _)| *d == s.digest)
+                    .map(|(_, u)| *u)
+                    .filter(|u| u.input_tokens + u.output_tokens > 0);
+            }
+            (k, at)
+        })
+        .collect();
     lines.extend(lines_for(&t, &ledger, &drafts, &folds, &[], &records, now)?);
     let folded = drafts.len();
     if folded > 0 {

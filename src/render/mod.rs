@@ -226,7 +226,50 @@ pub fn summary_table(ui: &Ui, records: &[DecisionRecord]) -> String {
         };
         t.add_row(vec![r.file.clone(), action, folded, tokens, cost_text(r)]);
     }
+    if records.len() > 1 {
+        t.add_row(total_row(records));
+    }
     t.to_string()
+}
+
+/// The multi-file table's last row: entries folded, tokens before → after and cost, summed.
+fn total_row(records: &[DecisionRecord]) -> Vec<String> {
+    let ok = records.iter().filter(|r| r.action != Action::Error);
+    let folded: usize = ok
+        .clone()
+        .filter(|r| matches!(r.action, Action::Folded | Action::Planned))
+        .filter_map(|r| r.span.as_ref().map(|s| s.entry_count))
+        .sum();
+    let (before, after) = ok.clone().fold((0, 0), |(b, a), r| {
+        (b + r.before.tokens, a + r.after.tokens)
+    });
+    let costs: Vec<_> = records.iter().filter_map(|r| r.cost).collect();
+    let cost = if costs.is_empty() {
+        "—".to_string()
+    } else {
+        let usd_sum: f64 = costs.iter().map(|c| c.usd).sum();
+        let estimated = costs.iter().any(|c| c.estimated);
+        let unknown = records
+            .iter()
+            .any(|r| r.cost.is_none() && r.action != Action::Error && r.calls > 0);
+        format!(
+            "${}{}{}",
+            usd(usd_sum),
+            if estimated { " (estimated)" } else { "" },
+            if unknown { " + unpriced" } else { "" }
+        )
+    };
+    vec![
+        format!("total ({} files)", records.len()),
+        String::new(),
+        thousands(folded),
+        if before == after {
+            thousands(before)
+        } else {
+            format!("{} → {}", thousands(before), thousands(after))
+        },
+        cost,
+    ]
 }
 
 pub fn decision_table(ui: &Ui, r: &DecisionRecord) -> String {

@@ -1746,3 +1746,77 @@ fn models_fits_80_columns_and_json_carries_every_field() {
             .contains("not verified")
     );
 }
+
+#[test]
+fn explain_shows_the_tokens_and_cost_of_every_recorded_fold_and_decline_and_the_table_totals() {
+    // Two files: one folds, one is refused. The table ends with a total row; explain shows
+    // what each recorded call was billed.
+    let server = TestServer::respond(haiku_5_5(Haiku55::new(SUMMARY)));
+    let env = TestEnv::new();
+    env.write("ok.jsonl", &conversation(40));
+    env.write(
+        "no.jsonl",
+        &conversation(40).replacen("Question 1:", "Question 1 REFUSE-ME:", 1),
+    );
+    let out = run(
+        &env,
+        &["compact", "ok.jsonl", "no.jsonl", "--model", "haiku"],
+        &anthropic_env(&server),
+    );
+    assert_eq!(out.code, 3, "{out:?}");
+    let last = out
+        .stdout
+        .lines()
+        .rev()
+        .find(|l| l.contains("total"))
+        .expect("a total row");
+    assert!(
+        last.contains("total (2 files)") && last.contains('$'),
+        "{}",
+        out.stdout
+    );
+    let json = run(&env, &["explain", "no.jsonl", "--json"], &[]);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let decline = v["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["kind"] == "decline")
+        .expect("the refusal is recorded");
+    let input = decline["usage"]["inputTokens"].as_u64().unwrap();
+    assert!(input > 0, "{decline}");
+    let usd = decline["cost"]["usd"].as_f64().unwrap();
+    assert!((usd - haiku_cost(input, 2)).abs() < 1e-6, "{decline}");
+    let json = run(&env, &["explain", "ok.jsonl", "--json"], &[]);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let fold = v["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["kind"] == "fold")
+        .unwrap();
+    let (i, o) = (
+        fold["usage"]["inputTokens"].as_u64().unwrap(),
+        fold["usage"]["outputTokens"].as_u64().unwrap(),
+    );
+    assert!(
+        (fold["cost"]["usd"].as_f64().unwrap() - haiku_cost(i, o)).abs() < 1e-6,
+        "{fold}"
+    );
+    let text = run(&env, &["explain", "ok.jsonl"], &[]).stdout;
+    let commas = |n: u64| {
+        let d = n.to_string();
+        let mut out = String::new();
+        for (k, c) in d.chars().enumerate() {
+            if k > 0 && (d.len() - k) % 3 == 0 {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        out
+    };
+    assert!(
+        text.contains(&format!("{} in, {} out", commas(i), commas(o))),
+        "{text}"
+    );
+}
