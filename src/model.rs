@@ -869,6 +869,79 @@ mod tests {
     }
 
     #[test]
+    fn a_request_is_priced_in_the_band_of_its_own_size() {
+        let haiku = resolve("haiku").unwrap().pricing().unwrap();
+        let at = |i, o| {
+            haiku.usd(Billed {
+                input: i,
+                output: o,
+                ..Billed::default()
+            })
+        };
+        assert!((at(100_000, 1_000) - (0.01 + 0.0005)).abs() < 1e-12);
+        // One token over: the whole request at 5x.
+        assert!((at(100_001, 1_000) - (100_001.0 * 0.50 + 1_000.0 * 2.50) / 1e6).abs() < 1e-12);
+        assert_eq!(haiku.describe(100_001), ">100K $0.50/$2.50");
+        let luna = resolve("gpt-6-luna").unwrap().pricing().unwrap();
+        let long = luna.usd(Billed {
+            input: 300_000,
+            output: 2_000,
+            ..Billed::default()
+        });
+        assert!((long - (300_000.0 * 0.20 + 2_000.0 * 0.75) / 1e6).abs() < 1e-12);
+        assert_eq!(Pricing::flat(1.0, 2.0).cheap_limit(), None);
+    }
+
+    #[test]
+    fn the_span_budget_stays_under_the_cheap_band_in_the_model_s_tokens() {
+        for r in MODELS.iter().filter(|r| r.provider != Provider::Builtin) {
+            let real = r.planning_span_tokens() as f64 * r.token_ratio;
+            if let Some(limit) = Pricing::of_row(r).cheap_limit() {
+                assert!(real <= limit as f64 * BAND_FILL + 1.0, "{}: {real}", r.id);
+            }
+            assert!(real <= r.context_tokens as f64, "{}", r.id);
+        }
+        assert_eq!(resolve("haiku").unwrap().budgets().0, 69_230);
+    }
+
+    #[test]
+    fn profiles_of_rows_and_of_unknown_ids() {
+        assert_eq!(
+            resolve("haiku").unwrap().profile(),
+            Profile::AnthropicThinkingOff
+        );
+        assert_eq!(
+            resolve("opus").unwrap().profile(),
+            Profile::AnthropicAdaptive
+        );
+        assert_eq!(
+            resolve("claude-mythos-5-1").unwrap().profile(),
+            Profile::AnthropicAdaptive
+        );
+        assert_eq!(
+            resolve("claude-haiku-5-6").unwrap().profile(),
+            Profile::AnthropicThinkingOff
+        );
+        assert_eq!(
+            resolve("claude-3-5-haiku-20241022").unwrap().profile(),
+            Profile::AnthropicLegacy
+        );
+        assert_eq!(resolve("gpt-4o").unwrap().profile(), Profile::OpenAiChat);
+        assert_eq!(
+            resolve("gpt-7-nova").unwrap().profile(),
+            Profile::OpenAiReasoning { effort: "low" }
+        );
+        assert!(
+            resolve("gpt-4.1-mini")
+                .unwrap()
+                .warning()
+                .unwrap()
+                .contains("2027-01-14")
+        );
+        assert!(resolve("haiku").unwrap().warning().is_none());
+    }
+
+    #[test]
     fn same_model_sees_through_aliases_and_snapshots() {
         assert!(same_model("haiku", "claude-haiku-5-5"));
         assert!(same_model(
