@@ -95,7 +95,7 @@ _mf() {
             return 0
             ;;
         mf__subcmd__compact)
-            opts="-0 -m -o -j -q -v -h --files-from --null --model --recent --size --trigger --min-fold --target-tokens --max-span-tokens --protect --strategy --keep-tool-results --from --rollup --system-prompt --dry-run --output --force --json --jobs --allow-degraded --min-retention --retry-lossy --strict-audit --audit-tool-results --base-url --timeout --retries --temperature --seed --max-output-tokens --anthropic-version --agent-model --allow-same-model --allow-insecure-http --no-redact --price-in --price-out --max-cost --debug-bodies --quiet --no-progress --verbose --no-cache --config --help"
+            opts="-0 -m -o -j -q -v -h --files-from --null --model --recent --size --trigger --min-fold --target-tokens --max-span-tokens --protect --strategy --keep-tool-results --from --rollup --system-prompt --dry-run --output --force --json --jobs --allow-degraded --min-retention --retry-lossy --strict-audit --audit-tool-results --base-url --timeout --retries --temperature --seed --count-tokens --max-output-tokens --anthropic-version --agent-model --allow-same-model --allow-insecure-http --no-redact --price-in --price-out --max-cost --debug-bodies --quiet --no-progress --verbose --no-cache --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -106,11 +106,11 @@ _mf() {
                     return 0
                     ;;
                 --model)
-                    COMPREPLY=($(compgen -W "extractive haiku sonnet opus anthropic:claude-haiku-4-5 anthropic:claude-sonnet-4-6 anthropic:claude-opus-4-6 gpt-4o-mini gpt-4.1-mini gpt-5-mini openai-compatible:" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "extractive haiku sonnet opus fable gpt-6-luna gpt-5.6-luna gpt-5.6-terra claude-haiku-4-5 claude-sonnet-4-6 claude-opus-4-6 gpt-5-mini gpt-4o-mini gpt-4o gpt-4.1-mini gpt-4.1 openai-compatible:" -- "${cur}"))
                     return 0
                     ;;
                 -m)
-                    COMPREPLY=($(compgen -W "extractive haiku sonnet opus anthropic:claude-haiku-4-5 anthropic:claude-sonnet-4-6 anthropic:claude-opus-4-6 gpt-4o-mini gpt-4.1-mini gpt-5-mini openai-compatible:" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "extractive haiku sonnet opus fable gpt-6-luna gpt-5.6-luna gpt-5.6-terra claude-haiku-4-5 claude-sonnet-4-6 claude-opus-4-6 gpt-5-mini gpt-4o-mini gpt-4o gpt-4.1-mini gpt-4.1 openai-compatible:" -- "${cur}"))
                     return 0
                     ;;
                 --recent)
@@ -284,11 +284,11 @@ _mf() {
             fi
             case "${prev}" in
                 --model)
-                    COMPREPLY=($(compgen -W "extractive haiku sonnet opus anthropic:claude-haiku-4-5 anthropic:claude-sonnet-4-6 anthropic:claude-opus-4-6 gpt-4o-mini gpt-4.1-mini gpt-5-mini openai-compatible:" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "extractive haiku sonnet opus fable gpt-6-luna gpt-5.6-luna gpt-5.6-terra claude-haiku-4-5 claude-sonnet-4-6 claude-opus-4-6 gpt-5-mini gpt-4o-mini gpt-4o gpt-4.1-mini gpt-4.1 openai-compatible:" -- "${cur}"))
                     return 0
                     ;;
                 -m)
-                    COMPREPLY=($(compgen -W "extractive haiku sonnet opus anthropic:claude-haiku-4-5 anthropic:claude-sonnet-4-6 anthropic:claude-opus-4-6 gpt-4o-mini gpt-4.1-mini gpt-5-mini openai-compatible:" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "extractive haiku sonnet opus fable gpt-6-luna gpt-5.6-luna gpt-5.6-terra claude-haiku-4-5 claude-sonnet-4-6 claude-opus-4-6 gpt-5-mini gpt-4o-mini gpt-4o gpt-4.1-mini gpt-4.1 openai-compatible:" -- "${cur}"))
                     return 0
                     ;;
                 --recent)

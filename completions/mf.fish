@@ -45,12 +45,18 @@ complete -c mf -n "__fish_mf_using_subcommand compact" -s m -l model -d 'Summari
 haiku\t''
 sonnet\t''
 opus\t''
-anthropic:claude-haiku-4-5\t''
-anthropic:claude-sonnet-4-6\t''
-anthropic:claude-opus-4-6\t''
-gpt-4o-mini\t''
-gpt-4.1-mini\t''
+fable\t''
+gpt-6-luna\t''
+gpt-5.6-luna\t''
+gpt-5.6-terra\t''
+claude-haiku-4-5\t''
+claude-sonnet-4-6\t''
+claude-opus-4-6\t''
 gpt-5-mini\t''
+gpt-4o-mini\t''
+gpt-4o\t''
+gpt-4.1-mini\t''
+gpt-4.1\t''
 openai-compatible:\t''"
 complete -c mf -n "__fish_mf_using_subcommand compact" -l recent -d 'Entries at the end that stay verbatim; the seam is rounded out to a whole turn, and the last turn always stays [default: 5] [env: MF_RECENT]' -r
 complete -c mf -n "__fish_mf_using_subcommand compact" -l size -d 'Consider only the newest N uncovered entries (must be greater than --recent)' -r
@@ -73,8 +79,8 @@ complete -c mf -n "__fish_mf_using_subcommand compact" -l min-retention -d 'Decl
 complete -c mf -n "__fish_mf_using_subcommand compact" -l base-url -d 'API base URL (beats ANTHROPIC_BASE_URL / OPENAI_BASE_URL; required for openai-compatible:NAME) [env: MF_BASE_URL]' -r
 complete -c mf -n "__fish_mf_using_subcommand compact" -l timeout -d 'Seconds one request may take, connect to last byte [default: 120] [env: MF_TIMEOUT]' -r
 complete -c mf -n "__fish_mf_using_subcommand compact" -l retries -d 'Retries after a failed attempt (connection errors, timeouts, 408, 409, 429, 5xx) [default: 2]' -r
-complete -c mf -n "__fish_mf_using_subcommand compact" -l temperature -d 'Sampling temperature, 0 to 2 (sent only when given)' -r
-complete -c mf -n "__fish_mf_using_subcommand compact" -l seed -d 'Seed for OpenAI-style servers that honour it (with --temperature 0 for repeatable output)' -r
+complete -c mf -n "__fish_mf_using_subcommand compact" -l temperature -d 'Sampling temperature, 0 to 2, for models that take one (not Anthropic 5.x, not OpenAI reasoning models)' -r
+complete -c mf -n "__fish_mf_using_subcommand compact" -l seed -d 'Seed for OpenAI-style servers that honour it (not Anthropic, which has none)' -r
 complete -c mf -n "__fish_mf_using_subcommand compact" -l max-output-tokens -d 'Cap on one summary\'s output tokens [default: the model\'s output budget]' -r
 complete -c mf -n "__fish_mf_using_subcommand compact" -l anthropic-version -d '`anthropic-version` header' -r
 complete -c mf -n "__fish_mf_using_subcommand compact" -l agent-model -d 'The model that wrote the conversation, when the file does not record it' -r
@@ -91,6 +97,7 @@ complete -c mf -n "__fish_mf_using_subcommand compact" -l allow-degraded -d 'Exi
 complete -c mf -n "__fish_mf_using_subcommand compact" -l retry-lossy -d 'Ask once more, naming the missing items, when a summary is lossy'
 complete -c mf -n "__fish_mf_using_subcommand compact" -l strict-audit -d 'Also decline summaries with inventions or superseded values'
 complete -c mf -n "__fish_mf_using_subcommand compact" -l audit-tool-results -d 'Count items found only in tool results toward the retention threshold'
+complete -c mf -n "__fish_mf_using_subcommand compact" -l count-tokens -d 'With --dry-run, ask Anthropic\'s free count_tokens endpoint for each request\'s exact input tokens'
 complete -c mf -n "__fish_mf_using_subcommand compact" -l allow-same-model -d 'Allow the summarizer to be the conversation\'s own model (billed at its price)'
 complete -c mf -n "__fish_mf_using_subcommand compact" -l allow-insecure-http -d 'Allow sending a key over plain http:// to a host that is not loopback'
 complete -c mf -n "__fish_mf_using_subcommand compact" -l no-redact -d 'Send spans as they are, without replacing keys, tokens and passwords by placeholders'
@@ -134,12 +141,18 @@ complete -c mf -n "__fish_mf_using_subcommand explain" -s m -l model -d 'Plan as
 haiku\t''
 sonnet\t''
 opus\t''
-anthropic:claude-haiku-4-5\t''
-anthropic:claude-sonnet-4-6\t''
-anthropic:claude-opus-4-6\t''
-gpt-4o-mini\t''
-gpt-4.1-mini\t''
+fable\t''
+gpt-6-luna\t''
+gpt-5.6-luna\t''
+gpt-5.6-terra\t''
+claude-haiku-4-5\t''
+claude-sonnet-4-6\t''
+claude-opus-4-6\t''
 gpt-5-mini\t''
+gpt-4o-mini\t''
+gpt-4o\t''
+gpt-4.1-mini\t''
+gpt-4.1\t''
 openai-compatible:\t''"
 complete -c mf -n "__fish_mf_using_subcommand explain" -l recent -d 'Entries at the end that stay verbatim; the seam is rounded out to a whole turn, and the last turn always stays [default: 5] [env: MF_RECENT]' -r
 complete -c mf -n "__fish_mf_using_subcommand explain" -l size -d 'Consider only the newest N uncovered entries (must be greater than --recent)' -r

@@ -339,13 +339,17 @@ pub struct ProviderArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=10))]
     pub retries: Option<u32>,
 
-    /// Sampling temperature, 0 to 2 (sent only when given)
+    /// Sampling temperature, 0 to 2, for models that take one (not Anthropic 5.x, not OpenAI reasoning models)
     #[arg(long, value_name = "T", value_parser = parse_temperature)]
     pub temperature: Option<f64>,
 
-    /// Seed for OpenAI-style servers that honour it (with --temperature 0 for repeatable output)
+    /// Seed for OpenAI-style servers that honour it (not Anthropic, which has none)
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
+
+    /// With --dry-run, ask Anthropic's free count_tokens endpoint for each request's exact input tokens
+    #[arg(long)]
+    pub count_tokens: bool,
 
     /// Cap on one summary's output tokens [default: the model's output budget]
     #[arg(long, value_name = "N", value_parser = parse_output_tokens)]

@@ -206,6 +206,22 @@ impl CostRecord {
     }
 }
 
+/// A summarizer call that failed on a span (`failures[]`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FailureRecord {
+    pub from_turn: u64,
+    pub to_turn: u64,
+    /// A stable name: `refusal`, `content-filter`, `cut-off`, `cut-off-by-thinking`; null when
+    /// the failure has none (an outage, a reply that was not JSON).
+    pub reason: Option<&'static str>,
+    pub message: String,
+    /// What the provider reported for the failed call(s), when it answered.
+    pub usage: Option<UsageRecord>,
+    /// What it cost (paid, though nothing came of it).
+    pub cost: Option<CostRecord>,
+}
+
 /// The error a file ended in (`action: "error"`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -250,6 +266,10 @@ pub struct DecisionRecord {
     pub notes: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorRecord>,
+    /// Every summarizer call that failed on a span (which stayed verbatim): why, by a stable
+    /// name where the provider gave one, and what it cost.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub failures: Vec<FailureRecord>,
     /// A summarizer failed on some span (it stayed verbatim): the file is not fully compacted.
     #[serde(skip)]
     pub degraded: bool,
@@ -279,6 +299,7 @@ impl DecisionRecord {
             output: None,
             notes: Vec::new(),
             error: None,
+            failures: Vec::new(),
             degraded: false,
         }
     }

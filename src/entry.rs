@@ -202,6 +202,9 @@ pub enum RecordKind {
         span_chars: u64,
         summary_chars: Option<u64>,
         detail: String,
+        /// What the call(s) behind the verdict were billed, when the provider reported it
+        /// (absent in records of older mf and for verdicts made without a call).
+        usage: Option<Usage>,
     },
     /// A summary was withdrawn; its originals are verbatim in recall again.
     Retract {

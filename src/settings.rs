@@ -14,7 +14,7 @@ use crate::cli::{
 use crate::error::MfError;
 use crate::fold::{FoldPolicy, Strategy};
 use crate::http::HttpSettings;
-use crate::model::{self, ModelRef, Provider};
+use crate::model::{self, ModelRef, Pricing, Provider};
 use crate::summarizer::{RemoteConfig, anthropic, openai};
 use crate::transcript::{CacheOptions, Format, OutputTarget, ReadOptions};
 
@@ -477,7 +477,14 @@ pub struct CompactSettings {
     pub jobs: usize,
     pub http: HttpSettings,
     /// USD per million input and output tokens, when known.
-    pub price: Option<(f64, f64)>,
+    /// The model's price bands (or the one price `--price-in` / `--price-out` give).
+    pub pricing: Option<Pricing>,
+    /// The model's tokens per mf estimate token (4 characters).
+    pub token_ratio: f64,
+    /// `--dry-run --count-tokens`: ask the provider for each request's exact input tokens.
+    pub count_tokens: bool,
+    /// Said once on stderr before anything runs (a model that is shutting down).
+    pub model_warning: Option<String>,
     pub max_cost: Option<f64>,
     pub agent_model: Option<String>,
     pub allow_same_model: bool,
@@ -530,6 +537,7 @@ impl CompactSettings {
             price_out,
             max_cost,
             debug_bodies,
+            count_tokens,
         } = provider;
         let AuditArgs {
             min_retention,
@@ -609,14 +617,25 @@ impl CompactSettings {
             ..HttpSettings::default()
         };
 
-        let table_price = model_ref.row.map(|r| (r.price_in, r.price_out));
-        let price = match (price_in, price_out, table_price) {
-            (Some(i), Some(o), _) => Some((i, o)),
-            (Some(i), None, Some((_, o))) | (None, Some(o), Some((i, _))) => Some((i, o)),
-            (None, None, t) => t,
-            (Some(i), None, None) => Some((i, 0.0)),
-            (None, Some(o), None) => Some((0.0, o)),
+        // `--price-in` / `--price-out` replace the table's bands with one price; one of them
+        // alone keeps the other from the table's base band.
+        let base = model_ref.pricing().map(|p| p.bands[0]);
+        let pricing = match (price_in, price_out, base) {
+            (None, None, _) => model_ref.pricing(),
+            (Some(i), Some(o), _) => Some(Pricing::flat(i, o)),
+            (Some(i), None, Some(b)) => Some(Pricing::flat(i, b.output)),
+            (None, Some(o), Some(b)) => Some(Pricing::flat(b.input, o)),
+            (Some(i), None, None) => Some(Pricing::flat(i, 0.0)),
+            (None, Some(o), None) => Some(Pricing::flat(0.0, o)),
         };
+        if count_tokens && !dry_run {
+            return Err(MfError::usage(
+                "`--count-tokens` goes with `--dry-run` (a real run reports the provider's counts anyway)",
+                None,
+            ));
+        }
+        let token_ratio = model_ref.token_ratio();
+        let model_warning = model_ref.warning();
 
         let local = model_ref.provider == Provider::Builtin;
         let model = if local {
@@ -657,7 +676,10 @@ impl CompactSettings {
             json,
             jobs,
             http,
-            price,
+            pricing,
+            token_ratio,
+            count_tokens,
+            model_warning,
             max_cost,
             agent_model,
             allow_same_model,
@@ -707,7 +729,10 @@ impl CompactSettings {
             json: true,
             jobs: 1,
             http: HttpSettings::default(),
-            price: None,
+            pricing: None,
+            token_ratio: 1.0,
+            count_tokens: false,
+            model_warning: None,
             max_cost: None,
             agent_model: None,
             allow_same_model: false,
@@ -748,6 +773,23 @@ fn remote(
     allow_insecure_http: bool,
     dry_run: bool,
 ) -> Result<RemoteConfig, MfError> {
+    // What the model refuses is refused here, before a key is looked at or a call is made.
+    let profile = model.profile();
+    if let (Some(t), Some(rule)) = (temperature, profile.sampling_rule()) {
+        return Err(MfError::usage(
+            format!(
+                "`{}` does not take --temperature {t}: {rule}",
+                model.label()
+            ),
+            Some("drop --temperature (the summary is steadied by mf's instruction, not by sampling); a model that takes it: an Anthropic 4.x id (claude-haiku-4-5), an OpenAI chat model, or an openai-compatible server".into()),
+        ));
+    }
+    if let (Some(_), Some(rule)) = (seed, profile.seed_rule()) {
+        return Err(MfError::usage(
+            format!("`{}` does not take --seed: {rule}", model.label()),
+            Some("drop --seed".into()),
+        ));
+    }
     let (provider_url_var, key_var, default_url) = match model.provider {
         Provider::Anthropic => (
             Some(ev::ANTHROPIC_BASE_URL),

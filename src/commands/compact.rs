@@ -22,7 +22,7 @@ use crate::fold::{
 };
 use crate::http::HttpClient;
 use crate::interrupt::Interrupt;
-use crate::model;
+use crate::model::{self, Billed};
 use crate::redact::{Counts, Redactor};
 use crate::render::Ui;
 use crate::settings::{CompactSettings, ModelChoice};
@@ -69,6 +69,9 @@ fn nonce() -> String {
 
 /// The summarizer the settings name.
 pub fn summarizer_for(settings: &CompactSettings, ui: Ui) -> Result<Arc<dyn Summarizer>> {
+    if let Some(w) = &settings.model_warning {
+        ui.warn(w);
+    }
     Ok(match &settings.model {
         ModelChoice::Extractive => Arc::new(Extractive),
         ModelChoice::Remote(config) => {
@@ -100,7 +103,7 @@ fn check_max_cost(settings: &CompactSettings, model: &str) -> Result<()> {
     let Some(max) = settings.max_cost else {
         return Ok(());
     };
-    let Some(price) = settings.price else {
+    let Some(pricing) = &settings.pricing else {
         return Err(MfError::refused(
             format!("no price is known for `{model}`, so `--max-cost` cannot be checked"),
             Some("pass --price-in and --price-out (USD per million tokens)".into()),
@@ -116,7 +119,7 @@ fn check_max_cost(settings: &CompactSettings, model: &str) -> Result<()> {
         if let Decision::Fold(plan) = fold::plan(&ledger, &settings.policy, model) {
             for span in &plan.spans {
                 let (i, o) = estimate_request(&ledger, &settings.policy, span, settings);
-                total += CostRecord::of(price, i, o, true).usd;
+                total += pricing.usd(billed(settings, (i, o)));
                 calls += 1;
             }
         }
@@ -641,10 +644,7 @@ async fn ask_span(
     let reply = call(ctx, &request).await;
     let mut asked = Asked {
         span: span.clone(),
-        calls: vec![(
-            reply.as_ref().ok().and_then(|r| r.usage),
-            request.estimate(),
-        )],
+        calls: vec![(paid(&reply), request.estimate())],
         audit: None,
         reply,
         redacted,
@@ -662,9 +662,7 @@ async fn ask_span(
         let note = verdict.retry_note();
         let retry = make_request(span, request.pieces, settings, Some(&note));
         let second = call(ctx, &retry).await;
-        asked
-            .calls
-            .push((second.as_ref().ok().and_then(|r| r.usage), retry.estimate()));
+        asked.calls.push((paid(&second), retry.estimate()));
         match second {
             Ok(second) if summary::vet(&second.text).is_ok() => {
                 asked.audit = Some(audit_apart(retry, &second.text, settings).await.1);
@@ -678,6 +676,15 @@ async fn ask_span(
     }
     asked.audit = Some((verdict, lossy));
     Ok(asked)
+}
+
+/// What a call was paid for: the reply's usage, or a failed call's when the provider reported
+/// one; a failure with no reply (refused, unreachable, interrupted) as nothing.
+pub(crate) fn paid(reply: &Result<SummaryReply, SummarizerError>) -> Option<Usage> {
+    match reply {
+        Ok(r) => r.usage,
+        Err(e) => Some(e.usage.unwrap_or_default()),
+    }
 }
 
 /// One call to the summarizer, interruptible (the caller holds a permit).
@@ -743,7 +750,7 @@ async fn summarize_file(
         ));
     }
     if settings.dry_run {
-        dry_run(&ledger, &plan, settings, ctx, &mut r);
+        dry_run(&t, &ledger, &plan, settings, ctx, &mut r).await?;
         return Ok(r);
     }
     if policy.strategy == fold::Strategy::Cited {
@@ -799,9 +806,28 @@ async fn summarize_file(
     let mut declines: Vec<(DeclineReason, Span, Option<usize>, String)> = Vec::new();
     let mut written_chars = (0usize, 0usize); // (span chars folded, summary chars written)
     let mut taken: Vec<String> = Vec::new();
+    // What each span's calls were billed, for its decline record if it is declined.
+    let mut spent: Vec<(String, Usage)> = Vec::new();
     for a in asked {
         for &(usage, estimate) in &a.calls {
             add_usage_est(&mut r, usage, settings, estimate);
+        }
+        let billed = a
+            .calls
+            .iter()
+            .filter_map(|c| c.0)
+            .fold(Usage::default(), |s, u| Usage {
+                input_tokens: s.input_tokens + u.input_tokens,
+                output_tokens: s.output_tokens + u.output_tokens,
+            });
+        spent.push((a.span.digest.clone(), billed));
+        if let Ok(reply) = &a.reply {
+            r.notes.extend(
+                reply
+                    .notes
+                    .iter()
+                    .map(|n| format!("turns {}–{}: {n}", a.span.from_turn, a.span.to_turn)),
+            );
         }
         let reply = match a.reply.and_then(|rep| {
             summary::vet(&rep.text)
@@ -810,6 +836,15 @@ async fn summarize_file(
         }) {
             Ok(reply) => reply,
             Err(e) => {
+                let usage = e.usage.unwrap_or_default();
+                r.failures.push(crate::decision::FailureRecord {
+                    from_turn: a.span.from_turn,
+                    to_turn: a.span.to_turn,
+                    reason: e.reason,
+                    message: e.message.clone(),
+                    usage: e.usage.map(Into::into),
+                    cost: cost_of(settings, (0, 0), Some(usage)),
+                });
                 ctx.ui.warn(&format!(
                     "{}: the summarizer failed, turns {}–{} stay verbatim: {}",
                     t.display(),
@@ -913,6 +948,24 @@ async fn summarize_file(
             .iter()
             .map(|(reason, span, chars, detail)| (*reason, span, *chars, short(detail, 200))),
     );
+    let records: Vec<(RecordKind, u64)> = records
+        .into_iter()
+        .map(|(mut k, at)| {
+            if let RecordKind::Decline {
+                span: DeclinedSpan::Ref(s),
+                usage,
+                ..
+            } = &mut k
+            {
+                *usage = spent
+                    .iter()
+                    .find(|(d, _)| *d == s.digest)
+                    .map(|(_, u)| *u)
+                    .filter(|u| u.input_tokens + u.output_tokens > 0);
+            }
+            (k, at)
+        })
+        .collect();
     lines.extend(lines_for(&t, &ledger, &drafts, &folds, &[], &records, now)?);
     let folded = drafts.len();
     if folded > 0 {
@@ -1242,27 +1295,85 @@ fn cost_of(
             estimated: false,
         });
     }
-    let price = settings.price?;
+    let pricing = settings.pricing.as_ref()?;
     Some(match usage {
-        Some(u) => CostRecord::of(price, u.input_tokens, u.output_tokens, false),
-        None => CostRecord::of(price, estimate.0, estimate.1, true),
+        // The provider's counts, in the band of the request's real size.
+        Some(u) => CostRecord {
+            usd: pricing.usd(Billed {
+                input: u.input_tokens,
+                output: u.output_tokens,
+                ..Billed::default()
+            }),
+            estimated: false,
+        },
+        None => CostRecord {
+            usd: pricing.usd(billed(settings, estimate)),
+            estimated: true,
+        },
     })
 }
 
-/// `--dry-run`: the plan, what the calls would cost, and whether any request is over the
-/// model's context — before anything is paid.
-fn dry_run(
+/// mf's estimate of a request (in 4-character tokens, in and out) in the model's own tokens.
+fn billed(settings: &CompactSettings, estimate: (u64, u64)) -> Billed {
+    let scale = |n: u64| (n as f64 * settings.token_ratio).ceil() as u64;
+    Billed {
+        input: scale(estimate.0),
+        output: scale(estimate.1),
+        ..Billed::default()
+    }
+}
+
+/// `--dry-run`: the plan, what the calls would cost (each in the price band of its size), and
+/// whether any request is over the model's context — before anything is paid. With
+/// `--count-tokens`, each request is built and the provider counts its input exactly (free).
+async fn dry_run(
+    t: &Transcript,
     ledger: &Ledger<'_>,
     plan: &Plan,
     settings: &CompactSettings,
     ctx: &Compaction,
     r: &mut DecisionRecord,
-) {
-    let model = ctx.summarizer.model();
+) -> Result<()> {
+    let model = ctx.summarizer.model().to_string();
     let (mut tin, mut tout) = (0u64, 0u64);
     let context = settings.context_tokens;
-    for span in &plan.spans {
-        let (i, o) = estimate_request(ledger, &settings.policy, span, settings);
+    let counting = settings.count_tokens;
+    if counting && !matches!(settings.model, ModelChoice::Remote(_)) {
+        r.notes.push(format!(
+            "--count-tokens: {model} is built in; its count is mf's estimate"
+        ));
+    }
+    let redactor = settings.redact.then_some(&ctx.redactor);
+    let several = plan.spans.len() > 1;
+    let mut counted_all = counting;
+    for (k, span) in plan.spans.iter().enumerate() {
+        let est = estimate_request(ledger, &settings.policy, span, settings);
+        let mut b = billed(settings, est);
+        let mut how = "estimated";
+        if counting {
+            let mut redacted = Counts::default();
+            let pieces = pieces_of(t, ledger, span, redactor, &mut redacted)?;
+            let request = make_request(span, pieces, settings, None);
+            match ctx.summarizer.count_tokens(&request) {
+                Some(fut) => match fut.await {
+                    Ok(n) => {
+                        b.input = n;
+                        how = "counted by the provider";
+                    }
+                    Err(e) if e.stops() => return Err(e.into()),
+                    Err(e) => {
+                        counted_all = false;
+                        r.notes.push(format!(
+                            "call {}: count_tokens failed, the estimate stands: {}",
+                            k + 1,
+                            e.message
+                        ));
+                    }
+                },
+                None => counted_all = false,
+            }
+        }
+        let (i, o) = (b.input, b.output);
         if let Some(ctx_tokens) = context
             && i + o > ctx_tokens
         {
@@ -1277,9 +1388,37 @@ fn dry_run(
         }
         tin += i;
         tout += o;
-        if let Some(price) = settings.price {
-            let c = CostRecord::of(price, i, o, true);
+        let remote = matches!(settings.model, ModelChoice::Remote(_));
+        if let Some(pricing) = &settings.pricing {
+            let c = CostRecord {
+                usd: pricing.usd(b),
+                estimated: true,
+            };
             r.cost = Some(r.cost.map_or(c, |p| p.plus(c)));
+            if !remote {
+                continue;
+            }
+            let over = pricing.cheap_limit().is_some_and(|limit| i > limit);
+            r.notes.push(format!(
+                "call {} (turns {}–{}): ~{i} tokens in ({how}), ~{o} out; price band {}{}: ${}",
+                k + 1,
+                span.from_turn,
+                span.to_turn,
+                pricing.describe(i),
+                if over {
+                    " — over the cheaper band; lower --max-span-tokens to stay under it"
+                } else {
+                    ""
+                },
+                crate::render::usd(c.usd)
+            ));
+        } else if remote && (several || counting) {
+            r.notes.push(format!(
+                "call {} (turns {}–{}): ~{i} tokens in ({how}), ~{o} out",
+                k + 1,
+                span.from_turn,
+                span.to_turn
+            ));
         }
     }
     if matches!(settings.model, ModelChoice::Extractive) {
@@ -1293,10 +1432,16 @@ fn dry_run(
         None => "cost unknown (no price for this model; see --price-in/--price-out)".to_string(),
     };
     r.reason = format!(
-        "dry run: {}; the request{} to {model} would be ~{tin} tokens in, ~{tout} out; {cost}; nothing called or written",
+        "dry run: {}; the request{} to {model} would be ~{tin} tokens in{}, ~{tout} out; {cost}; nothing called or written",
         r.reason,
         if plan.spans.len() == 1 { "" } else { "s" },
+        if counting && counted_all {
+            " (counted by the provider)"
+        } else {
+            ""
+        },
     );
+    Ok(())
 }
 
 /// Append `lines` to the transcript under its lock (checked at that instant), or write the copy

@@ -7,8 +7,8 @@ use anyhow::Result;
 use crate::cli::ExplainArgs;
 use crate::commands::expand::resolve;
 use crate::commands::recall::read_for_view;
-use crate::decision::{DecisionRecord, SpanRecord, VerbatimRecord};
-use crate::entry::{ClaimKind, DeclinedSpan, RecordKind};
+use crate::decision::{CostRecord, DecisionRecord, SpanRecord, UsageRecord, VerbatimRecord};
+use crate::entry::{ClaimKind, DeclinedSpan, RecordKind, Usage};
 use crate::fold::{self, Decision, Item, ItemKind, Ledger};
 use crate::render::explain::{
     BranchView, Explanation, FlagView, Focus, HistoryEvent, NativeView, NoteView, SummaryView,
@@ -72,7 +72,10 @@ pub fn explanation(t: &Transcript, ledger: &Ledger<'_>, now: DecisionRecord) -> 
             let at = cov.map_or(0, |c| c.summarized_at_ms);
             let audit = audit_of(t, s.entry as usize);
             let cited = mf_field(t, s.entry as usize, "cited");
+            let (usage, cost) = priced(&model, cov.and_then(|c| c.usage));
             history.push(HistoryEvent {
+                usage,
+                cost,
                 line,
                 at_ms: at,
                 kind: if s.kind == ClaimKind::Stub {
@@ -127,6 +130,8 @@ pub fn explanation(t: &Transcript, ledger: &Ledger<'_>, now: DecisionRecord) -> 
             to_turn: None,
             entry_count: None,
             detail: String::new(),
+            usage: None,
+            cost: None,
         };
         match &r.kind {
             RecordKind::Fold {
@@ -155,8 +160,10 @@ pub fn explanation(t: &Transcript, ledger: &Ledger<'_>, now: DecisionRecord) -> 
                 model,
                 span,
                 detail,
+                usage,
                 ..
             } => {
+                (ev.usage, ev.cost) = priced(model, *usage);
                 let (a, b) = span.turns();
                 ev.kind = "decline";
                 ev.reason = Some(reason.as_str().to_string());
@@ -351,4 +358,24 @@ fn span_has(t: &Transcript, record_line: u32, line: u32, id: &str) -> bool {
                 _ => false,
             }
     })
+}
+
+/// A recorded call's usage, and its cost at the model's price band for that usage (from the
+/// table; none for a model the table does not price).
+fn priced(model: &str, usage: Option<Usage>) -> (Option<UsageRecord>, Option<CostRecord>) {
+    let Some(u) = usage else {
+        return (None, None);
+    };
+    let cost = crate::model::resolve(model)
+        .ok()
+        .and_then(|m| m.pricing())
+        .map(|p| CostRecord {
+            usd: p.usd(crate::model::Billed {
+                input: u.input_tokens,
+                output: u.output_tokens,
+                ..Default::default()
+            }),
+            estimated: false,
+        });
+    (Some(u.into()), cost)
 }

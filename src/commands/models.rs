@@ -1,28 +1,72 @@
 //! `mf models`: the model table, as a table or JSON.
 
-use crate::model::MODELS;
-use crate::render::{self, ModelView, Ui};
+use crate::model::{MODELS, ModelRow, Profile, Status, TOKEN_RATIOS};
+use crate::render::{self, BandView, ModelView, Ui};
+
+fn view(r: &ModelRow) -> ModelView {
+    let mut rejects = Vec::new();
+    if r.profile.sampling_rule().is_some() {
+        rejects.extend(["--temperature", "top_p", "top_k", "prefill"]);
+    }
+    if r.profile.seed_rule().is_some() {
+        rejects.push("--seed");
+    }
+    let span_estimate = r.planning_span_tokens();
+    ModelView {
+        alias: r.alias,
+        provider: r.provider.as_str(),
+        id: r.id,
+        status: match r.status {
+            Status::Current => "current",
+            Status::Legacy => "legacy",
+            Status::Retiring(_) => "retiring",
+        },
+        shutdown: match r.status {
+            Status::Retiring(d) => Some(d),
+            _ => None,
+        },
+        profile: r.profile.name(),
+        reasoning_effort: match r.profile {
+            Profile::OpenAiReasoning { effort } => Some(effort),
+            Profile::AnthropicAdaptive => Some("low"),
+            _ => None,
+        },
+        thinking: match r.profile {
+            Profile::AnthropicThinkingOff => Some("disabled"),
+            Profile::AnthropicAdaptive => Some("adaptive"),
+            _ => None,
+        },
+        rejects,
+        context_tokens: r.context_tokens,
+        span_tokens: (span_estimate as f64 * r.token_ratio).floor() as u64,
+        span_estimate_tokens: span_estimate,
+        output_tokens: r.output_tokens,
+        max_output_tokens: r.max_output_tokens,
+        token_ratio: r.token_ratio,
+        bands: r
+            .bands
+            .iter()
+            .map(|b| BandView {
+                up_to_prompt_tokens: b.up_to,
+                input_per_mtok: b.input,
+                output_per_mtok: b.output,
+                cache_read_per_mtok: b.cache_read,
+                cache_write_per_mtok: b.cache_write,
+            })
+            .collect(),
+        price_in_per_mtok: r.bands[0].input,
+        price_out_per_mtok: r.bands[0].output,
+        verified: r.verified,
+    }
+}
 
 pub fn models(json: bool, ui: &Ui) -> std::io::Result<()> {
-    let rows: Vec<ModelView> = MODELS
-        .iter()
-        .map(|r| ModelView {
-            alias: r.alias,
-            provider: r.provider.as_str(),
-            id: r.id,
-            context_tokens: r.context_tokens,
-            span_tokens: r.span_tokens,
-            output_tokens: r.output_tokens,
-            price_in_per_mtok: r.price_in,
-            price_out_per_mtok: r.price_out,
-            verified: r.verified,
-        })
-        .collect();
+    let rows: Vec<ModelView> = MODELS.iter().map(view).collect();
     if json {
         return render::stdout(&format!(
             "{}\n",
             serde_json::to_string(&rows).expect("rows serialize")
         ));
     }
-    render::stdout(&render::models_table(ui, &rows))
+    render::stdout(&render::models_table(ui, &rows, TOKEN_RATIOS))
 }

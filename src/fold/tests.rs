@@ -460,6 +460,7 @@ fn a_binding_decline_keys_the_exact_span() {
             span_chars: 1,
             summary_chars: Some(2),
             detail: String::new(),
+            usage: None,
         },
     });
     let l = Ledger::new(c.conv());

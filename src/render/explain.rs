@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::decision::DecisionRecord;
+use crate::decision::{CostRecord, DecisionRecord, UsageRecord};
 use crate::render::{Ui, decision_table};
 
 #[derive(Debug, Serialize)]
@@ -71,6 +71,10 @@ pub struct HistoryEvent {
     pub to_turn: Option<u64>,
     pub entry_count: Option<u64>,
     pub detail: String,
+    /// What the call(s) behind a fold or decline were billed, as the provider reported it.
+    pub usage: Option<UsageRecord>,
+    /// Its cost at the model's price band for that usage (null when no price is known).
+    pub cost: Option<CostRecord>,
 }
 
 #[derive(Debug, Serialize)]
@@ -238,7 +242,7 @@ pub fn tables(ui: &Ui, ex: &Explanation) -> String {
     } else {
         let mut t = ui.table();
         t.set_header(vec![
-            "line", "decision", "turns", "entries", "model", "detail",
+            "line", "decision", "turns", "entries", "model", "tokens", "cost", "detail",
         ]);
         for h in &ex.history {
             let what = match (h.kind, &h.summary_id, &h.reason) {
@@ -258,6 +262,15 @@ pub fn tables(ui: &Ui, ex: &Explanation) -> String {
                 turns,
                 h.entry_count.map_or("—".into(), |n| n.to_string()),
                 h.model.clone().unwrap_or_else(|| "—".into()),
+                h.usage.map_or("—".into(), |u| {
+                    format!(
+                        "{} in, {} out",
+                        crate::render::thousands(u.input_tokens as usize),
+                        crate::render::thousands(u.output_tokens as usize)
+                    )
+                }),
+                h.cost
+                    .map_or("—".into(), |c| format!("${}", crate::render::usd(c.usd))),
                 h.detail.clone(),
             ]);
         }

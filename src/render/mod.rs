@@ -226,7 +226,50 @@ pub fn summary_table(ui: &Ui, records: &[DecisionRecord]) -> String {
         };
         t.add_row(vec![r.file.clone(), action, folded, tokens, cost_text(r)]);
     }
+    if records.len() > 1 {
+        t.add_row(total_row(records));
+    }
     t.to_string()
+}
+
+/// The multi-file table's last row: entries folded, tokens before → after and cost, summed.
+fn total_row(records: &[DecisionRecord]) -> Vec<String> {
+    let ok = records.iter().filter(|r| r.action != Action::Error);
+    let folded: usize = ok
+        .clone()
+        .filter(|r| matches!(r.action, Action::Folded | Action::Planned))
+        .filter_map(|r| r.span.as_ref().map(|s| s.entry_count))
+        .sum();
+    let (before, after) = ok.clone().fold((0, 0), |(b, a), r| {
+        (b + r.before.tokens, a + r.after.tokens)
+    });
+    let costs: Vec<_> = records.iter().filter_map(|r| r.cost).collect();
+    let cost = if costs.is_empty() {
+        "—".to_string()
+    } else {
+        let usd_sum: f64 = costs.iter().map(|c| c.usd).sum();
+        let estimated = costs.iter().any(|c| c.estimated);
+        let unknown = records
+            .iter()
+            .any(|r| r.cost.is_none() && r.action != Action::Error && r.calls > 0);
+        format!(
+            "${}{}{}",
+            usd(usd_sum),
+            if estimated { " (estimated)" } else { "" },
+            if unknown { " + unpriced" } else { "" }
+        )
+    };
+    vec![
+        format!("total ({} files)", records.len()),
+        String::new(),
+        thousands(folded),
+        if before == after {
+            thousands(before)
+        } else {
+            format!("{} → {}", thousands(before), thousands(after))
+        },
+        cost,
+    ]
 }
 
 pub fn decision_table(ui: &Ui, r: &DecisionRecord) -> String {
@@ -351,6 +394,18 @@ fn counts(c: &std::collections::BTreeMap<&'static str, usize>, when: &str) -> St
     format!("{} {when}", parts.join(", "))
 }
 
+/// One price band of a model, for `mf models --json`.
+#[derive(Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BandView {
+    /// The largest prompt (in the model's tokens) the band applies to; null for the last.
+    pub up_to_prompt_tokens: Option<u64>,
+    pub input_per_mtok: f64,
+    pub output_per_mtok: f64,
+    pub cache_read_per_mtok: f64,
+    pub cache_write_per_mtok: f64,
+}
+
 /// One row of `mf models`.
 #[derive(Debug, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -358,51 +413,155 @@ pub struct ModelView {
     pub alias: Option<&'static str>,
     pub provider: &'static str,
     pub id: &'static str,
+    /// `current`, `legacy` or `retiring`.
+    pub status: &'static str,
+    /// For a retiring model: the day it shuts down in the API.
+    pub shutdown: Option<&'static str>,
+    /// How mf shapes requests to it (`thinking off`, `effort low`, `reasoning none`, …).
+    pub profile: &'static str,
+    /// The effort mf asks for, where it asks for one.
+    pub reasoning_effort: Option<&'static str>,
+    /// The `thinking` mode mf sends, where it sends one.
+    pub thinking: Option<&'static str>,
+    /// What the model refuses (mf refuses the flags before any call).
+    pub rejects: Vec<&'static str>,
     pub context_tokens: u64,
+    /// The most one call carries by default, in the model's tokens (under its cheaper band).
     pub span_tokens: u64,
+    /// The same, in mf's estimate (4 characters a token): the default `--max-span-tokens`.
+    pub span_estimate_tokens: u64,
     pub output_tokens: u64,
+    pub max_output_tokens: u64,
+    /// The model's tokens per mf estimate token.
+    pub token_ratio: f64,
+    pub bands: Vec<BandView>,
+    /// The base band's prices.
     pub price_in_per_mtok: f64,
     pub price_out_per_mtok: f64,
     pub verified: &'static str,
 }
 
-/// The `mf models` table.
-pub fn models_table(ui: &Ui, rows: &[ModelView]) -> String {
-    let mut t = ui.table();
-    t.set_header(vec![
-        "alias",
-        "provider",
-        "id",
-        "context",
-        "span / call",
-        "output",
-        "$ in / Mtok",
-        "$ out / Mtok",
-        "verified",
-    ]);
-    let n = |v: u64| {
-        if v == 0 {
-            "—".into()
+/// Tokens in a short form: `1M`, `90K`, `1.05M`.
+fn short_n(n: u64) -> String {
+    if n == 0 {
+        "—".into()
+    } else {
+        crate::model::short_tokens(if n >= 10_000 && n < 1_000_000 {
+            n / 1_000 * 1_000
         } else {
-            thousands(v as usize)
-        }
-    };
-    for r in rows {
-        t.add_row(vec![
-            r.alias.unwrap_or("").to_string(),
-            r.provider.to_string(),
-            r.id.to_string(),
-            n(r.context_tokens),
-            n(r.span_tokens),
-            n(r.output_tokens),
-            format!("{:.2}", r.price_in_per_mtok),
-            format!("{:.2}", r.price_out_per_mtok),
-            r.verified.to_string(),
-        ]);
+            n
+        })
     }
-    format!(
-        "{t}\nAlso: anthropic:<id>, openai:<id>, bare OpenAI names (gpt-…, o…), and openai-compatible:<name> with --base-url (span budget 3,000 tokens unless --max-span-tokens).\n"
-    )
+}
+
+/// Words wrapped at `width` columns, each line after the first indented by `indent`; a word is
+/// never split.
+fn wrap(text: &str, width: usize, indent: &str) -> String {
+    let mut out = String::new();
+    let mut line = String::from(indent);
+    for word in text.split_whitespace() {
+        let fits =
+            line.trim().is_empty() || line.chars().count() + 1 + word.chars().count() <= width;
+        if !fits {
+            out.push_str(line.trim_end());
+            out.push('\n');
+            line = String::from(indent);
+        }
+        if !line.trim().is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    out.push_str(line.trim_end());
+    out.push('\n');
+    out
+}
+
+/// The `mf models` table: one block per model, at most 80 columns (ids are never split).
+pub fn models_table(_ui: &Ui, rows: &[ModelView], ratios: &str) -> String {
+    const WIDTH: usize = 80;
+    let name = |r: &ModelView| match r.alias {
+        Some(a) if a != r.id => format!("{a} = {}", r.id),
+        _ => r.id.to_string(),
+    };
+    let w = rows
+        .iter()
+        .map(|r| name(r).chars().count())
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    let price = |v: f64| crate::model::price(v);
+    let mut out = format!(
+        "{:<w$}  {:<9}  {:>7}  {:>5}  {:>5}  $ IN/OUT PER MTOK\n",
+        "MODEL", "PROVIDER", "CONTEXT", "SPAN", "RATIO"
+    );
+    for r in rows {
+        let bands: Vec<String> = r
+            .bands
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                let limit = match (b.up_to_prompt_tokens, r.bands.len()) {
+                    (_, 1) => String::new(),
+                    (Some(n), _) => format!(" ≤{}", crate::model::short_tokens(n)),
+                    (None, _) => {
+                        let below = r.bands[..i]
+                            .iter()
+                            .filter_map(|b| b.up_to_prompt_tokens)
+                            .max()
+                            .unwrap_or_default();
+                        format!(" >{}", crate::model::short_tokens(below))
+                    }
+                };
+                format!(
+                    "{}/{}{limit}",
+                    price(b.input_per_mtok),
+                    price(b.output_per_mtok)
+                )
+            })
+            .collect();
+        let head = format!(
+            "{:<w$}  {:<9}  {:>7}  {:>5}  {:>5}  ",
+            name(r),
+            r.provider,
+            short_n(r.context_tokens),
+            short_n(r.span_tokens),
+            format!("{:.2}", r.token_ratio),
+        );
+        let pad = head.chars().count();
+        for (i, b) in bands.iter().enumerate() {
+            if i == 0 {
+                out.push_str(&head);
+            } else {
+                out.push_str(&" ".repeat(pad));
+            }
+            out.push_str(b);
+            out.push('\n');
+        }
+        let status = match r.shutdown {
+            Some(d) => format!("RETIRING: shuts down {d}"),
+            None => r.status.to_string(),
+        };
+        let mut about = format!("{status}; {}", r.profile);
+        if !r.rejects.is_empty() {
+            about.push_str(&format!("; refuses {}", r.rejects.join(", ")));
+        }
+        about.push_str(&format!("; verified {}", r.verified));
+        out.push_str(&wrap(&about, WIDTH, "    "));
+    }
+    out.push('\n');
+    out.push_str(&wrap(
+        "SPAN: the most one call carries by default, in the model's tokens (under the cheaper price band, with a tenth to spare); --max-span-tokens counts mf's estimate instead. RATIO: the model's tokens per mf estimate token.",
+        WIDTH,
+        "",
+    ));
+    out.push_str(&wrap(ratios, WIDTH, ""));
+    out.push_str(&wrap(
+        "Also: anthropic:<id>, openai:<id>, bare OpenAI names (gpt-…, o…), and openai-compatible:<name> with --base-url (span budget 3,000 tokens unless --max-span-tokens).",
+        WIDTH,
+        "",
+    ));
+    out
 }
 
 #[cfg(test)]

@@ -5,7 +5,8 @@ use serde_json::{Value, json};
 
 use crate::entry::Usage;
 use crate::fold::SummaryRequest;
-use crate::summarizer::{SummarizerError, SummaryReply};
+use crate::model::Profile;
+use crate::summarizer::{SummarizerError, SummaryReply, reason};
 
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 pub const DEFAULT_VERSION: &str = "2023-06-01";
@@ -20,52 +21,76 @@ pub fn url(base: &str) -> String {
     }
 }
 
+/// `{base}/v1/messages/count_tokens`.
+pub fn count_url(base: &str) -> String {
+    format!("{}/count_tokens", url(base))
+}
+
 /// The request body: the instruction in `system`, the delimited transcript as the one user
-/// message, no sampling parameters unless asked for.
-pub fn body(model: &str, req: &SummaryRequest, max_tokens: u32, temperature: Option<f64>) -> Value {
-    let mut b = json!({
-        "model": model,
-        "max_tokens": max_tokens,
-        "system": req.system,
-        "messages": [{"role": "user", "content": req.user}],
-    });
+/// message (never an assistant prefill), thinking as the model's profile says, no sampling
+/// parameters unless asked for (and settings refuses them for a model that rejects them).
+pub fn body(
+    model: &str,
+    req: &SummaryRequest,
+    max_tokens: u32,
+    temperature: Option<f64>,
+    profile: Profile,
+) -> Value {
+    let mut b = count_body(model, req, profile);
+    b["max_tokens"] = json!(max_tokens);
     if let Some(t) = temperature {
         b["temperature"] = json!(t);
     }
     b
 }
 
-/// Read a reply: the text blocks joined, and usage. Anything but a complete answer is a failure.
-pub fn parse(bytes: &[u8]) -> Result<SummaryReply, SummarizerError> {
-    let v: Value = serde_json::from_slice(bytes)
-        .map_err(|_| SummarizerError::degrade("the Anthropic reply was not JSON"))?;
-    let stop = v.get("stop_reason").and_then(Value::as_str);
-    match stop {
-        Some("end_turn" | "stop_sequence") => {}
-        Some("max_tokens" | "model_context_window_exceeded") => {
-            return Err(SummarizerError::degrade(format!(
-                "the summary was cut off (stop_reason `{}`); nothing from it was written",
-                stop.unwrap_or_default()
-            )));
+/// The body `count_tokens` takes: the create body without `max_tokens` (and sampling).
+pub fn count_body(model: &str, req: &SummaryRequest, profile: Profile) -> Value {
+    let mut b = json!({
+        "model": model,
+        "system": req.system,
+        "messages": [{"role": "user", "content": req.user}],
+    });
+    match profile {
+        Profile::AnthropicThinkingOff => b["thinking"] = json!({"type": "disabled"}),
+        Profile::AnthropicAdaptive => {
+            b["thinking"] = json!({"type": "adaptive"});
+            b["output_config"] = json!({"effort": "low"});
         }
-        Some("refusal") => {
-            return Err(SummarizerError::degrade(
-                "the model refused to summarize this span (stop_reason `refusal`)",
-            ));
-        }
-        Some(other) => {
-            return Err(SummarizerError::degrade(format!(
-                "the reply stopped for `{other}`, not with a finished summary"
-            )));
-        }
-        None => {
-            return Err(SummarizerError::degrade(
-                "the Anthropic reply has no stop_reason; not a finished message",
-            ));
-        }
+        _ => {}
     }
-    let text: String = v
-        .get("content")
+    b
+}
+
+/// Read a `count_tokens` reply: `{"input_tokens": N}`.
+pub fn parse_count(bytes: &[u8]) -> Result<u64, SummarizerError> {
+    serde_json::from_slice::<Value>(bytes)
+        .ok()
+        .and_then(|v| v.get("input_tokens").and_then(Value::as_u64))
+        .ok_or_else(|| {
+            SummarizerError::degrade("the count_tokens reply has no `input_tokens` number")
+        })
+}
+
+/// The usage a reply reports: input (with cache reads and writes) and output.
+fn usage_of(v: &Value) -> Option<Usage> {
+    let u = v.get("usage")?;
+    let input = u.get("input_tokens")?.as_u64()?
+        + u.get("cache_creation_input_tokens")
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+        + u.get("cache_read_input_tokens")
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
+    Some(Usage {
+        input_tokens: input,
+        output_tokens: u.get("output_tokens")?.as_u64()?,
+    })
+}
+
+/// The text blocks of a reply, joined.
+fn text_of(v: &Value) -> String {
+    v.get("content")
         .and_then(Value::as_array)
         .map(|blocks| {
             blocks
@@ -74,21 +99,79 @@ pub fn parse(bytes: &[u8]) -> Result<SummaryReply, SummarizerError> {
                 .filter_map(|b| b.get("text").and_then(Value::as_str))
                 .collect()
         })
-        .unwrap_or_default();
-    let usage = v.get("usage").and_then(|u| {
-        let input = u.get("input_tokens")?.as_u64()?
-            + u.get("cache_creation_input_tokens")
-                .and_then(Value::as_u64)
-                .unwrap_or(0)
-            + u.get("cache_read_input_tokens")
-                .and_then(Value::as_u64)
-                .unwrap_or(0);
-        Some(Usage {
-            input_tokens: input,
-            output_tokens: u.get("output_tokens")?.as_u64()?,
-        })
-    });
-    Ok(SummaryReply { text, usage })
+        .unwrap_or_default()
+}
+
+/// Whether a reply spent its budget thinking: it has a thinking block (or redacted thinking)
+/// and little or no text.
+fn thought(v: &Value, text: &str) -> bool {
+    let thinking = v
+        .get("content")
+        .and_then(Value::as_array)
+        .is_some_and(|blocks| {
+            blocks.iter().any(|b| {
+                matches!(
+                    b.get("type").and_then(Value::as_str),
+                    Some("thinking" | "redacted_thinking")
+                )
+            })
+        });
+    thinking && text.trim().chars().count() < 200
+}
+
+/// Read a reply: the text blocks joined, and usage. Anything but a complete answer is a failure.
+pub fn parse(bytes: &[u8]) -> Result<SummaryReply, SummarizerError> {
+    let v: Value = serde_json::from_slice(bytes)
+        .map_err(|_| SummarizerError::degrade("the Anthropic reply was not JSON"))?;
+    let usage = usage_of(&v);
+    let text = text_of(&v);
+    let stop = v.get("stop_reason").and_then(Value::as_str);
+    let fail = |e: SummarizerError| Err(e.paid(usage));
+    match stop {
+        Some("end_turn" | "stop_sequence") => {}
+        Some("max_tokens") if thought(&v, &text) => {
+            return fail(
+                SummarizerError::degrade(format!(
+                    "the reply was cut off at max_tokens after thinking ({} tokens out, {} characters of text); nothing from it was written",
+                    usage.map_or(0, |u| u.output_tokens),
+                    text.chars().count()
+                ))
+                .named(reason::CUT_OFF_BY_THINKING),
+            );
+        }
+        Some("max_tokens" | "model_context_window_exceeded") => {
+            return fail(
+                SummarizerError::degrade(format!(
+                    "the summary was cut off (stop_reason `{}`); nothing from it was written",
+                    stop.unwrap_or_default()
+                ))
+                .named(reason::CUT_OFF),
+            );
+        }
+        Some("refusal") => {
+            return fail(
+                SummarizerError::degrade(
+                    "the model refused to summarize this span (stop_reason `refusal`)",
+                )
+                .named(reason::REFUSAL),
+            );
+        }
+        Some(other) => {
+            return fail(SummarizerError::degrade(format!(
+                "the reply stopped for `{other}`, not with a finished summary"
+            )));
+        }
+        None => {
+            return fail(SummarizerError::degrade(
+                "the Anthropic reply has no stop_reason; not a finished message",
+            ));
+        }
+    }
+    Ok(SummaryReply {
+        text,
+        usage,
+        notes: Vec::new(),
+    })
 }
 
 #[cfg(test)]
@@ -130,5 +213,51 @@ mod tests {
         ] {
             assert!(parse(body.as_bytes()).is_err(), "{body}");
         }
+    }
+
+    #[test]
+    fn a_reply_spent_thinking_is_named_and_its_usage_kept() {
+        let e = parse(br#"{"content":[{"type":"thinking","thinking":"...","signature":"s"},{"type":"text","text":"Pri"}],"stop_reason":"max_tokens","usage":{"input_tokens":900,"output_tokens":2018}}"#).unwrap_err();
+        assert_eq!(e.reason, Some(reason::CUT_OFF_BY_THINKING));
+        assert_eq!(e.usage.unwrap().output_tokens, 2018);
+        let e = parse(br#"{"content":[{"type":"text","text":"half"}],"stop_reason":"max_tokens"}"#)
+            .unwrap_err();
+        assert_eq!(e.reason, Some(reason::CUT_OFF));
+        let e = parse(br#"{"content":[],"stop_reason":"refusal","usage":{"input_tokens":5,"output_tokens":1}}"#).unwrap_err();
+        assert_eq!(e.reason, Some(reason::REFUSAL));
+        assert_eq!(e.usage.unwrap().input_tokens, 5);
+    }
+
+    #[test]
+    fn the_profile_shapes_thinking() {
+        let req = crate::fold::SummaryRequest {
+            system: "s".into(),
+            user: "u".into(),
+            pieces: vec![],
+            span_chars: 1,
+            target_chars: 1,
+            max_output_tokens: 10,
+            nonce: "n".into(),
+            cite: None,
+        };
+        let b = body("m", &req, 100, None, Profile::AnthropicThinkingOff);
+        assert_eq!(b["thinking"]["type"], "disabled");
+        assert!(b.get("output_config").is_none() && b.get("temperature").is_none());
+        let b = body("m", &req, 100, None, Profile::AnthropicAdaptive);
+        assert_eq!(
+            (
+                b["thinking"]["type"].as_str(),
+                b["output_config"]["effort"].as_str()
+            ),
+            (Some("adaptive"), Some("low"))
+        );
+        let b = body("m", &req, 100, Some(0.0), Profile::AnthropicLegacy);
+        assert!(b.get("thinking").is_none());
+        assert_eq!(b["temperature"], 0.0);
+        assert!(
+            count_body("m", &req, Profile::AnthropicThinkingOff)
+                .get("max_tokens")
+                .is_none()
+        );
     }
 }

@@ -78,7 +78,10 @@ impl Summarizer for Extractive {
                 }
                 Err(_) => compose(&request.pieces, request.cite.as_ref(), request.target_chars),
             };
-            Ok(SummaryReply { text, usage: None })
+            Ok(SummaryReply {
+                text,
+                ..SummaryReply::default()
+            })
         })
     }
 

@@ -18,10 +18,26 @@ pub use extractive::Extractive;
 pub use remote::{Remote, RemoteConfig};
 
 /// A summarizer's answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SummaryReply {
     pub text: String,
+    /// Every call's usage added up (a retry's included: both were paid).
     pub usage: Option<Usage>,
+    /// What happened on the way that the decision record should say (a retry with a larger
+    /// budget after a reply cut off by thinking).
+    pub notes: Vec<String>,
+}
+
+/// Stable names of the ways a reply can fail, for the record and tests.
+pub mod reason {
+    /// Anthropic `stop_reason: "refusal"`, or OpenAI's message `refusal` field.
+    pub const REFUSAL: &str = "refusal";
+    /// OpenAI `finish_reason: "content_filter"` (or Responses' `incomplete_details.reason`).
+    pub const CONTENT_FILTER: &str = "content-filter";
+    /// Stopped at the token cap with the summary unfinished.
+    pub const CUT_OFF: &str = "cut-off";
+    /// Stopped at the token cap after spending it thinking or reasoning: little or no text.
+    pub const CUT_OFF_BY_THINKING: &str = "cut-off-by-thinking";
 }
 
 /// How bad a summarizer failure is.
@@ -45,35 +61,52 @@ pub enum Severity {
 pub struct SummarizerError {
     pub severity: Severity,
     pub message: String,
+    /// A stable name for the failure (`reason::REFUSAL`, …), when it has one.
+    pub reason: Option<&'static str>,
+    /// What the provider reported using for the failed call(s): paid for, though nothing came
+    /// of it.
+    pub usage: Option<Usage>,
 }
 
 impl SummarizerError {
-    pub fn degrade(message: impl Into<String>) -> Self {
+    fn new(severity: Severity, message: String) -> Self {
         Self {
-            severity: Severity::Degrade,
-            message: message.into(),
+            severity,
+            message,
+            reason: None,
+            usage: None,
         }
+    }
+
+    pub fn degrade(message: impl Into<String>) -> Self {
+        Self::new(Severity::Degrade, message.into())
     }
 
     pub fn fatal(message: impl Into<String>) -> Self {
-        Self {
-            severity: Severity::Fatal,
-            message: message.into(),
-        }
+        Self::new(Severity::Fatal, message.into())
     }
 
     pub fn unreachable(message: impl Into<String>) -> Self {
-        Self {
-            severity: Severity::Unreachable,
-            message: message.into(),
-        }
+        Self::new(Severity::Unreachable, message.into())
     }
 
     pub fn interrupted() -> Self {
-        Self {
-            severity: Severity::Interrupted,
-            message: "interrupted while the summarizer was working".into(),
-        }
+        Self::new(
+            Severity::Interrupted,
+            "interrupted while the summarizer was working".into(),
+        )
+    }
+
+    /// The same failure, with its stable name.
+    pub fn named(mut self, reason: &'static str) -> Self {
+        self.reason = Some(reason);
+        self
+    }
+
+    /// The same failure, with what the provider reported using for it.
+    pub fn paid(mut self, usage: Option<Usage>) -> Self {
+        self.usage = usage;
+        self
     }
 
     /// Whether the whole file stops (nothing written) rather than degrading to verbatim.
@@ -84,6 +117,9 @@ impl SummarizerError {
 
 pub type SummaryFuture<'a> =
     Pin<Box<dyn Future<Output = Result<SummaryReply, SummarizerError>> + Send + 'a>>;
+
+/// A provider's count of a request's input tokens.
+pub type CountFuture<'a> = Pin<Box<dyn Future<Output = Result<u64, SummarizerError>> + Send + 'a>>;
 
 pub trait Summarizer: Send + Sync {
     /// The model name written into the label and the coverage record.
@@ -96,6 +132,12 @@ pub trait Summarizer: Send + Sync {
     /// this machine's processors gains nothing from more calls than processors, and holds a
     /// span's text for each.
     fn parallelism(&self) -> Option<usize> {
+        None
+    }
+
+    /// The provider's exact count of a request's input tokens, where it offers one for free
+    /// (Anthropic's `count_tokens`); `None` where it does not.
+    fn count_tokens<'a>(&'a self, _request: &'a SummaryRequest) -> Option<CountFuture<'a>> {
         None
     }
 }

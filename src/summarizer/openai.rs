@@ -5,7 +5,8 @@ use serde_json::{Value, json};
 
 use crate::entry::Usage;
 use crate::fold::SummaryRequest;
-use crate::summarizer::{SummarizerError, SummaryReply};
+use crate::model::Profile;
+use crate::summarizer::{SummarizerError, SummaryReply, reason};
 
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com";
 
@@ -19,16 +20,18 @@ pub fn url(base: &str) -> String {
     }
 }
 
-/// The request body. OpenAI proper takes `max_completion_tokens`; compatible servers take
-/// `max_tokens` (Ollama ignores the other).
+/// The request body. OpenAI proper takes `max_completion_tokens` (reasoning tokens count
+/// against it); compatible servers take `max_tokens` (Ollama ignores the other). A reasoning
+/// model is asked for the lowest effort it takes.
 pub fn body(
     model: &str,
     req: &SummaryRequest,
     max_tokens: u32,
-    compatible: bool,
+    profile: Profile,
     temperature: Option<f64>,
     seed: Option<u64>,
 ) -> Value {
+    let compatible = profile == Profile::Compatible;
     let mut b = json!({
         "model": model,
         "messages": [
@@ -42,6 +45,9 @@ pub fn body(
         "max_completion_tokens"
     };
     b[key] = json!(max_tokens);
+    if let Profile::OpenAiReasoning { effort } = profile {
+        b["reasoning_effort"] = json!(effort);
+    }
     if let Some(t) = temperature {
         b["temperature"] = json!(t);
     }
@@ -55,38 +61,25 @@ pub fn body(
 pub fn parse(bytes: &[u8]) -> Result<SummaryReply, SummarizerError> {
     let v: Value = serde_json::from_slice(bytes)
         .map_err(|_| SummarizerError::degrade("the reply was not JSON"))?;
-    let choice = v
+    let usage = v.get("usage").and_then(|u| {
+        Some(Usage {
+            input_tokens: u.get("prompt_tokens")?.as_u64()?,
+            output_tokens: u.get("completion_tokens")?.as_u64()?,
+        })
+    });
+    let reasoning = v
+        .pointer("/usage/completion_tokens_details/reasoning_tokens")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    let fail = |e: SummarizerError| Err(e.paid(usage));
+    let Some(choice) = v
         .get("choices")
         .and_then(Value::as_array)
         .and_then(|c| c.first())
-        .ok_or_else(|| SummarizerError::degrade("the reply has no choices"))?;
-    match choice.get("finish_reason").and_then(Value::as_str) {
-        None | Some("stop" | "eos" | "end_turn") => {}
-        Some("length") => {
-            return Err(SummarizerError::degrade(
-                "the summary was cut off (finish_reason `length`); nothing from it was written",
-            ));
-        }
-        Some("content_filter") => {
-            return Err(SummarizerError::degrade(
-                "the reply was withheld by a content filter",
-            ));
-        }
-        Some(other) => {
-            return Err(SummarizerError::degrade(format!(
-                "the reply finished with `{other}`, not a summary"
-            )));
-        }
-    }
+    else {
+        return fail(SummarizerError::degrade("the reply has no choices"));
+    };
     let message = choice.get("message");
-    if let Some(refusal) = message
-        .and_then(|m| m.get("refusal"))
-        .and_then(Value::as_str)
-    {
-        return Err(SummarizerError::degrade(format!(
-            "the model refused: {refusal}"
-        )));
-    }
     let text = match message.and_then(|m| m.get("content")) {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Array(parts)) => parts
@@ -95,13 +88,67 @@ pub fn parse(bytes: &[u8]) -> Result<SummaryReply, SummarizerError> {
             .collect(),
         _ => String::new(),
     };
-    let usage = v.get("usage").and_then(|u| {
-        Some(Usage {
-            input_tokens: u.get("prompt_tokens")?.as_u64()?,
-            output_tokens: u.get("completion_tokens")?.as_u64()?,
-        })
-    });
-    Ok(SummaryReply { text, usage })
+    // A refusal is named whatever the finish reason says.
+    if let Some(refusal) = message
+        .and_then(|m| m.get("refusal"))
+        .and_then(Value::as_str)
+        .filter(|r| !r.trim().is_empty())
+    {
+        return fail(
+            SummarizerError::degrade(format!(
+                "the model refused to summarize this span (message `refusal`: {})",
+                short(refusal)
+            ))
+            .named(reason::REFUSAL),
+        );
+    }
+    match choice.get("finish_reason").and_then(Value::as_str) {
+        None | Some("stop" | "eos" | "end_turn") => {}
+        Some("length") if reasoning > 0 && text.trim().chars().count() < 200 => {
+            return fail(
+                SummarizerError::degrade(format!(
+                    "the reply was cut off (finish_reason `length`) after {reasoning} reasoning tokens, with {} characters of text; nothing from it was written",
+                    text.chars().count()
+                ))
+                .named(reason::CUT_OFF_BY_THINKING),
+            );
+        }
+        Some("length") => {
+            return fail(
+                SummarizerError::degrade(
+                    "the summary was cut off (finish_reason `length`); nothing from it was written",
+                )
+                .named(reason::CUT_OFF),
+            );
+        }
+        Some("content_filter") => {
+            return fail(
+                SummarizerError::degrade(
+                    "the reply was withheld by the provider's content filter (finish_reason `content_filter`)",
+                )
+                .named(reason::CONTENT_FILTER),
+            );
+        }
+        Some(other) => {
+            return fail(SummarizerError::degrade(format!(
+                "the reply finished with `{other}`, not a summary"
+            )));
+        }
+    }
+    Ok(SummaryReply {
+        text,
+        usage,
+        notes: Vec::new(),
+    })
+}
+
+/// A refusal's words, bounded for a message.
+fn short(s: &str) -> String {
+    let mut t: String = s.chars().take(200).collect();
+    if t.len() < s.len() {
+        t.push('…');
+    }
+    t
 }
 
 #[cfg(test)]
@@ -146,5 +193,46 @@ mod tests {
         );
         assert!(parse(br#"{"choices":[]}"#).is_err());
         assert!(parse(b"not json").is_err());
+    }
+
+    #[test]
+    fn refusal_content_filter_and_reasoning_cut_off_are_named() {
+        let e = parse(br#"{"choices":[{"message":{"content":null,"refusal":"I can't help with that."},"finish_reason":"stop"}],"usage":{"prompt_tokens":50,"completion_tokens":7}}"#).unwrap_err();
+        assert_eq!(e.reason, Some(reason::REFUSAL));
+        assert!(e.message.contains("can't help"), "{}", e.message);
+        assert_eq!(e.usage.unwrap().input_tokens, 50);
+        let e =
+            parse(br#"{"choices":[{"message":{"content":""},"finish_reason":"content_filter"}]}"#)
+                .unwrap_err();
+        assert_eq!(e.reason, Some(reason::CONTENT_FILTER));
+        let e = parse(br#"{"choices":[{"message":{"content":""},"finish_reason":"length"}],"usage":{"prompt_tokens":9,"completion_tokens":900,"completion_tokens_details":{"reasoning_tokens":900}}}"#).unwrap_err();
+        assert_eq!(e.reason, Some(reason::CUT_OFF_BY_THINKING));
+    }
+
+    #[test]
+    fn a_reasoning_model_gets_its_lowest_effort() {
+        let req = crate::fold::SummaryRequest {
+            system: "s".into(),
+            user: "u".into(),
+            pieces: vec![],
+            span_chars: 1,
+            target_chars: 1,
+            max_output_tokens: 10,
+            nonce: "n".into(),
+            cite: None,
+        };
+        let b = body(
+            "gpt-6-luna",
+            &req,
+            10,
+            Profile::OpenAiReasoning { effort: "none" },
+            None,
+            None,
+        );
+        assert_eq!(b["reasoning_effort"], "none");
+        assert_eq!(b["max_completion_tokens"], 10);
+        assert!(b.get("max_tokens").is_none());
+        let b = body("x", &req, 10, Profile::Compatible, Some(0.0), Some(1));
+        assert!(b.get("reasoning_effort").is_none() && b.get("max_tokens").is_some());
     }
 }

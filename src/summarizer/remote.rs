@@ -4,10 +4,13 @@
 
 use secrecy::{ExposeSecret, SecretString};
 
+use crate::entry::Usage;
 use crate::fold::SummaryRequest;
 use crate::http::{FailureKind, HttpClient, HttpError, Log, Request};
 use crate::model::{ModelRef, Provider};
-use crate::summarizer::{SummarizerError, SummaryFuture, SummaryReply, anthropic, openai};
+use crate::summarizer::{
+    CountFuture, SummarizerError, SummaryFuture, SummaryReply, anthropic, openai, reason,
+};
 
 /// Everything a remote call needs, resolved by `settings`.
 #[derive(Debug, Clone)]
@@ -55,26 +58,31 @@ impl Remote {
         }
     }
 
-    fn request(&self, req: &SummaryRequest) -> Request {
+    /// The first call's token cap: the summary's budget (or `--max-output-tokens`, which is
+    /// the whole cap), plus the room the profile gives thinking, within what the model writes.
+    fn max_tokens(&self, req: &SummaryRequest) -> u32 {
         let c = &self.config;
-        let max_tokens = c.max_output_tokens.unwrap_or(req.max_output_tokens);
+        let cap = match c.max_output_tokens {
+            Some(n) => u64::from(n),
+            None => {
+                let summary = u64::from(req.max_output_tokens);
+                summary + c.model.profile().thinking_room(summary)
+            }
+        };
+        self.within_model(cap)
+    }
+
+    fn within_model(&self, cap: u64) -> u32 {
+        let cap = self.config.model.max_output().map_or(cap, |m| cap.min(m));
+        u32::try_from(cap).unwrap_or(u32::MAX)
+    }
+
+    fn headers(&self) -> (Vec<(&'static str, String, bool)>, Option<String>) {
+        let c = &self.config;
         let key = c.key.as_ref().map(|k| k.expose_secret().to_string());
-        let (body, mut headers) = match c.model.provider {
-            Provider::Anthropic => (
-                anthropic::body(&c.model.id, req, max_tokens, c.temperature),
-                vec![("anthropic-version", c.anthropic_version.clone(), false)],
-            ),
-            p => (
-                openai::body(
-                    &c.model.id,
-                    req,
-                    max_tokens,
-                    p == Provider::OpenAiCompatible,
-                    c.temperature,
-                    c.seed,
-                ),
-                Vec::new(),
-            ),
+        let mut headers = match c.model.provider {
+            Provider::Anthropic => vec![("anthropic-version", c.anthropic_version.clone(), false)],
+            _ => Vec::new(),
         };
         if let Some(k) = &key {
             match c.model.provider {
@@ -82,12 +90,43 @@ impl Remote {
                 _ => headers.push(("authorization", format!("Bearer {k}"), true)),
             }
         }
+        (headers, key)
+    }
+
+    fn request(&self, req: &SummaryRequest, max_tokens: u32) -> Request {
+        let c = &self.config;
+        let profile = c.model.profile();
+        let body = match c.model.provider {
+            Provider::Anthropic => {
+                anthropic::body(&c.model.id, req, max_tokens, c.temperature, profile)
+            }
+            _ => openai::body(&c.model.id, req, max_tokens, profile, c.temperature, c.seed),
+        };
+        let (headers, key) = self.headers();
         Request {
             url: self.url.clone(),
             headers,
             body: serde_json::to_vec(&body).expect("a request body serializes"),
             secrets: key.into_iter().collect(),
             label: self.label.clone(),
+        }
+    }
+
+    /// One call with this token cap.
+    async fn send(
+        &self,
+        req: &SummaryRequest,
+        max_tokens: u32,
+    ) -> Result<SummaryReply, SummarizerError> {
+        let request = self.request(req, max_tokens);
+        let response = self
+            .client
+            .post(&request)
+            .await
+            .map_err(|e| self.failure(e))?;
+        match self.config.model.provider {
+            Provider::Anthropic => anthropic::parse(&response.body),
+            _ => openai::parse(&response.body),
         }
     }
 
@@ -135,21 +174,75 @@ impl Summarizer for Remote {
 
     fn summarize<'a>(&'a self, req: &'a SummaryRequest) -> SummaryFuture<'a> {
         Box::pin(async move {
-            let request = self.request(req);
-            let response = self
-                .client
-                .post(&request)
-                .await
-                .map_err(|e| self.failure(e))?;
-            let reply = match self.config.model.provider {
-                Provider::Anthropic => anthropic::parse(&response.body)?,
-                _ => openai::parse(&response.body)?,
+            let first = self.max_tokens(req);
+            let reply = match self.send(req, first).await {
+                // A reply that spent its budget thinking is asked once more with a larger
+                // one before it counts as failed; both calls were paid.
+                Err(e) if e.reason == Some(reason::CUT_OFF_BY_THINKING) => {
+                    let second =
+                        self.within_model((u64::from(first) * 2).max(u64::from(first) + 4_096));
+                    if second <= first {
+                        return Err(e);
+                    }
+                    let why = format!(
+                        "the first reply was cut off at max_tokens {first} after thinking ({} tokens out); asked once more with max_tokens {second}",
+                        e.usage.map_or(0, |u| u.output_tokens)
+                    );
+                    match self.send(req, second).await {
+                        Ok(mut r) => {
+                            r.usage = add(e.usage, r.usage);
+                            r.notes.push(why);
+                            r
+                        }
+                        Err(mut e2) => {
+                            e2.usage = add(e.usage, e2.usage);
+                            e2.message = format!("{why}, and that too failed: {}", e2.message);
+                            return Err(e2);
+                        }
+                    }
+                }
+                other => other?,
             };
             if self.config.model.provider == Provider::OpenAiCompatible {
                 warn_if_truncated(&reply, req, &self.warn);
             }
             Ok(reply)
         })
+    }
+
+    fn count_tokens<'a>(&'a self, req: &'a SummaryRequest) -> Option<CountFuture<'a>> {
+        let c = &self.config;
+        if c.model.provider != Provider::Anthropic || c.key.is_none() {
+            return None;
+        }
+        Some(Box::pin(async move {
+            let body = anthropic::count_body(&c.model.id, req, c.model.profile());
+            let (headers, key) = self.headers();
+            let request = Request {
+                url: anthropic::count_url(&c.base_url),
+                headers,
+                body: serde_json::to_vec(&body).expect("a request body serializes"),
+                secrets: key.into_iter().collect(),
+                label: self.label.clone(),
+            };
+            let response = self
+                .client
+                .post(&request)
+                .await
+                .map_err(|e| self.failure(e))?;
+            anthropic::parse_count(&response.body)
+        }))
+    }
+}
+
+/// Two calls' usage, added.
+fn add(a: Option<Usage>, b: Option<Usage>) -> Option<Usage> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(Usage {
+            input_tokens: a.input_tokens + b.input_tokens,
+            output_tokens: a.output_tokens + b.output_tokens,
+        }),
+        (a, b) => a.or(b),
     }
 }
 

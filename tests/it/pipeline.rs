@@ -49,6 +49,7 @@ impl Summarizer for TestSummarizer {
             Behaviour::TooLong => Ok(SummaryReply {
                 text: "long ".repeat(request.span_chars / 4 + 10),
                 usage: None,
+                notes: Vec::new(),
             }),
             Behaviour::Fail => Err(SummarizerError::degrade(
                 "the test summarizer failed on purpose",
@@ -61,6 +62,7 @@ impl Summarizer for TestSummarizer {
                 Ok(SummaryReply {
                     text: "Short summary of the span.".into(),
                     usage: None,
+                    notes: Vec::new(),
                 })
             }
             Behaviour::RewriteMeanwhile(path) => {
@@ -74,6 +76,7 @@ impl Summarizer for TestSummarizer {
                 Ok(SummaryReply {
                     text: "Short summary of the span.".into(),
                     usage: None,
+                    notes: Vec::new(),
                 })
             }
         };
@@ -264,6 +267,7 @@ fn the_request_keeps_instruction_and_data_apart() {
                 Ok(SummaryReply {
                     text: "ok summary".into(),
                     usage: None,
+                    notes: Vec::new(),
                 })
             })
         }

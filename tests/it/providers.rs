@@ -3,7 +3,9 @@
 
 use std::time::{Duration, Instant};
 
-use crate::server::{Reply, TestServer, anthropic_ok, openai_ok};
+use crate::server::{
+    Haiku55, Luna, Reply, TestServer, anthropic_ok, haiku_5_5, luna, openai_ok, provider_tokens,
+};
 use crate::util::*;
 
 const KEY: &str = "sk-ant-TEST-SENTINEL-0000";
@@ -95,9 +97,10 @@ fn anthropic_request_is_exact_and_the_summary_lands() {
         .collect();
     assert_eq!(
         keys,
-        ["model", "max_tokens", "system", "messages"],
-        "no sampling parameters unless asked"
+        ["model", "system", "messages", "thinking", "max_tokens"],
+        "no sampling parameters unless asked; thinking off for Haiku 5.5"
     );
+    assert_eq!(body["thinking"]["type"], "disabled");
     assert_eq!(body["model"], "claude-haiku-5-5");
     assert!(body["max_tokens"].as_u64().unwrap() >= 256);
     assert!(
@@ -1151,7 +1154,7 @@ fn a_sampling_parameter_the_api_version_rejects_is_refused_before_any_request() 
             "compact",
             "incident-northwind.jsonl",
             "--model",
-            "haiku",
+            "claude-haiku-4-5",
             "--temperature",
             "0.2",
             "--anthropic-version",
@@ -1173,7 +1176,7 @@ fn a_sampling_parameter_the_api_version_rejects_is_refused_before_any_request() 
             "compact",
             "incident-northwind.jsonl",
             "--model",
-            "haiku",
+            "claude-haiku-4-5",
             "--temperature",
             "0.2",
         ],
@@ -1181,4 +1184,639 @@ fn a_sampling_parameter_the_api_version_rejects_is_refused_before_any_request() 
     );
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(server.requests()[0].json()["temperature"], 0.2);
+}
+
+// ---- Current models on the real wire (issue 15): the loopback "Haiku 5.5" and "luna" modes. ----
+
+fn openai_env(server: &TestServer) -> Vec<(&'static str, String)> {
+    vec![
+        ("OPENAI_BASE_URL", server.url()),
+        ("OPENAI_API_KEY", KEY.to_string()),
+    ]
+}
+
+/// The characters of a Messages or Chat body's prompt (system and messages), as the modes count them.
+fn prompt_chars(body: &serde_json::Value) -> usize {
+    let sys = body["system"].as_str().map_or(0, |s| s.chars().count());
+    sys + body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["content"].as_str().map_or(0, |c| c.chars().count()))
+        .sum::<usize>()
+}
+
+/// A chat session of about `tokens` mf-estimated tokens (4 characters each): varied prose, so
+/// the audit and the chunker see real-looking turns.
+fn big_session(tokens: usize) -> String {
+    let words = [
+        "deploy",
+        "cache",
+        "pricing",
+        "ledger",
+        "timeout",
+        "replica",
+        "checkout",
+        "latency",
+        "rollback",
+        "canary",
+        "migration",
+        "index",
+        "queue",
+        "worker",
+        "schema",
+        "billing",
+    ];
+    let mut s = line("sys", "system", "You are a careful SRE.") + "\n";
+    let (mut n, mut chars) = (0usize, 0usize);
+    while chars < tokens * 4 {
+        n += 1;
+        let mut body = format!("Turn {n}: ");
+        for k in 0..300 {
+            body.push_str(words[(n * 7 + k * 3) % words.len()]);
+            body.push(' ');
+            if k % 25 == 24 {
+                body.push_str(&format!("PR-{}{k}. ", n * 13));
+            }
+        }
+        chars += 2 * body.len();
+        s += &line(&format!("u{n}"), "user", &format!("Question {body}"));
+        s.push('\n');
+        s += &line(&format!("a{n}"), "assistant", &format!("Answer {body}"));
+        s.push('\n');
+    }
+    s
+}
+
+fn haiku_cost(input: u64, output: u64) -> f64 {
+    if input <= 100_000 {
+        (input as f64 * 0.10 + output as f64 * 0.50) / 1e6
+    } else {
+        (input as f64 * 0.50 + output as f64 * 2.50) / 1e6
+    }
+}
+
+#[test]
+fn default_haiku_folds_against_haiku_5_5_with_thinking_off() {
+    // On 4662681 this request had no `thinking` field: Haiku 5.5 thought first (3,000 tokens at
+    // effort medium) inside a max_tokens sized for the summary, stopped at max_tokens, and the
+    // fold failed (exit 3, nothing written).
+    let server = TestServer::respond(haiku_5_5(Haiku55::new(SUMMARY)));
+    let (env, f, original) = incident();
+    let out = run(
+        &env,
+        &[
+            "compact",
+            "incident-northwind.jsonl",
+            "--model",
+            "haiku",
+            "--json",
+        ],
+        &anthropic_env(&server),
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 1, "one call, no retry: thinking is off");
+    let body = reqs[0].json();
+    assert_eq!(body["thinking"], serde_json::json!({"type": "disabled"}));
+    for p in ["temperature", "top_p", "top_k", "output_config"] {
+        assert!(body.get(p).is_none(), "{p} in {body}");
+    }
+    assert_eq!(body["messages"].as_array().unwrap().len(), 1);
+    assert_eq!(body["messages"][0]["role"], "user", "never a prefill");
+    assert_eq!(appended(&f, &original), ["summary"]);
+    let rec = &json_lines(&out.stdout)[0];
+    let input = provider_tokens(prompt_chars(&body), 1.3);
+    assert_eq!(rec["usage"]["inputTokens"], input);
+    let output = rec["usage"]["outputTokens"].as_u64().unwrap();
+    assert_eq!(output, provider_tokens(SUMMARY.chars().count(), 1.3));
+    let usd = rec["cost"]["usd"].as_f64().unwrap();
+    assert!((usd - haiku_cost(input, output)).abs() < 1e-6, "{usd}");
+    assert_eq!(rec["cost"]["estimated"], false);
+}
+
+#[test]
+fn a_reply_cut_off_by_thinking_is_asked_once_more_with_room_and_the_record_says_so() {
+    // Opus 5.5 only thinks adaptively: mf asks for effort low and gives room; a model that
+    // thinks past that is asked once more with a larger budget, and both calls are paid.
+    let mut mode = Haiku55::new(SUMMARY);
+    mode.thinking_tokens = 30_000; // a quarter of it (7,500) at effort low
+    let server = TestServer::respond(haiku_5_5(mode));
+    let (env, f, original) = incident();
+    let out = run(
+        &env,
+        &[
+            "compact",
+            "incident-northwind.jsonl",
+            "--model",
+            "opus",
+            "--json",
+        ],
+        &anthropic_env(&server),
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2, "{out:?}");
+    let (a, b) = (reqs[0].json(), reqs[1].json());
+    assert_eq!(a["output_config"]["effort"], "low");
+    assert_eq!(a["thinking"]["type"], "adaptive");
+    let (m1, m2) = (
+        a["max_tokens"].as_u64().unwrap(),
+        b["max_tokens"].as_u64().unwrap(),
+    );
+    assert!(m1 >= 4_096 && m2 > m1, "{m1} then {m2}");
+    assert_eq!(appended(&f, &original), ["summary"]);
+    let rec = &json_lines(&out.stdout)[0];
+    assert!(
+        rec["notes"].as_array().unwrap().iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .contains("cut off at max_tokens")
+            && n.as_str().unwrap().contains("asked once more")),
+        "{rec}"
+    );
+    let output = rec["usage"]["outputTokens"].as_u64().unwrap();
+    assert!(
+        output >= m1 + 7_500,
+        "both calls' output is counted: {output}"
+    );
+}
+
+#[test]
+fn sampling_flags_a_model_rejects_are_a_usage_error_before_any_request() {
+    let server = TestServer::respond(haiku_5_5(Haiku55::new(SUMMARY)));
+    let oa = TestServer::respond(luna(Luna::new("gpt-6-luna", SUMMARY)));
+    let (env, f, original) = incident();
+    for (model, flag, value, vars) in [
+        ("haiku", "--temperature", "0", anthropic_env(&server)),
+        ("sonnet", "--temperature", "0.2", anthropic_env(&server)),
+        ("haiku", "--seed", "7", anthropic_env(&server)),
+        ("gpt-6-luna", "--temperature", "0", openai_env(&oa)),
+    ] {
+        let out = run(
+            &env,
+            &[
+                "compact",
+                "incident-northwind.jsonl",
+                "--model",
+                model,
+                flag,
+                value,
+            ],
+            &vars,
+        );
+        assert_eq!(out.code, 2, "{model} {flag}: {out:?}");
+        let id = if model == "gpt-6-luna" {
+            "gpt-6-luna"
+        } else {
+            "claude-"
+        };
+        assert!(
+            out.stderr.contains(id) && out.stderr.contains(flag),
+            "names the model and the flag: {out:?}"
+        );
+        assert!(
+            out.stderr.contains("400") || out.stderr.contains("no seed"),
+            "and the rule: {out:?}"
+        );
+        // Refused even for a dry run, and without a key.
+        let dry = env.mf(&[
+            "compact",
+            "incident-northwind.jsonl",
+            "--model",
+            model,
+            flag,
+            value,
+            "--dry-run",
+        ]);
+        assert_eq!(dry.code, 2, "{dry:?}");
+    }
+    assert!(server.requests().is_empty() && oa.requests().is_empty());
+    assert_eq!(read(&f), original);
+}
+
+#[test]
+fn a_million_token_session_is_chunked_so_no_request_crosses_the_cheap_band() {
+    let env = TestEnv::new();
+    let text = big_session(1_000_000);
+    let f = env.write("big.jsonl", &text);
+    let original = read(&f);
+    // mf's own plan first: each call's band, from --dry-run.
+    let dry = env.mf(&[
+        "compact",
+        "big.jsonl",
+        "--model",
+        "haiku",
+        "--dry-run",
+        "--json",
+    ]);
+    assert_eq!(dry.code, 0, "{dry:?}");
+    let rec = &json_lines(&dry.stdout)[0];
+    let notes: Vec<&str> = rec["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    let calls: Vec<&&str> = notes.iter().filter(|n| n.starts_with("call ")).collect();
+    assert!(calls.len() >= 13, "{notes:?}");
+    assert!(
+        calls
+            .iter()
+            .all(|n| n.contains("price band ≤100K $0.10/$0.50")),
+        "{notes:?}"
+    );
+
+    let server = TestServer::respond(haiku_5_5(Haiku55::new(SUMMARY)));
+    let out = run(
+        &env,
+        &["compact", "big.jsonl", "--model", "haiku", "--json"],
+        &anthropic_env(&server),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), calls.len());
+    let mut expected = 0.0;
+    for r in &reqs {
+        let input = provider_tokens(prompt_chars(&r.json()), 1.3);
+        assert!(
+            input <= 100_000,
+            "a request of {input} real tokens crosses Haiku 5.5's 100K band"
+        );
+        expected += haiku_cost(input, provider_tokens(SUMMARY.chars().count(), 1.3));
+    }
+    let rec = &json_lines(&out.stdout)[0];
+    let usd = rec["cost"]["usd"].as_f64().unwrap();
+    assert!((usd - expected).abs() < 1e-5, "{usd} vs {expected}");
+    assert_eq!(&read(&f)[..original.len()], &original[..]);
+
+    // gpt-6-luna: under 272K a request.
+    let oa = TestServer::respond(luna(Luna::new("gpt-6-luna", SUMMARY)));
+    let env2 = TestEnv::new();
+    env2.write("big.jsonl", &text);
+    let out = run(
+        &env2,
+        &["compact", "big.jsonl", "--model", "gpt-6-luna", "--json"],
+        &openai_env(&oa),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(oa.requests().len() >= 7);
+    for r in oa.requests() {
+        assert!(provider_tokens(prompt_chars(&r.json()), 1.0) <= 272_000);
+    }
+}
+
+#[test]
+fn luna_gets_its_lowest_effort_and_a_request_over_272k_is_billed_in_the_long_band() {
+    let oa = TestServer::respond(luna(Luna::new("gpt-6-luna", SUMMARY)));
+    let (env, f, original) = incident();
+    let out = run(
+        &env,
+        &[
+            "compact",
+            "incident-northwind.jsonl",
+            "--model",
+            "gpt-6-luna",
+            "--json",
+        ],
+        &openai_env(&oa),
+    );
+    // On 4662681 gpt-6-luna had no row: no reasoning_effort was sent, the model reasoned at
+    // medium inside the summary's cap and finished with `length`.
+    assert_eq!(out.code, 0, "{out:?}");
+    let body = oa.requests()[0].json();
+    assert_eq!(body["reasoning_effort"], "none");
+    assert!(body.get("max_tokens").is_none() && body["max_completion_tokens"].as_u64().is_some());
+    assert_eq!(appended(&f, &original), ["summary"]);
+    let rec = &json_lines(&out.stdout)[0];
+    let input = rec["usage"]["inputTokens"].as_u64().unwrap();
+    let output = rec["usage"]["outputTokens"].as_u64().unwrap();
+    let usd = rec["cost"]["usd"].as_f64().unwrap();
+    assert!((usd - (input as f64 * 0.10 + output as f64 * 0.50) / 1e6).abs() < 1e-6);
+
+    // --max-span-tokens over the band: one request of ~300K tokens, billed whole at 2x / 1.5x.
+    let oa = TestServer::respond(luna(Luna::new("gpt-6-luna", SUMMARY)));
+    let env = TestEnv::new();
+    env.write("big.jsonl", &big_session(320_000));
+    let dry = env.mf(&[
+        "compact",
+        "big.jsonl",
+        "--model",
+        "gpt-6-luna",
+        "--max-span-tokens",
+        "400000",
+        "--dry-run",
+        "--json",
+    ]);
+    let notes = json_lines(&dry.stdout)[0]["notes"].to_string();
+    assert!(
+        notes.contains("price band >272K $0.20/$0.75") && notes.contains("over the cheaper band"),
+        "{notes}"
+    );
+    let out = run(
+        &env,
+        &[
+            "compact",
+            "big.jsonl",
+            "--model",
+            "gpt-6-luna",
+            "--max-span-tokens",
+            "400000",
+            "--json",
+        ],
+        &openai_env(&oa),
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(oa.requests().len(), 1);
+    let rec = &json_lines(&out.stdout)[0];
+    let input = rec["usage"]["inputTokens"].as_u64().unwrap();
+    let output = rec["usage"]["outputTokens"].as_u64().unwrap();
+    assert!(input > 272_000, "{input}");
+    let usd = rec["cost"]["usd"].as_f64().unwrap();
+    let long = (input as f64 * 0.20 + output as f64 * 0.75) / 1e6;
+    assert!((usd - long).abs() < 1e-6, "{usd} vs {long}");
+}
+
+#[test]
+fn refusals_and_content_filters_of_both_providers_are_named_with_what_they_cost() {
+    for (needle, reason, openai) in [
+        ("REFUSE-ME", "refusal", true),
+        ("FILTER-ME", "content-filter", true),
+        ("REFUSE-ME", "refusal", false),
+    ] {
+        let env = TestEnv::new();
+        let text = conversation(40).replacen("Question 1:", &format!("Question 1 {needle}:"), 1);
+        let f = env.write("c.jsonl", &text);
+        let (server, vars, model) = if openai {
+            let s = TestServer::respond(luna(Luna::new("gpt-6-luna", SUMMARY)));
+            let v = openai_env(&s);
+            (s, v, "gpt-6-luna")
+        } else {
+            let s = TestServer::respond(haiku_5_5(Haiku55::new(SUMMARY)));
+            let v = anthropic_env(&s);
+            (s, v, "haiku")
+        };
+        let out = run(
+            &env,
+            &["compact", "c.jsonl", "--model", model, "--json"],
+            &vars,
+        );
+        assert_eq!(out.code, 3, "{model} {needle}: {out:?}");
+        assert_eq!(server.requests().len(), 1, "a refusal is not retried");
+        let rec = &json_lines(&out.stdout)[0];
+        let fail = &rec["failures"][0];
+        assert_eq!(fail["reason"], reason, "{rec}");
+        assert!(fail["usage"]["inputTokens"].as_u64().unwrap() > 0, "{rec}");
+        assert_eq!(fail["cost"]["estimated"], false);
+        assert!(fail["cost"]["usd"].as_f64().unwrap() > 0.0);
+        assert_eq!(rec["cost"]["estimated"], false, "what was paid: {rec}");
+        let said = if reason == "refusal" {
+            "refused"
+        } else {
+            "content filter"
+        };
+        assert!(out.stderr.contains(said), "{out:?}");
+        assert!(!read(&f).is_empty());
+    }
+}
+
+#[test]
+fn dry_run_count_tokens_asks_anthropic_for_the_exact_count() {
+    let server = TestServer::respond(haiku_5_5(Haiku55::new(SUMMARY)));
+    let (env, f, original) = incident();
+    let out = run(
+        &env,
+        &[
+            "compact",
+            "incident-northwind.jsonl",
+            "--model",
+            "haiku",
+            "--dry-run",
+            "--count-tokens",
+            "--json",
+        ],
+        &anthropic_env(&server),
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 1);
+    assert_eq!(reqs[0].path, "/v1/messages/count_tokens");
+    assert_eq!(reqs[0].header("x-api-key"), Some(KEY));
+    let body = reqs[0].json();
+    assert!(body.get("max_tokens").is_none());
+    assert_eq!(body["thinking"]["type"], "disabled");
+    let exact = provider_tokens(prompt_chars(&body), 1.3);
+    let rec = &json_lines(&out.stdout)[0];
+    let reason = rec["reason"].as_str().unwrap();
+    assert!(
+        reason.contains(&format!("~{exact} tokens in (counted by the provider)")),
+        "{reason}"
+    );
+    assert_eq!(read(&f), original);
+    // The estimate without the count: within a tenth of the provider's figure.
+    let est = run(
+        &env,
+        &[
+            "compact",
+            "incident-northwind.jsonl",
+            "--model",
+            "haiku",
+            "--dry-run",
+            "--json",
+        ],
+        &[],
+    );
+    let reason = json_lines(&est.stdout)[0]["reason"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let n: f64 = reason
+        .split("would be ~")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        (n - exact as f64).abs() / (exact as f64) < 0.10,
+        "estimate {n} vs count {exact}"
+    );
+    // --count-tokens without --dry-run is a usage error.
+    let bad = run(
+        &env,
+        &[
+            "compact",
+            "incident-northwind.jsonl",
+            "--model",
+            "haiku",
+            "--count-tokens",
+        ],
+        &anthropic_env(&server),
+    );
+    assert_eq!(bad.code, 2, "{bad:?}");
+}
+
+#[test]
+fn a_retiring_model_is_warned_about_with_its_shutdown_date() {
+    let (env, _f, _) = incident();
+    let out = env.mf(&[
+        "compact",
+        "incident-northwind.jsonl",
+        "--model",
+        "gpt-4o-mini",
+        "--dry-run",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr.contains("gpt-4o-mini")
+            && out.stderr.contains("2027-01-14")
+            && out.stderr.contains("gpt-6-luna"),
+        "{out:?}"
+    );
+    let out = env.mf(&[
+        "compact",
+        "incident-northwind.jsonl",
+        "--model",
+        "haiku",
+        "--dry-run",
+    ]);
+    assert!(!out.stderr.contains("shuts down"), "{out:?}");
+}
+
+#[test]
+fn models_fits_80_columns_and_json_carries_every_field() {
+    let env = TestEnv::new();
+    let out = env.mf(&["models"]);
+    assert_eq!(out.code, 0);
+    for l in out.stdout.lines() {
+        assert!(l.chars().count() <= 80, "over 80 columns: {l:?}");
+    }
+    let mut s = insta::Settings::clone_current();
+    s.set_snapshot_path("snapshots");
+    s.set_prepend_module_to_snapshot(false);
+    s.bind(|| insta::assert_snapshot!("models_table", out.stdout));
+    let json = env.mf(&["models", "--json"]);
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&json.stdout).unwrap();
+    for r in &rows {
+        for k in [
+            "alias",
+            "provider",
+            "id",
+            "status",
+            "shutdown",
+            "profile",
+            "reasoningEffort",
+            "thinking",
+            "rejects",
+            "contextTokens",
+            "spanTokens",
+            "spanEstimateTokens",
+            "outputTokens",
+            "maxOutputTokens",
+            "tokenRatio",
+            "bands",
+            "priceInPerMtok",
+            "priceOutPerMtok",
+            "verified",
+        ] {
+            assert!(r.get(k).is_some(), "{k} missing in {r}");
+        }
+        assert!(!r["verified"].as_str().unwrap().is_empty());
+        assert!(
+            out.stdout.contains(r["id"].as_str().unwrap()),
+            "ids are never split"
+        );
+    }
+    let id = |id: &str| rows.iter().find(|r| r["id"] == id).unwrap().clone();
+    let haiku = id("claude-haiku-5-5");
+    assert_eq!(haiku["alias"], "haiku");
+    assert_eq!(haiku["tokenRatio"], 1.3);
+    assert_eq!(haiku["bands"][0]["upToPromptTokens"], 100_000);
+    assert_eq!(haiku["bands"][1]["inputPerMtok"], 0.5);
+    assert!(haiku["spanTokens"].as_u64().unwrap() <= 90_000);
+    assert_eq!(id("gpt-4o-mini")["shutdown"], "2027-01-14");
+    assert_eq!(id("claude-haiku-4-5")["status"], "legacy");
+    assert_eq!(id("gpt-6-luna")["bands"][1]["outputPerMtok"], 0.75);
+    assert!(
+        id("gpt-5.6-terra")["verified"]
+            .as_str()
+            .unwrap()
+            .contains("not verified")
+    );
+}
+
+#[test]
+fn explain_shows_the_tokens_and_cost_of_every_recorded_fold_and_decline_and_the_table_totals() {
+    // Two files: one folds, one is refused. The table ends with a total row; explain shows
+    // what each recorded call was billed.
+    let server = TestServer::respond(haiku_5_5(Haiku55::new(SUMMARY)));
+    let env = TestEnv::new();
+    env.write("ok.jsonl", &conversation(40));
+    env.write(
+        "no.jsonl",
+        &conversation(40).replacen("Question 1:", "Question 1 REFUSE-ME:", 1),
+    );
+    let out = run(
+        &env,
+        &["compact", "ok.jsonl", "no.jsonl", "--model", "haiku"],
+        &anthropic_env(&server),
+    );
+    assert_eq!(out.code, 3, "{out:?}");
+    let last = out
+        .stdout
+        .lines()
+        .rev()
+        .find(|l| l.contains("total"))
+        .expect("a total row");
+    assert!(
+        last.contains("total (2 files)") && last.contains('$'),
+        "{}",
+        out.stdout
+    );
+    let json = run(&env, &["explain", "no.jsonl", "--json"], &[]);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let decline = v["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["kind"] == "decline")
+        .expect("the refusal is recorded");
+    let input = decline["usage"]["inputTokens"].as_u64().unwrap();
+    assert!(input > 0, "{decline}");
+    let usd = decline["cost"]["usd"].as_f64().unwrap();
+    assert!((usd - haiku_cost(input, 2)).abs() < 1e-6, "{decline}");
+    let json = run(&env, &["explain", "ok.jsonl", "--json"], &[]);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let fold = v["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["kind"] == "fold")
+        .unwrap();
+    let (i, o) = (
+        fold["usage"]["inputTokens"].as_u64().unwrap(),
+        fold["usage"]["outputTokens"].as_u64().unwrap(),
+    );
+    assert!(
+        (fold["cost"]["usd"].as_f64().unwrap() - haiku_cost(i, o)).abs() < 1e-6,
+        "{fold}"
+    );
+    let text = run(&env, &["explain", "ok.jsonl"], &[]).stdout;
+    let commas = |n: u64| {
+        let d = n.to_string();
+        let mut out = String::new();
+        for (k, c) in d.chars().enumerate() {
+            if k > 0 && (d.len() - k) % 3 == 0 {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        out
+    };
+    assert!(
+        text.contains(&format!("{} in, {} out", commas(i), commas(o))),
+        "{text}"
+    );
 }

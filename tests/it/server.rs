@@ -316,3 +316,318 @@ pub fn openai_ok(text: &str) -> Reply {
     )
     .header("x-request-id", "req_oa_1")
 }
+
+/// Tokens the way a provider's tokenizer counts `chars` characters: mf's 4 characters a
+/// token, times the tokenizer's ratio (1.3 for Anthropic's 5.x tokenizer, 1.0 for OpenAI's
+/// o200k), rounded up.
+pub fn provider_tokens(chars: usize, ratio: f64) -> u64 {
+    (chars as f64 / 4.0 * ratio).ceil() as u64
+}
+
+/// How the "Haiku 5.5" mode behaves.
+#[derive(Clone, Debug)]
+pub struct Haiku55 {
+    /// The summary it writes.
+    pub text: String,
+    /// Tokens it spends thinking before the text when thinking is not disabled (adaptive,
+    /// effort `medium` by default; a quarter of it at `low`).
+    pub thinking_tokens: u64,
+}
+
+impl Haiku55 {
+    pub fn new(text: &str) -> Self {
+        Self {
+            text: text.to_string(),
+            thinking_tokens: 3_000,
+        }
+    }
+}
+
+fn anthropic_error(message: &str) -> Reply {
+    Reply::json(
+        400,
+        &serde_json::json!({
+            "type": "error",
+            "error": {"type": "invalid_request_error", "message": message},
+            "request_id": "req_011CX5ZQ8AAAAAAAAAAAAAAA"
+        })
+        .to_string(),
+    )
+    .header("request-id", "req_011CX5ZQ8AAAAAAAAAAAAAAA")
+}
+
+/// The characters a Messages body carries as prompt: the system prompt and every message's text.
+fn anthropic_prompt_chars(body: &serde_json::Value) -> usize {
+    let text = |v: &serde_json::Value| -> usize {
+        match v {
+            serde_json::Value::String(s) => s.chars().count(),
+            serde_json::Value::Array(blocks) => blocks
+                .iter()
+                .filter_map(|b| b.get("text").and_then(|t| t.as_str()))
+                .map(|t| t.chars().count())
+                .sum(),
+            _ => 0,
+        }
+    };
+    text(&body["system"])
+        + body["messages"]
+            .as_array()
+            .map(|m| m.iter().map(|m| text(&m["content"])).sum())
+            .unwrap_or(0)
+}
+
+/// Answer as `claude-haiku-5-5` does (platform.claude.com haiku-5-5 overview and migration
+/// guide): a non-default `temperature`, `top_p` or `top_k`, an assistant prefill, or a manual
+/// thinking budget is a 400 with the API's error shape; `thinking: {"type": "disabled"}` is
+/// accepted only at effort high or below; otherwise it thinks adaptively (effort `medium` by
+/// default) and the thinking counts toward `max_tokens`, so a small cap stops at `max_tokens`
+/// with little or no text; a transcript holding `REFUSE-ME` gets `stop_reason: "refusal"`;
+/// usage is counted with the 5.x tokenizer (1.3 of mf's estimate). `count_tokens` answers
+/// the exact count of the same body.
+pub fn haiku_5_5(mode: Haiku55) -> impl Fn(&Recorded, usize) -> Reply + Send + Sync + 'static {
+    move |req, _| {
+        let Ok(body) = serde_json::from_str::<serde_json::Value>(&req.body) else {
+            return anthropic_error(
+                "There was an issue with the format of your request: the body is not JSON",
+            );
+        };
+        for p in ["temperature", "top_p", "top_k"] {
+            if let Some(v) = body.get(p)
+                && !(p == "temperature" && v.as_f64() == Some(1.0))
+            {
+                return anthropic_error(&format!(
+                    "`{p}` is not supported for this model; only the default value is accepted. Remove `{p}` from the request."
+                ));
+            }
+        }
+        let messages = body["messages"].as_array().cloned().unwrap_or_default();
+        if messages.last().is_some_and(|m| m["role"] == "assistant") {
+            return anthropic_error(
+                "Prefilling assistant messages is not supported for this model. The conversation must end with a user message.",
+            );
+        }
+        let effort = body
+            .pointer("/output_config/effort")
+            .and_then(|e| e.as_str())
+            .unwrap_or("medium");
+        if !["low", "medium", "high", "xhigh", "max"].contains(&effort) {
+            return anthropic_error(&format!("output_config.effort: unknown value `{effort}`"));
+        }
+        let thinking = body
+            .pointer("/thinking/type")
+            .and_then(|t| t.as_str())
+            .unwrap_or("adaptive");
+        match thinking {
+            "enabled" => {
+                return anthropic_error(
+                    "thinking.type.enabled is not supported for this model. Use thinking.type.adaptive and output_config.effort to control thinking.",
+                );
+            }
+            "disabled" if matches!(effort, "xhigh" | "max") => {
+                return anthropic_error(&format!(
+                    "thinking.type.disabled is only supported at effort high or below (effort is `{effort}`)."
+                ));
+            }
+            "disabled" | "adaptive" => {}
+            other => return anthropic_error(&format!("thinking.type: unknown value `{other}`")),
+        }
+        let input = provider_tokens(anthropic_prompt_chars(&body), 1.3);
+        if req.path.ends_with("/count_tokens") {
+            if body.get("max_tokens").is_some() {
+                return anthropic_error("max_tokens: Extra inputs are not permitted");
+            }
+            return Reply::json(200, &serde_json::json!({"input_tokens": input}).to_string());
+        }
+        let Some(max_tokens) = body.get("max_tokens").and_then(|m| m.as_u64()) else {
+            return anthropic_error("max_tokens: Field required");
+        };
+        let user = messages
+            .iter()
+            .map(|m| m["content"].to_string())
+            .collect::<String>();
+        let usage = |out: u64| serde_json::json!({"input_tokens": input, "output_tokens": out, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "service_tier": "standard"});
+        if user.contains("REFUSE-ME") {
+            return Reply::json(
+                200,
+                &serde_json::json!({
+                    "id": "msg_refusal", "type": "message", "role": "assistant", "model": "claude-haiku-5-5",
+                    "content": [], "stop_reason": "refusal", "stop_sequence": null,
+                    "stop_details": {"type": "refusal", "category": "cyber"},
+                    "usage": usage(2)
+                })
+                .to_string(),
+            );
+        }
+        let think = match (thinking, effort) {
+            ("disabled", _) => 0,
+            (_, "low") => mode.thinking_tokens / 4,
+            (_, "high") => mode.thinking_tokens * 2,
+            (_, "xhigh" | "max") => mode.thinking_tokens * 4,
+            _ => mode.thinking_tokens,
+        };
+        let text_tokens = provider_tokens(mode.text.chars().count(), 1.3);
+        let mut content = Vec::new();
+        if think > 0 {
+            content.push(serde_json::json!({"type": "thinking", "thinking": "Let me look at the turns…", "signature": "sig"}));
+        }
+        let (text, stop, out) = if think + text_tokens <= max_tokens {
+            (mode.text.clone(), "end_turn", think + text_tokens)
+        } else {
+            // Cut at max_tokens: what is left after thinking, in the tokenizer's characters.
+            let left = max_tokens.saturating_sub(think);
+            let chars = (left as f64 * 4.0 / 1.3) as usize;
+            (
+                mode.text.chars().take(chars).collect(),
+                "max_tokens",
+                max_tokens,
+            )
+        };
+        if !text.is_empty() {
+            content.push(serde_json::json!({"type": "text", "text": text}));
+        }
+        Reply::json(
+            200,
+            &serde_json::json!({
+                "id": "msg_h55", "type": "message", "role": "assistant", "model": "claude-haiku-5-5",
+                "content": content, "stop_reason": stop, "stop_sequence": null, "usage": usage(out)
+            })
+            .to_string(),
+        )
+        .header("request-id", "req_h55")
+    }
+}
+
+fn openai_error(message: &str, param: &str, code: &str) -> Reply {
+    Reply::json(
+        400,
+        &serde_json::json!({"error": {"message": message, "type": "invalid_request_error", "param": param, "code": code}})
+            .to_string(),
+    )
+}
+
+/// How the OpenAI "luna" mode behaves.
+#[derive(Clone, Debug)]
+pub struct Luna {
+    pub model: String,
+    pub text: String,
+    /// Reasoning tokens spent at the default effort (`medium`); none at `none`, a fifth at `low`.
+    pub reasoning_tokens: u64,
+}
+
+impl Luna {
+    pub fn new(model: &str, text: &str) -> Self {
+        Self {
+            model: model.to_string(),
+            text: text.to_string(),
+            reasoning_tokens: 2_500,
+        }
+    }
+}
+
+/// Answer as `gpt-6-luna` / `gpt-5.6-luna` do on Chat Completions (developers.openai.com model
+/// pages): `max_tokens` is a 400 (`max_completion_tokens` only), a temperature other than the
+/// default 1 is a 400; reasoning is on by default (effort `medium`) and its tokens count
+/// against `max_completion_tokens`, so a small cap finishes with `length` and no content; a
+/// transcript holding `REFUSE-ME` gets the message's `refusal`, one holding `FILTER-ME`
+/// `finish_reason: "content_filter"`; usage is counted at 1.0 of mf's estimate (o200k).
+pub fn luna(mode: Luna) -> impl Fn(&Recorded, usize) -> Reply + Send + Sync + 'static {
+    move |req, _| {
+        let Ok(body) = serde_json::from_str::<serde_json::Value>(&req.body) else {
+            return openai_error(
+                "We could not parse the JSON body of your request.",
+                "",
+                "invalid_json",
+            );
+        };
+        if body.get("max_tokens").is_some() {
+            return openai_error(
+                "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+                "max_tokens",
+                "unsupported_parameter",
+            );
+        }
+        if let Some(t) = body.get("temperature").and_then(|t| t.as_f64())
+            && t != 1.0
+        {
+            return openai_error(
+                &format!(
+                    "Unsupported value: 'temperature' does not support {t} with this model. Only the default (1) value is supported."
+                ),
+                "temperature",
+                "unsupported_value",
+            );
+        }
+        let effort = body
+            .get("reasoning_effort")
+            .and_then(|e| e.as_str())
+            .unwrap_or("medium");
+        let reasoning = match effort {
+            "none" => 0,
+            "low" => mode.reasoning_tokens / 5,
+            "medium" => mode.reasoning_tokens,
+            "high" | "xhigh" | "max" => mode.reasoning_tokens * 3,
+            other => {
+                return openai_error(
+                    &format!(
+                        "Unsupported value: 'reasoning_effort' does not support '{other}' with this model."
+                    ),
+                    "reasoning_effort",
+                    "unsupported_value",
+                );
+            }
+        };
+        let chars: usize = body["messages"]
+            .as_array()
+            .map(|m| {
+                m.iter()
+                    .filter_map(|m| m["content"].as_str())
+                    .map(|c| c.chars().count())
+                    .sum()
+            })
+            .unwrap_or(0);
+        let prompt = provider_tokens(chars, 1.0);
+        let cap = body
+            .get("max_completion_tokens")
+            .and_then(|m| m.as_u64())
+            .unwrap_or(u64::MAX);
+        let all = body["messages"].to_string();
+        let text_tokens = provider_tokens(mode.text.chars().count(), 1.0);
+        let (content, refusal, finish, out) = if all.contains("REFUSE-ME") {
+            (
+                None,
+                Some("I'm sorry, but I can't help with that."),
+                "stop",
+                12,
+            )
+        } else if all.contains("FILTER-ME") {
+            (
+                Some(String::new()),
+                None,
+                "content_filter",
+                reasoning.min(cap),
+            )
+        } else if reasoning + text_tokens <= cap {
+            (
+                Some(mode.text.clone()),
+                None,
+                "stop",
+                reasoning + text_tokens,
+            )
+        } else {
+            (Some(String::new()), None, "length", cap)
+        };
+        Reply::json(
+            200,
+            &serde_json::json!({
+                "id": "chatcmpl-luna", "object": "chat.completion", "created": 1, "model": mode.model,
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": content, "refusal": refusal}, "finish_reason": finish}],
+                "usage": {"prompt_tokens": prompt, "completion_tokens": out, "total_tokens": prompt + out,
+                          "prompt_tokens_details": {"cached_tokens": 0},
+                          "completion_tokens_details": {"reasoning_tokens": reasoning.min(out)}},
+                "service_tier": "default"
+            })
+            .to_string(),
+        )
+        .header("x-request-id", "req_luna")
+    }
+}
