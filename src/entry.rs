@@ -202,6 +202,11 @@ pub enum RecordKind {
         span_chars: u64,
         summary_chars: Option<u64>,
         detail: String,
+        /// What decided it besides the span and the model: a digest of the instruction, the
+        /// strategy and the audit's threshold (`None` in records of mf before 0.3). A lossy or
+        /// rejected decline binds only a run with the same key.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        key: Option<String>,
     },
     /// A summary was withdrawn; its originals are verbatim in recall again.
     Retract {

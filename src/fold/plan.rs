@@ -73,6 +73,7 @@ impl Span {
             span_chars: self.chars as u64,
             summary_chars: summary_chars.map(|c| c as u64),
             detail,
+            key: None,
         }
     }
 

@@ -211,6 +211,8 @@ struct DeclineWire {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     summary_chars: Option<u64>,
     detail: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    key: Option<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -239,6 +241,7 @@ fn record_v2(kind: &str, obj: &Map<String, Value>) -> Option<RecordKind> {
                 span_chars: w.span_chars,
                 summary_chars: w.summary_chars,
                 detail: w.detail,
+                key: w.key,
             })
         }
         "retract" => {
@@ -280,6 +283,7 @@ pub fn parse_record_v1(line: u32, v: &Value) -> Record {
                 span_chars: n("spanChars")?,
                 summary_chars: n("summaryChars"),
                 detail: s("detail").unwrap_or_default(),
+                key: None,
             },
             "retract" => RecordKind::Retract {
                 summary_id: s("summaryId")?,
@@ -340,6 +344,7 @@ pub fn record_line(kind: &RecordKind, at_ms: u64) -> String {
             span_chars,
             summary_chars,
             detail,
+            key,
         } => {
             let DeclinedSpan::Ref(r) = span else {
                 unreachable!("mf writes declines by span reference")
@@ -358,6 +363,7 @@ pub fn record_line(kind: &RecordKind, at_ms: u64) -> String {
                 span_chars: *span_chars,
                 summary_chars: *summary_chars,
                 detail: detail.clone(),
+                key: key.clone(),
             };
             ("decline", serde_json::to_value(w))
         }
@@ -411,6 +417,7 @@ mod tests {
             span_chars: 100,
             summary_chars: Some(120),
             detail: "d \"quoted\"\nnewline".into(),
+            key: Some("k1".into()),
         };
         let line = record_line(&kind, 42);
         assert!(line.as_bytes().starts_with(MF_PREFIX), "{line}");
@@ -438,6 +445,7 @@ mod tests {
             span_chars: 300_000_000,
             summary_chars: None,
             detail: "x".repeat(200),
+            key: None,
         };
         assert!(record_line(&kind, u64::MAX).len() < 1024);
     }
