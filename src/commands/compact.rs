@@ -593,7 +593,10 @@ fn audit_reply(
     let mut a = audit::audit_with(&request.pieces, &context, text, &request.system, &opts);
     let mut text = text.to_string();
     if !builtin && a.missing_count > 0 {
-        let budget = (text.chars().count() as f64 * audit::APPENDIX_SHARE) as usize;
+        // Within the summary's own length, or the length mf asked for when it wrote less.
+        let own = text.chars().count();
+        let budget = ((own as f64 * audit::APPENDIX_SHARE) as usize)
+            .max(request.target_chars.saturating_sub(own));
         let (section, n) = audit::appendix(&request.pieces, &text, &opts, budget);
         if n > 0 {
             let full = format!("{}\n\n{section}", text.trim_end());
@@ -849,6 +852,7 @@ async fn summarize_file(
     let mut folds: Vec<(Vec<Item>, usize)> = Vec::new();
     let mut declines: Vec<(DeclineReason, Span, Option<usize>, String)> = Vec::new();
     let mut written_chars = (0usize, 0usize); // (span chars folded, summary chars written)
+    let mut written_spans: Vec<Span> = Vec::new();
     let mut taken: Vec<String> = Vec::new();
     for a in asked {
         for &(usage, estimate) in &a.calls {
@@ -952,9 +956,31 @@ async fn summarize_file(
                 written_chars.1 += summary_chars;
                 folds.push((a.span.items.clone(), drafts.len()));
                 drafts.push(d);
+                written_spans.push(a.span);
             }
         }
         r.summaries.push(rec);
+    }
+    // A fold that would save under a tenth of the view is not worth its lines: the view stays.
+    let saved = written_chars.0.saturating_sub(written_chars.1);
+    if !drafts.is_empty() && saved * 100 < plan.view_chars * MIN_SAVING_PCT {
+        let detail = format!(
+            "the fold would save {saved} of the view's {} chars, under {MIN_SAVING_PCT}%",
+            plan.view_chars
+        );
+        for (span, d) in written_spans.drain(..).zip(drafts.drain(..)) {
+            if let Some(rec) = r.summaries.iter_mut().find(|s| s.id == d.id) {
+                rec.outcome = format!("declined: {detail}");
+            }
+            declines.push((
+                DeclineReason::NotSmaller,
+                span,
+                Some(d.chars()),
+                detail.clone(),
+            ));
+        }
+        folds.clear();
+        written_chars = (0, 0);
     }
     let records = decline_records(
         &ledger,
@@ -1256,6 +1282,9 @@ fn decline_records<'s>(
         })
         .collect()
 }
+
+/// The least share (percent) of the view a fold must save to be written.
+const MIN_SAVING_PCT: usize = 10;
 
 /// What a decline is keyed by besides the span and the model: the instruction the summarizer
 /// is given, the strategy, and the audit's settings. Another of any of them asks again.

@@ -1207,7 +1207,12 @@ pub fn audit_with(
 /// The heading of the section mf adds after a model's summary: the salient items it left out.
 pub const APPENDIX_HEADING: &str = "Kept verbatim by mf (the summary above left these out):";
 
-/// The share of the summary's length the added section may take at most.
+/// The least share of `min_retention` a model's own words must keep (0.1 at the default 0.5):
+/// under it the summary is generic text, whatever mf's section adds.
+pub const MIN_OWN_SHARE: f64 = 0.2;
+
+/// The share of the summary's length the added section may take at most (or, when the summary is
+/// shorter than the length asked for, up to that length).
 pub const APPENDIX_SHARE: f64 = 1.0;
 
 /// The section mf adds after a model's summary (see [`APPENDIX_HEADING`]): the salient items of
@@ -1414,8 +1419,9 @@ fn list<T>(items: &[T], f: impl Fn(&T) -> String, max: usize) -> String {
 
 impl Audit {
     /// Why the summary should be declined, or `None` to accept it: retention under
-    /// `min_retention` (0 turns this off), an echo of the instruction, a forgery, an invented
-    /// figure, a corrected value stated as current; with `strict` also any other invention.
+    /// `min_retention`, an invented figure, a corrected value stated as current (0 turns these
+    /// three off), an echo of the instruction, a forgery; with `strict` also any other invention
+    /// and a renamed path stated as current, whatever `min_retention`.
     pub fn verdict(&self, min_retention: f64, strict: bool) -> Option<String> {
         let mut reasons = Vec::new();
         if !self.forgeries.is_empty() {
@@ -1428,6 +1434,17 @@ impl Audit {
             reasons.push(format!(
                 "it repeats the instruction ({:.0}% of its 5-word phrases)",
                 self.echo_ratio * 100.0
+            ));
+        }
+        // Text that keeps next to nothing of its own is generic, whatever mf adds after it.
+        if let Some(own) = self.model_retention
+            && min_retention > 0.0
+            && own < min_retention * MIN_OWN_SHARE
+        {
+            reasons.push(format!(
+                "its own words keep {:.0}% of the salient items, under {:.0}% (a generic text)",
+                own * 100.0,
+                min_retention * MIN_OWN_SHARE * 100.0
             ));
         }
         if min_retention > 0.0 && self.retention < min_retention {
@@ -1446,10 +1463,13 @@ impl Audit {
             }
             reasons.push(r);
         }
+        // `min_retention` 0 turns the audit's refusals off (echoes and forgeries aside), unless
+        // `strict`.
+        let judged = strict || min_retention > 0.0;
         let invented: Vec<&Invention> = self
             .inventions
             .iter()
-            .filter(|i| strict || (i.class.is_figure() && !i.text.starts_with('@')))
+            .filter(|i| strict || (judged && i.class.is_figure() && !i.text.starts_with('@')))
             .collect();
         if !invented.is_empty() {
             reasons.push(format!(
@@ -1462,7 +1482,7 @@ impl Audit {
         let superseded: Vec<&SupersededValue> = self
             .superseded
             .iter()
-            .filter(|v| strict || v.class != ItemClass::Path)
+            .filter(|v| strict || (judged && v.class != ItemClass::Path))
             .collect();
         if !superseded.is_empty() {
             reasons.push(format!(

@@ -282,6 +282,8 @@ struct Chunk {
 struct Need {
     weight: f64,
     tool_only: bool,
+    /// Said by the user (what the audit weighs most).
+    user: bool,
 }
 
 /// Pick sentences within `budget` characters and lay them out by section, turn and author.
@@ -309,6 +311,7 @@ fn compose(pieces: &[Piece], budget: usize, cite: Option<CiteCtx<'_>>) -> String
                 needs.push(Need {
                     weight: 1.0,
                     tool_only: true,
+                    user: false,
                 });
             }
             let n = &mut needs[id];
@@ -317,6 +320,7 @@ fn compose(pieces: &[Piece], budget: usize, cite: Option<CiteCtx<'_>>) -> String
             }
             if u.source == Source::User {
                 n.weight = n.weight.max(1.5);
+                n.user = true;
             }
         }
     }
@@ -447,8 +451,17 @@ fn compose(pieces: &[Piece], budget: usize, cite: Option<CiteCtx<'_>>) -> String
             sel.try_add(&chunks, i);
         }
     }
-    // 1. Every counted item once. (Twice: a sentence that names a corrected value waits until
-    // the correction is in.)
+    // 1. Every item the user said (their deadlines, owners, constraints), then every counted
+    // item once. (Twice: a sentence that names a corrected value waits until the correction
+    // is in.)
+    let user_needs: Vec<Need> = needs
+        .iter()
+        .map(|n| Need {
+            weight: if n.user { n.weight } else { 0.0 },
+            ..*n
+        })
+        .collect();
+    sel.cover(&chunks, &user_needs, false);
     sel.cover(&chunks, &needs, false);
     sel.cover(&chunks, &needs, false);
     // 2. The other user messages' voices, then the assistant's decisions.

@@ -365,7 +365,11 @@ fn tool_result_items_count_only_when_asked() {
     );
     assert_eq!((counted.found, counted.kept), (4, 1));
     // Weighted: the user's path (4) against three tool-result items (1 each).
-    assert!((counted.retention - 4.0 / 7.0).abs() < 1e-9, "{}", counted.retention);
+    assert!(
+        (counted.retention - 4.0 / 7.0).abs() < 1e-9,
+        "{}",
+        counted.retention
+    );
     assert!(counted.verdict(0.6, false).is_some());
     assert!(a.verdict(0.5, false).is_none());
 }
@@ -503,9 +507,10 @@ fn a_summary_that_invents_figures_is_flagged() {
     // A capitalised name is never an invention (headings, sentence subjects); an invented
     // figure declines whatever the threshold.
     assert!(
-        a.verdict(0.0, false).unwrap().contains("193468027"),
+        a.verdict(0.5, false).unwrap().contains("193468027"),
         "an invented figure declines by default"
     );
+    assert_eq!(a.verdict(0.0, false), None, "0 turns the refusal off");
     assert!(a.verdict(0.0, true).unwrap().contains("193468027"));
 }
 
@@ -623,11 +628,12 @@ fn a_summary_that_restates_a_corrected_value_is_flagged() {
             ("8080", "9090", 3, how)
         );
         assert!(
-            a.verdict(0.0, false)
+            a.verdict(0.5, false)
                 .unwrap()
                 .contains("8080 (corrected to 9090)"),
             "a superseded value declines by default"
         );
+        assert!(a.verdict(0.0, false).is_none());
         assert!(
             a.verdict(0.0, true)
                 .unwrap()
@@ -890,7 +896,11 @@ fn salience_counts_what_the_user_typed_and_what_the_agent_acted_on() {
     ] {
         assert!(!missing.contains(&not), "{not} counted: {missing:?}");
     }
-    assert!(a.by_source.iter().any(|s| s.source == Source::User && s.found >= 2));
+    assert!(
+        a.by_source
+            .iter()
+            .any(|s| s.source == Source::User && s.found >= 2)
+    );
     assert!(a.not_salient > 0);
 }
 
@@ -907,12 +917,21 @@ fn inventions_are_what_nothing_read_says_and_never_headings() {
     let pieces = agent_session();
     let summary = "Primary Request and Intent:\n- Fix the refund rounding.\nKey Technical Concepts:\n\
                    - p99_latency_ms is computed in charge.rs; WP1-WP2 are next.";
-    let a = audit_with(&pieces, &["WP1 and WP2 were planned"], summary, "", &AuditOptions::default());
+    let a = audit_with(
+        &pieces,
+        &["WP1 and WP2 were planned"],
+        summary,
+        "",
+        &AuditOptions::default(),
+    );
     assert!(a.inventions.is_empty(), "{:?}", a.inventions);
     let b = run(&pieces, "The fix landed at 17:30 UTC in build 88123.");
     let inv: Vec<&str> = b.inventions.iter().map(|i| i.text.as_str()).collect();
-    assert!(inv.contains(&"17:30 UTC") && inv.contains(&"88123"), "{inv:?}");
-    assert!(b.verdict(0.0, false).is_some());
+    assert!(
+        inv.contains(&"17:30 UTC") && inv.contains(&"88123"),
+        "{inv:?}"
+    );
+    assert!(b.verdict(0.5, false).is_some());
 }
 
 #[test]
@@ -937,7 +956,13 @@ fn the_appendix_carries_what_the_summary_left_out_verbatim_with_turn_and_kind() 
     assert!(a.retention >= 0.9, "{}", a.retention);
     assert!(a.forgeries.is_empty() && a.inventions.is_empty());
     // Bounded: a tiny budget carries nothing rather than a cut line.
-    assert_eq!(appendix(&pieces, summary, &AuditOptions::default(), 40), (String::new(), 0));
+    assert_eq!(
+        appendix(&pieces, summary, &AuditOptions::default(), 40),
+        (String::new(), 0)
+    );
     // Deterministic.
-    assert_eq!(appendix(&pieces, summary, &AuditOptions::default(), 2000).0, section);
+    assert_eq!(
+        appendix(&pieces, summary, &AuditOptions::default(), 2000).0,
+        section
+    );
 }
