@@ -473,9 +473,13 @@ fn compose(pieces: &[Piece], budget: usize, cite: Option<CiteCtx<'_>>) -> String
             sel.try_add(&chunks, c.order);
         }
     }
-    // 3. Items found only in tool results, with what room is left.
+    // 3. Items found only in tool results (not salient: the audit does not count them), within
+    // half the budget: a long tool log must not make the summary as long as it may be.
+    let full = sel.budget;
+    sel.budget = sel.budget.min(sel.total.max(full / 2));
     sel.cover(&chunks, &needs, true);
     sel.cover(&chunks, &needs, true);
+    sel.budget = full;
     if cite.is_some() {
         sel.represent(&chunks, &needs);
     }
