@@ -83,6 +83,7 @@ Register-ArgumentCompleter -Native -CommandName 'mf' -ScriptBlock {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON decision record per file (errors included), one per line')
             [CompletionResult]::new('--allow-degraded', '--allow-degraded', [CompletionResultType]::ParameterName, 'Exit 0 even when a summarizer failed and the span stayed verbatim')
             [CompletionResult]::new('--retry-lossy', '--retry-lossy', [CompletionResultType]::ParameterName, 'Ask once more, naming the missing items, when a summary is lossy')
+            [CompletionResult]::new('--retry', '--retry', [CompletionResultType]::ParameterName, 'Ask again for spans declined before, whatever decided it (the record keeps why)')
             [CompletionResult]::new('--strict-audit', '--strict-audit', [CompletionResultType]::ParameterName, 'Also decline summaries with inventions or superseded values')
             [CompletionResult]::new('--audit-tool-results', '--audit-tool-results', [CompletionResultType]::ParameterName, 'Count items found only in tool results toward the retention threshold')
             [CompletionResult]::new('--count-tokens', '--count-tokens', [CompletionResultType]::ParameterName, 'With --dry-run, ask Anthropic''s free count_tokens endpoint for each request''s exact input tokens')

@@ -79,6 +79,7 @@ set edit:completion:arg-completer[mf] = {|@words|
             cand --json 'Print one JSON decision record per file (errors included), one per line'
             cand --allow-degraded 'Exit 0 even when a summarizer failed and the span stayed verbatim'
             cand --retry-lossy 'Ask once more, naming the missing items, when a summary is lossy'
+            cand --retry 'Ask again for spans declined before, whatever decided it (the record keeps why)'
             cand --strict-audit 'Also decline summaries with inventions or superseded values'
             cand --audit-tool-results 'Count items found only in tool results toward the retention threshold'
             cand --count-tokens 'With --dry-run, ask Anthropic''s free count_tokens endpoint for each request''s exact input tokens'

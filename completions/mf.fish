@@ -95,6 +95,7 @@ complete -c mf -n "__fish_mf_using_subcommand compact" -l force -d 'Let --output
 complete -c mf -n "__fish_mf_using_subcommand compact" -l json -d 'Print one JSON decision record per file (errors included), one per line'
 complete -c mf -n "__fish_mf_using_subcommand compact" -l allow-degraded -d 'Exit 0 even when a summarizer failed and the span stayed verbatim'
 complete -c mf -n "__fish_mf_using_subcommand compact" -l retry-lossy -d 'Ask once more, naming the missing items, when a summary is lossy'
+complete -c mf -n "__fish_mf_using_subcommand compact" -l retry -d 'Ask again for spans declined before, whatever decided it (the record keeps why)'
 complete -c mf -n "__fish_mf_using_subcommand compact" -l strict-audit -d 'Also decline summaries with inventions or superseded values'
 complete -c mf -n "__fish_mf_using_subcommand compact" -l audit-tool-results -d 'Count items found only in tool results toward the retention threshold'
 complete -c mf -n "__fish_mf_using_subcommand compact" -l count-tokens -d 'With --dry-run, ask Anthropic\'s free count_tokens endpoint for each request\'s exact input tokens'

@@ -12,9 +12,20 @@
 #
 # MODEL, TURNS and SEEDS override the defaults; DIR keeps the compacted files there; arguments
 # after `--` go to every `mf compact`.
+#
+#   bash scripts/fidelity.sh agents [FILE|DIR]...     # real agent sessions (issue 14)
+#
+# compacts copies of agent sessions (default: the shared corpus, every pre-compaction cut of
+# it, and the fresh sessions in FRESH_DIR) with MODEL (default extractive) and the defaults,
+# and prints per session: recall tokens before and after, their ratio, the verdict, the audit's
+# retention and its salient items per source.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -q -p mf -p testgen
+if [ "${1:-}" = "agents" ]; then
+  shift
+  exec python3 scripts/calibration/agents.py target/release/mf "${MODEL:-extractive}" "$@"
+fi
 strategies=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do
   strategies+=(--strategy "$1")

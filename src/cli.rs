@@ -314,6 +314,10 @@ pub struct AuditArgs {
     #[arg(long)]
     pub retry_lossy: bool,
 
+    /// Ask again for spans declined before, whatever decided it (the record keeps why)
+    #[arg(long)]
+    pub retry: bool,
+
     /// Also decline summaries with inventions or superseded values
     #[arg(long)]
     pub strict_audit: bool,

@@ -205,6 +205,11 @@ pub enum RecordKind {
         /// What the call(s) behind the verdict were billed, when the provider reported it
         /// (absent in records of older mf and for verdicts made without a call).
         usage: Option<Usage>,
+        /// What decided it besides the span and the model: a digest of the instruction, the
+        /// strategy and the audit's threshold (`None` in records of mf before 0.3). A lossy or
+        /// rejected decline binds only a run with the same key.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        key: Option<String>,
     },
     /// A summary was withdrawn; its originals are verbatim in recall again.
     Retract {

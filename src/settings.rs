@@ -457,6 +457,8 @@ fn is_loopback(host: &str) -> bool {
 pub struct AuditSettings {
     pub min_retention: f64,
     pub retry_lossy: bool,
+    /// `--retry`: declines recorded before do not bind.
+    pub retry: bool,
     pub strict: bool,
     pub count_tool_results: bool,
 }
@@ -542,6 +544,7 @@ impl CompactSettings {
         let AuditArgs {
             min_retention,
             retry_lossy,
+            retry,
             strict_audit,
             audit_tool_results,
         } = audit;
@@ -709,6 +712,7 @@ impl CompactSettings {
                     },
                 },
                 retry_lossy,
+                retry,
                 strict: strict_audit,
                 count_tool_results: audit_tool_results,
             },
@@ -748,6 +752,7 @@ impl CompactSettings {
             audit: AuditSettings {
                 min_retention: 0.5,
                 retry_lossy: false,
+                retry: false,
                 strict: false,
                 count_tool_results: false,
             },

@@ -115,7 +115,7 @@ fn check_max_cost(settings: &CompactSettings, model: &str) -> Result<()> {
         let Ok(t) = read_only(file, settings) else {
             continue;
         };
-        let ledger = Ledger::new(t.conversation());
+        let ledger = ledger_for(&t, settings);
         if let Decision::Fold(plan) = fold::plan(&ledger, &settings.policy, model) {
             for span in &plan.spans {
                 let (i, o) = estimate_request(&ledger, &settings.policy, span, settings);
@@ -575,23 +575,49 @@ fn make_request(
     )
 }
 
-/// Audit a summary against its span; `Some(why)` when it is to be declined.
+/// Audit a summary against its span; `Some(why)` when it is to be declined. A model's summary
+/// (not the built-in one, which keeps every salient item by itself) gets mf's section of the
+/// salient items it left out (`audit::appendix`), within a bounded share of its length: the
+/// text to write is returned with the audit of it, which also reports the model's own
+/// retention. What decides besides retention — inventions, superseded values, echoes,
+/// forgeries — is the model's own text.
 fn audit_reply(
     request: &fold::SummaryRequest,
     text: &str,
     settings: &CompactSettings,
-) -> (audit::Audit, Option<String>) {
-    let a = audit::audit(
-        &request.pieces,
-        text,
-        &request.system,
-        &audit::AuditOptions {
-            count_tool_results: settings.audit.count_tool_results,
-            max_listed: 20,
-        },
-    );
+    builtin: bool,
+    context: &[String],
+) -> (String, audit::Audit, Option<String>) {
+    let opts = audit::AuditOptions {
+        count_tool_results: settings.audit.count_tool_results,
+        max_listed: 20,
+    };
+    let context: Vec<&str> = context.iter().map(String::as_str).collect();
+    let mut a = audit::audit_with(&request.pieces, &context, text, &request.system, &opts);
+    let mut text = text.to_string();
+    if !builtin && a.missing_count > 0 {
+        // Within the summary's own length, or the length mf asked for when it wrote less.
+        let own = text.chars().count();
+        let budget = ((own as f64 * audit::APPENDIX_SHARE) as usize)
+            .max(request.target_chars.saturating_sub(own));
+        let (section, n) = audit::appendix(&request.pieces, &text, &opts, budget);
+        if n > 0 {
+            let full = format!("{}\n\n{section}", text.trim_end());
+            let mut f = audit::audit_with(&request.pieces, &context, &full, &request.system, &opts);
+            f.model_retention = Some(a.retention);
+            f.appended = n;
+            f.inventions = std::mem::take(&mut a.inventions);
+            f.superseded = std::mem::take(&mut a.superseded);
+            f.echo = a.echo;
+            f.echo_ratio = a.echo_ratio;
+            f.forgeries = std::mem::take(&mut a.forgeries);
+            f.instructions = std::mem::take(&mut a.instructions);
+            a = f;
+            text = full;
+        }
+    }
     let verdict = a.verdict(settings.audit.min_retention, settings.audit.strict);
-    (a, verdict)
+    (text, a, verdict)
 }
 
 /// The audit of a reply, on a thread of its own (audits of several chunks run side by side).
@@ -600,10 +626,12 @@ async fn audit_apart(
     request: fold::SummaryRequest,
     text: &str,
     settings: &CompactSettings,
-) -> (fold::SummaryRequest, (audit::Audit, Option<String>)) {
-    let (text, settings) = (text.to_string(), settings.clone());
+    builtin: bool,
+    context: &Arc<Vec<String>>,
+) -> (fold::SummaryRequest, (String, audit::Audit, Option<String>)) {
+    let (text, settings, context) = (text.to_string(), settings.clone(), Arc::clone(context));
     tokio::task::spawn_blocking(move || {
-        let verdict = audit_reply(&request, &text, &settings);
+        let verdict = audit_reply(&request, &text, &settings, builtin, &context);
         (request, verdict)
     })
     .await
@@ -632,6 +660,7 @@ async fn ask_span(
     redactor: Option<&Redactor>,
     settings: &CompactSettings,
     ctx: &Compaction,
+    context: &Arc<Vec<String>>,
 ) -> Result<Asked> {
     let _permit = ctx
         .calls
@@ -657,15 +686,20 @@ async fn ask_span(
         return Ok(asked);
     }
     // The audit reads the reply as the model wrote it (before any defusing).
-    let (request, (verdict, lossy)) = audit_apart(request, &first.text, settings).await;
+    let builtin = ctx.summarizer.model() == crate::summarizer::extractive::NAME;
+    let (request, (full, verdict, lossy)) =
+        audit_apart(request, &first.text, settings, builtin, context).await;
     if lossy.is_some() && settings.audit.retry_lossy {
         let note = verdict.retry_note();
         let retry = make_request(span, request.pieces, settings, Some(&note));
         let second = call(ctx, &retry).await;
         asked.calls.push((paid(&second), retry.estimate()));
         match second {
-            Ok(second) if summary::vet(&second.text).is_ok() => {
-                asked.audit = Some(audit_apart(retry, &second.text, settings).await.1);
+            Ok(mut second) if summary::vet(&second.text).is_ok() => {
+                let (_, (full, a, why)) =
+                    audit_apart(retry, &second.text, settings, builtin, context).await;
+                second.text = full;
+                asked.audit = Some((a, why));
                 asked.reply = Ok(second);
                 return Ok(asked);
             }
@@ -673,6 +707,9 @@ async fn ask_span(
             Err(e) if e.stops() => asked.stop = Some(e),
             Err(_) => {}
         }
+    }
+    if let Ok(r) = &mut asked.reply {
+        r.text = full;
     }
     asked.audit = Some((verdict, lossy));
     Ok(asked)
@@ -718,7 +755,7 @@ async fn summarize_file(
     mut r: DecisionRecord,
     model: &str,
 ) -> Result<DecisionRecord> {
-    let ledger = Ledger::new(t.conversation());
+    let ledger = ledger_for(&t, settings);
     let policy = &settings.policy;
     let id_of = |i: Item| t.id_string(i as usize);
     let plan = match fold::plan(&ledger, policy, model) {
@@ -776,9 +813,26 @@ async fn summarize_file(
     } else {
         indicatif::ProgressBar::hidden()
     };
-    let (t_ref, ledger_ref) = (&t, &ledger);
+    // What the summarizer's words may also come from besides the span: the entries that stay
+    // verbatim (the preamble, the tail), as the agent reads them next to the summary.
+    let context: Arc<Vec<String>> = Arc::new(
+        plan.verbatim
+            .iter()
+            .filter_map(|&it| t.text(it as usize).ok())
+            .collect(),
+    );
+    let (t_ref, ledger_ref, context_ref) = (&t, &ledger, &context);
     let asked: Vec<Result<Asked>> = futures_join(plan.spans.iter().map(|span| async move {
-        ask_span(t_ref, ledger_ref, span, redactor, settings, ctx).await
+        ask_span(
+            t_ref,
+            ledger_ref,
+            span,
+            redactor,
+            settings,
+            ctx,
+            context_ref,
+        )
+        .await
     }))
     .await;
     spinner.finish_and_clear();
@@ -805,6 +859,7 @@ async fn summarize_file(
     let mut folds: Vec<(Vec<Item>, usize)> = Vec::new();
     let mut declines: Vec<(DeclineReason, Span, Option<usize>, String)> = Vec::new();
     let mut written_chars = (0usize, 0usize); // (span chars folded, summary chars written)
+    let mut written_spans: Vec<Span> = Vec::new();
     let mut taken: Vec<String> = Vec::new();
     // What each span's calls were billed, for its decline record if it is declined.
     let mut spent: Vec<(String, Usage)> = Vec::new();
@@ -936,9 +991,31 @@ async fn summarize_file(
                 written_chars.1 += summary_chars;
                 folds.push((a.span.items.clone(), drafts.len()));
                 drafts.push(d);
+                written_spans.push(a.span);
             }
         }
         r.summaries.push(rec);
+    }
+    // A fold that would save under a tenth of the view is not worth its lines: the view stays.
+    let saved = written_chars.0.saturating_sub(written_chars.1);
+    if !drafts.is_empty() && saved * 100 < plan.view_chars * MIN_SAVING_PCT {
+        let detail = format!(
+            "the fold would save {saved} of the view's {} chars, under {MIN_SAVING_PCT}%",
+            plan.view_chars
+        );
+        for (span, d) in written_spans.drain(..).zip(drafts.drain(..)) {
+            if let Some(rec) = r.summaries.iter_mut().find(|s| s.id == d.id) {
+                rec.outcome = format!("declined: {detail}");
+            }
+            declines.push((
+                DeclineReason::NotSmaller,
+                span,
+                Some(d.chars()),
+                detail.clone(),
+            ));
+        }
+        folds.clear();
+        written_chars = (0, 0);
     }
     let records = decline_records(
         &ledger,
@@ -1016,11 +1093,11 @@ async fn summarize_file(
             }
             Some((DeclineReason::Lossy, _, _, d)) => {
                 format!(
-                    "summary declined as lossy: {d}; verdict remembered for this span and model"
+                    "summary declined as lossy: {d}; verdict remembered for this span, model, instruction, strategy and threshold (--retry asks again)"
                 )
             }
             Some((DeclineReason::Rejected, _, _, d)) => format!(
-                "every candidate summary was rejected: {d}; verdict remembered for this span and model"
+                "every candidate summary was rejected: {d}; verdict remembered for this span, model, instruction, strategy and threshold (--retry asks again)"
             ),
             None => "nothing was written".into(),
         };
@@ -1106,9 +1183,11 @@ async fn rollup(
             .map(|g| Span::of(&ledger, g.clone()))
             .collect();
         let (t_ref, ledger_ref) = (&t2, &ledger);
+        let none = Arc::new(Vec::new());
+        let none_ref = &none;
         let asked: Vec<Result<Asked>> = futures_join(spans.iter().map(|span| async move {
             // What is rolled up is mf's own summaries: already scrubbed when they were written.
-            ask_span(t_ref, ledger_ref, span, None, settings, ctx).await
+            ask_span(t_ref, ledger_ref, span, None, settings, ctx, none_ref).await
         }))
         .await;
         let asked: Vec<Asked> = asked.into_iter().collect::<Result<_>>()?;
@@ -1247,14 +1326,49 @@ fn decline_records<'s>(
     declines
         .into_iter()
         .filter(|(reason, span, ..)| !already_declined(ledger, *reason, model, &span.digest))
-        .map(|(reason, span, chars, detail)| (span.decline(reason, model, chars, detail), now))
+        .map(|(reason, span, chars, detail)| {
+            let mut kind = span.decline(reason, model, chars, detail);
+            if let RecordKind::Decline { key, .. } = &mut kind {
+                key.clone_from(&ledger.decline_key);
+            }
+            (kind, now)
+        })
         .collect()
+}
+
+/// The least share (percent) of the view a fold must save to be written.
+const MIN_SAVING_PCT: usize = 10;
+
+/// What a decline is keyed by besides the span and the model: the instruction the summarizer
+/// is given, the strategy, and the audit's settings. Another of any of them asks again.
+pub(crate) fn decline_key(settings: &CompactSettings) -> String {
+    let policy = &settings.policy;
+    let instruction = match (&settings.instruction, policy.strategy) {
+        (Some(i), _) => i.trim().to_string(),
+        (None, fold::Strategy::Cited) => prompt::CITED_INSTRUCTION.to_string(),
+        (None, _) => prompt::DEFAULT_INSTRUCTION.to_string(),
+    };
+    let a = &settings.audit;
+    let text = format!(
+        "audit-v2\u{0}{instruction}\u{0}{:?}\u{0}{:.4}\u{0}{}\u{0}{}",
+        policy.strategy, a.min_retention, a.strict, a.count_tool_results
+    );
+    format!("{:016x}", crate::digest::fnv1a64(text.as_bytes()))
+}
+
+/// The ledger of a file as this run judges it: its declines bind only under this run's key, and
+/// not at all with `--retry`.
+fn ledger_for<'a>(t: &'a Transcript, settings: &CompactSettings) -> Ledger<'a> {
+    let mut ledger = Ledger::new(t.conversation());
+    ledger.decline_key = Some(decline_key(settings));
+    ledger.retry = settings.audit.retry;
+    ledger
 }
 
 fn already_declined(ledger: &Ledger<'_>, reason: DeclineReason, model: &str, digest: &str) -> bool {
     ledger.conv.records.iter().any(|rec| {
-        matches!(&rec.kind, RecordKind::Decline { reason: r, model: m, span: DeclinedSpan::Ref(s), .. }
-            if *r == reason && m == model && s.digest == digest)
+        matches!(&rec.kind, RecordKind::Decline { reason: r, model: m, span: DeclinedSpan::Ref(s), key, .. }
+            if *r == reason && m == model && s.digest == digest && *key == ledger.decline_key)
     })
 }
 

@@ -28,7 +28,8 @@ use corrections::*;
 pub use corrections::{Correction, corrections};
 use extract::*;
 pub use extract::{
-    CallUnit, Leaf, Unit, call_leaves, extract, parse_call, sentence_ranges, source_of, units,
+    CallUnit, INJECTED_TAGS, Leaf, Unit, action_of, call_leaves, extract, injected_ranges,
+    parse_call, sentence_ranges, source_of, typed_ranges, units,
 };
 
 /// mf's label text: what makes a line an mf summary. A summary must not carry it.
@@ -109,6 +110,20 @@ impl ItemClass {
             ItemClass::QuotedError => "quoted-error",
             ItemClass::Name => "name",
         }
+    }
+
+    /// A figure: a number, date, identifier, URL, address or issue number — what a summary
+    /// must never make up (an invented one declines it whatever the threshold).
+    pub fn is_figure(self) -> bool {
+        matches!(
+            self,
+            ItemClass::Number
+                | ItemClass::Date
+                | ItemClass::Identifier
+                | ItemClass::Url
+                | ItemClass::Email
+                | ItemClass::Issue
+        )
     }
 
     /// How much a later turn tends to need this class verbatim (orders the missing list).
@@ -395,6 +410,23 @@ pub struct ClassTally {
     pub tool_results_kept: usize,
 }
 
+/// Salient items found and kept, for one source.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SourceTally {
+    pub source: Source,
+    pub found: usize,
+    pub kept: usize,
+}
+
+const SOURCES: [Source; 5] = [
+    Source::User,
+    Source::ToolCall,
+    Source::Assistant,
+    Source::Other,
+    Source::ToolResult,
+];
+
 /// A counted item the summary does not carry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -453,11 +485,26 @@ pub struct InstructionFlag {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Audit {
-    /// Counted items found in the span, and kept by the summary.
+    /// Salient items found in the span, and kept by the summary.
     pub found: usize,
     pub kept: usize,
-    /// kept ÷ found; 1.0 when nothing was found.
+    /// The weighted share kept: each salient item weighs by where it was said (the user's words
+    /// 4, the paths, commands and URLs of tool calls 3, an earlier summary 2, the assistant's
+    /// prose 1) and double at the latest value of a corrected one; 1.0 when nothing was found.
     pub retention: f64,
+    /// kept ÷ found, every item alike.
+    pub unweighted_retention: f64,
+    /// The weighted retention of the model's own words, before mf added the items it left out
+    /// (`None`: nothing was added).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_retention: Option<f64>,
+    /// How many left-out items mf added after the summary.
+    pub appended: usize,
+    /// Items found but not salient (inside file bodies, code identifiers and handles of the
+    /// assistant's prose, tool results): not counted.
+    pub not_salient: usize,
+    /// Salient items found and kept, by their most telling source.
+    pub by_source: Vec<SourceTally>,
     /// Whether items only in tool results counted.
     pub count_tool_results: bool,
     /// Per class, in [`ItemClass::ALL`] order; classes with nothing found are left out.
@@ -482,6 +529,11 @@ struct Found {
     turn: u64,
     mentions: usize,
     order: usize,
+    /// The unit that says it from its most telling source (for the appendix's line).
+    unit: usize,
+    /// The strongest action of the tool calls that name it (`wrote`, `edited`, `ran`, `read`,
+    /// `searched`; `None`: no call, or another tool).
+    action: Option<&'static str>,
 }
 
 impl Found {
@@ -505,19 +557,97 @@ impl Found {
     fn importance(&self) -> u32 {
         self.best_source().weight() + self.item.class.weight() + (self.mentions.min(4) as u32 - 1)
     }
+
+    /// How much a later turn needs this item verbatim, or `None` when it is not salient: the
+    /// user's words weigh most, then the targets of the agent's actions (the paths and commands
+    /// of its tool calls); the assistant's prose counts for its paths, commands, URLs, figures,
+    /// dates, issue numbers, error codes and non-code identifiers (not the code identifiers,
+    /// handles or capitalised words of its prose); tool results count only with
+    /// `count_tool_results`. The last state of a corrected value weighs double.
+    fn salience(&self, opts: &AuditOptions, latest: bool) -> Option<u32> {
+        let class = self.item.class;
+        let prose_class = || match class {
+            ItemClass::Name => false,
+            ItemClass::Email => self.item.text.contains('.') && !self.item.text.starts_with('@'),
+            ItemClass::Identifier => !is_code_identifier(&self.item.text),
+            _ => true,
+        };
+        let target = matches!(class, ItemClass::Path | ItemClass::Command | ItemClass::Url);
+        let base = if self.sources & Source::User.bit() != 0 {
+            4
+        } else if self.sources & Source::ToolCall.bit() != 0 && target {
+            // What the agent changed weighs most, then what it ran, then what it looked at.
+            match (self.action, class) {
+                (Some("wrote" | "edited"), ItemClass::Path) => 3,
+                (Some("ran"), ItemClass::Command) => 2,
+                _ => 1,
+            }
+        } else if self.sources & Source::Other.bit() != 0 && prose_class() {
+            2
+        } else if self.sources & (Source::Assistant.bit() | Source::ToolCall.bit()) != 0
+            && prose_class()
+        {
+            1
+        } else if self.tool_only() && opts.count_tool_results {
+            1
+        } else {
+            return None;
+        };
+        Some(if latest { base * 2 } else { base })
+    }
+}
+
+/// The parts of a hyphenated compound, each as normalised tokens (`WP14-WP20` → `wp14`,
+/// `wp20`; `spotter-dov.4` → `spotter`, `dov . 4`); none for a word without a hyphen.
+fn compound_parts(text: &str) -> Vec<Vec<String>> {
+    if !text.contains(['-', '–']) {
+        return Vec::new();
+    }
+    text.split(['-', '–'])
+        .map(norm_tokens)
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
+/// A compound whose every part the span says on its own (a range `WP14-WP20`, a modifier
+/// `10-scenario`) is a way of writing what the span says, not an invention.
+fn compound_of_known(text: &str, known: &HashSet<Vec<String>>) -> bool {
+    let parts = compound_parts(text);
+    parts.len() >= 2 && parts.iter().all(|p| known.contains(p))
+}
+
+fn action_rank(a: Option<&str>) -> u8 {
+    match a {
+        Some("wrote" | "edited") => 4,
+        Some("ran") => 3,
+        Some("read") => 2,
+        Some(_) => 1,
+        None => 0,
+    }
 }
 
 /// The span's items, one entry per (class, key), in order of first mention.
 fn inventory(pieces: &[Piece], units: &[Unit]) -> Vec<Found> {
     let mut at: HashMap<(ItemClass, String), usize> = HashMap::new();
     let mut out: Vec<Found> = Vec::new();
-    for u in units {
+    for (ui, u) in units.iter().enumerate() {
         for it in &u.items {
             let k = (it.class, it.key.clone());
             match at.get(&k) {
                 Some(&i) => {
+                    let better = u.source.weight() > out[i].best_source().weight();
                     out[i].sources |= u.source.bit();
                     out[i].mentions += 1;
+                    if better {
+                        out[i].unit = ui;
+                    }
+                    let act = u.call.as_ref().and_then(|c| action_of(&c.name));
+                    if action_rank(act) > action_rank(out[i].action) {
+                        out[i].action = act;
+                        if u.source == out[i].best_source() {
+                            out[i].unit = ui;
+                        }
+                    }
                 }
                 None => {
                     at.insert(k, out.len());
@@ -527,6 +657,8 @@ fn inventory(pieces: &[Piece], units: &[Unit]) -> Vec<Found> {
                         turn: pieces[u.piece].turn,
                         mentions: 1,
                         order: out.len(),
+                        unit: ui,
+                        action: u.call.as_ref().and_then(|c| action_of(&c.name)),
                     });
                 }
             }
@@ -816,6 +948,18 @@ fn instructions_in(summary: &str) -> Vec<String> {
 /// `SummaryRequest::system`): the summary's echo of it is measured, and words it contains are
 /// not inventions.
 pub fn audit(pieces: &[Piece], summary: &str, instruction: &str, opts: &AuditOptions) -> Audit {
+    audit_with(pieces, &[], summary, instruction, opts)
+}
+
+/// [`audit`], where `context` is the rest of what the summarizer could have read besides the
+/// span (the preamble, the verbatim tail): an item found there is no invention.
+pub fn audit_with(
+    pieces: &[Piece],
+    context: &[&str],
+    summary: &str,
+    instruction: &str,
+    opts: &AuditOptions,
+) -> Audit {
     let units = units(pieces);
     let corrections = corrections(pieces, &units);
     let found_items = inventory(pieces, &units);
@@ -839,8 +983,18 @@ pub fn audit(pieces: &[Piece], summary: &str, instruction: &str, opts: &AuditOpt
             tool_results_kept: 0,
         })
         .collect();
+    let mut by_source: Vec<SourceTally> = SOURCES
+        .iter()
+        .map(|&source| SourceTally {
+            source,
+            found: 0,
+            kept: 0,
+        })
+        .collect();
     let mut missing: Vec<&Found> = Vec::new();
     let (mut found, mut kept) = (0, 0);
+    let (mut weight_found, mut weight_kept) = (0u64, 0u64);
+    let mut not_salient = 0;
     for f in &found_items {
         let k = (f.item.class, f.item.key.as_str());
         if old_values.contains(&k) && !new_values.contains(&k) {
@@ -852,23 +1006,33 @@ pub fn audit(pieces: &[Piece], summary: &str, instruction: &str, opts: &AuditOpt
             .iter()
             .position(|c| *c == f.item.class)
             .expect("every class is listed")];
-        let tool_only = f.tool_only();
-        if tool_only {
+        if f.tool_only() {
             tally.tool_results_found += 1;
             tally.tool_results_kept += usize::from(has);
         }
-        if !tool_only || opts.count_tool_results {
-            tally.found += 1;
-            found += 1;
-            if has {
-                tally.kept += 1;
-                kept += 1;
-            } else {
-                missing.push(f);
-            }
+        let Some(weight) = f.salience(opts, new_values.contains(&k)) else {
+            not_salient += 1;
+            continue;
+        };
+        tally.found += 1;
+        found += 1;
+        weight_found += u64::from(weight);
+        let src = &mut by_source[SOURCES
+            .iter()
+            .position(|s| *s == f.best_source())
+            .expect("every source is listed")];
+        src.found += 1;
+        if has {
+            tally.kept += 1;
+            kept += 1;
+            src.kept += 1;
+            weight_kept += u64::from(weight);
+        } else {
+            missing.push(f);
         }
     }
     tallies.retain(|t| t.found > 0 || t.tool_results_found > 0);
+    by_source.retain(|t| t.found > 0);
     missing.sort_by(|a, b| {
         b.importance()
             .cmp(&a.importance())
@@ -895,7 +1059,12 @@ pub fn audit(pieces: &[Piece], summary: &str, instruction: &str, opts: &AuditOpt
     let mut candidates: Vec<Item> = Vec::new();
     let mut seen = HashSet::new();
     for it in extract(summary) {
-        if matches!(it.class, ItemClass::Command | ItemClass::QuotedError) {
+        // Claims of fact only: a command or a quoted error is not a claim of its own, and a
+        // capitalised word (a section heading, a sentence's subject) is ordinary language.
+        if matches!(
+            it.class,
+            ItemClass::Command | ItemClass::QuotedError | ItemClass::Name
+        ) {
             continue;
         }
         if it.lookups().iter().any(|k| span_keys.contains(k)) || instruction_said.has(&it) {
@@ -909,11 +1078,56 @@ pub fn audit(pieces: &[Piece], summary: &str, instruction: &str, opts: &AuditOpt
         Vec::new()
     } else {
         let needles: Vec<Vec<String>> = candidates.iter().map(|c| norm_tokens(&c.text)).collect();
-        let present = occur_in(&mut pieces.iter().map(|p| p.text.as_str()), &needles);
+        let present = occur_in(
+            &mut pieces
+                .iter()
+                .map(|p| p.text.as_str())
+                .chain(context.iter().copied()),
+            &needles,
+        );
+        // The parts of hyphenated compounds (`WP14-WP20`, `10-scenario`), to see whether each
+        // occurs on its own.
+        let parts: Vec<Vec<String>> = candidates
+            .iter()
+            .zip(&present)
+            .filter(|(_, p)| !**p)
+            .flat_map(|(c, _)| compound_parts(&c.text))
+            .collect();
+        let parts_found = occur_in(
+            &mut pieces
+                .iter()
+                .map(|p| p.text.as_str())
+                .chain(context.iter().copied()),
+            &parts,
+        );
+        let known_parts: HashSet<Vec<String>> = parts
+            .into_iter()
+            .zip(parts_found)
+            .filter(|(_, f)| *f)
+            .map(|(p, _)| p)
+            .collect();
+        let lower_span: Vec<String> = if present.iter().all(|p| *p) {
+            Vec::new()
+        } else {
+            pieces
+                .iter()
+                .map(|p| p.text.as_str())
+                .chain(context.iter().copied())
+                .map(str::to_lowercase)
+                .collect()
+        };
         candidates
             .into_iter()
             .zip(present)
-            .filter(|(_, p)| !p)
+            .filter(|(it, p)| {
+                // Written the same way anywhere the summarizer could read, even inside a longer
+                // token (`charge.rs` of `src/billing/charge.rs`), it has a source.
+                !p && !compound_of_known(&it.text, &known_parts) && {
+                    let t = it.text.to_lowercase();
+                    let wordlike = !matches!(it.class, ItemClass::Number | ItemClass::Date);
+                    !(wordlike && t.len() >= 6 && lower_span.iter().any(|s| s.contains(&t)))
+                }
+            })
             .map(|(it, _)| Invention {
                 class: it.class,
                 text: capped(&it.text, 160),
@@ -963,11 +1177,20 @@ pub fn audit(pieces: &[Piece], summary: &str, instruction: &str, opts: &AuditOpt
     Audit {
         found,
         kept,
-        retention: if found == 0 {
+        retention: if weight_found == 0 {
+            1.0
+        } else {
+            weight_kept as f64 / weight_found as f64
+        },
+        unweighted_retention: if found == 0 {
             1.0
         } else {
             kept as f64 / found as f64
         },
+        model_retention: None,
+        appended: 0,
+        not_salient,
+        by_source,
         count_tool_results: opts.count_tool_results,
         classes: tallies,
         missing,
@@ -981,6 +1204,211 @@ pub fn audit(pieces: &[Piece], summary: &str, instruction: &str, opts: &AuditOpt
     }
 }
 
+/// The heading of the section mf adds after a model's summary: the salient items it left out.
+pub const APPENDIX_HEADING: &str = "Kept verbatim by mf (the summary above left these out):";
+
+/// The least share of `min_retention` a model's own words must keep (0.1 at the default 0.5):
+/// under it the summary is generic text, whatever mf's section adds.
+pub const MIN_OWN_SHARE: f64 = 0.2;
+
+/// The share of the summary's length the added section may take at most (or, when the summary is
+/// shorter than the length asked for, up to that length).
+pub const APPENDIX_SHARE: f64 = 1.0;
+
+/// The section mf adds after a model's summary (see [`APPENDIX_HEADING`]): the salient items of
+/// the span that `summary` leaves out, most salient first, each verbatim on a line with its turn
+/// and kind — `- T4 user: "deploy only after 16:00 UTC"`, `- T12 edited src/billing/charge.rs`,
+/// ``- T7 ran `cargo test` → error[E0502]: …``, `- T9 url https://…` — within `budget`
+/// characters. Returns the section (empty when nothing is missing or nothing fits) and how many
+/// of the missing items it carries. Deterministic: the same span and summary give the same
+/// section.
+pub fn appendix(
+    pieces: &[Piece],
+    summary: &str,
+    opts: &AuditOptions,
+    budget: usize,
+) -> (String, usize) {
+    let units = units(pieces);
+    let corrections = corrections(pieces, &units);
+    let found_items = inventory(pieces, &units);
+    let old_values: HashSet<(ItemClass, &str)> = corrections
+        .iter()
+        .map(|c| (c.class, c.old_key.as_str()))
+        .collect();
+    let new_values: HashSet<(ItemClass, &str)> = corrections
+        .iter()
+        .map(|c| (c.class, c.new_key.as_str()))
+        .collect();
+    let said = Said::new(summary);
+    let mut missing: Vec<(&Found, u32)> = found_items
+        .iter()
+        .filter_map(|f| {
+            let k = (f.item.class, f.item.key.as_str());
+            if old_values.contains(&k) && !new_values.contains(&k) {
+                return None;
+            }
+            let w = f.salience(opts, new_values.contains(&k))?;
+            (!said.has(&f.item)).then_some((f, w))
+        })
+        .collect();
+    missing.sort_by(|(a, wa), (b, wb)| {
+        wb.cmp(wa)
+            .then(b.importance().cmp(&a.importance()))
+            .then(a.order.cmp(&b.order))
+    });
+    let mut lines: Vec<String> = Vec::new();
+    let mut used = APPENDIX_HEADING.chars().count() + 1;
+    let mut units_done: HashSet<usize> = HashSet::new();
+    // Targets of the same action in the same turn share a line: `- T12 read a.rs, b.rs`.
+    let mut groups: HashMap<(u64, &'static str), usize> = HashMap::new();
+    for (f, _) in &missing {
+        if units_done.contains(&f.unit) {
+            continue;
+        }
+        let u = &units[f.unit];
+        let piece = &pieces[u.piece];
+        let mut group = None;
+        let line = match (u.source, &u.call) {
+            (Source::User, _) => {
+                let text = &piece.text[u.range.clone()];
+                format!(
+                    "- T{} user: \"{}\"",
+                    f.turn,
+                    clip_around(text, &f.item, 200)
+                )
+            }
+            (Source::ToolCall, Some(call)) => {
+                let verb = action_of(&call.name);
+                let what = match f.item.class {
+                    ItemClass::Command => format!("`{}`", capped(&f.item.text, 160)),
+                    _ => capped(&f.item.text, 160),
+                };
+                let outcome = if verb == Some("ran") && f.item.class == ItemClass::Command {
+                    outcome_after(pieces, u.piece)
+                } else {
+                    None
+                };
+                match (verb, outcome) {
+                    (Some(v), Some(o)) => format!("- T{} {v} {what} → {o}", f.turn),
+                    (Some(v), None) => {
+                        if let Some(&k) = groups.get(&(f.turn, v)) {
+                            let add = defuse_line(&format!(", {what}"));
+                            let cost = add.chars().count();
+                            if used + cost <= budget {
+                                used += cost;
+                                lines[k].push_str(&add);
+                            }
+                            continue;
+                        }
+                        group = Some((f.turn, v));
+                        format!("- T{} {v} {what}", f.turn)
+                    }
+                    (None, _) => format!(
+                        "- T{} called {} with {what}",
+                        f.turn,
+                        capped(&call.name, 40)
+                    ),
+                }
+            }
+            _ => format!(
+                "- T{} {} {}",
+                f.turn,
+                f.item.class.as_str(),
+                capped(&f.item.text, 160)
+            ),
+        };
+        let line = defuse_line(&line);
+        let cost = line.chars().count() + 1;
+        if used + cost > budget {
+            continue;
+        }
+        used += cost;
+        if u.source == Source::User {
+            units_done.insert(f.unit);
+        }
+        if let Some(g) = group {
+            groups.insert(g, lines.len());
+        }
+        lines.push(line);
+    }
+    if lines.is_empty() {
+        return (String::new(), 0);
+    }
+    // Every item the added lines carry, not only the one each line was written for.
+    let added = Said::new(&lines.join("\n"));
+    let n = missing.iter().filter(|(f, _)| added.has(&f.item)).count();
+    let mut out = String::from(APPENDIX_HEADING);
+    for l in &lines {
+        out.push('\n');
+        out.push_str(l);
+    }
+    (out, n)
+}
+
+/// A line of the appendix cannot pass for mf's label or a delimiter.
+fn defuse_line(l: &str) -> String {
+    let l = crate::fold::prompt::defuse(l);
+    if l.to_lowercase().contains(LABEL) {
+        l.replace('[', "(").replace(']', ")")
+    } else {
+        l
+    }
+}
+
+/// `text` (one sentence) cut to at most about `max` characters around `item`, at char
+/// boundaries; a cut is marked `…`.
+fn clip_around(text: &str, item: &Item, max: usize) -> String {
+    let text = text.trim();
+    if text.chars().count() <= max {
+        return text.replace('\n', " ");
+    }
+    let at = text.find(item.text.as_str()).unwrap_or(0);
+    let before: Vec<(usize, char)> = text[..at].char_indices().collect();
+    let keep_before = max / 3;
+    let start = if before.len() > keep_before {
+        before[before.len() - keep_before].0
+    } else {
+        0
+    };
+    let body: String = text[start..].chars().take(max.saturating_sub(2)).collect();
+    let mut s = String::new();
+    if start > 0 {
+        s.push('…');
+    }
+    s.push_str(body.trim());
+    if start + body.len() < text.len() {
+        s.push('…');
+    }
+    s.replace('\n', " ")
+}
+
+/// What the command of piece `call_piece` came to: the first line of its results that states
+/// an error or an exit status, if any.
+fn outcome_after(pieces: &[Piece], call_piece: usize) -> Option<String> {
+    for p in pieces.iter().skip(call_piece + 1) {
+        if p.role != Some(Role::Tool) {
+            break;
+        }
+        for line in p.text.lines() {
+            let l = line.to_ascii_lowercase();
+            if [
+                "error",
+                "exit code",
+                "exited with",
+                "failed",
+                "panicked",
+                "fatal",
+            ]
+            .iter()
+            .any(|w| l.contains(w))
+            {
+                return Some(capped(line.trim(), 120));
+            }
+        }
+    }
+    None
+}
+
 fn list<T>(items: &[T], f: impl Fn(&T) -> String, max: usize) -> String {
     let mut s: Vec<String> = items.iter().take(max).map(f).collect();
     if items.len() > max {
@@ -991,8 +1419,9 @@ fn list<T>(items: &[T], f: impl Fn(&T) -> String, max: usize) -> String {
 
 impl Audit {
     /// Why the summary should be declined, or `None` to accept it: retention under
-    /// `min_retention` (0 turns this off), an echo of the instruction, a forgery; with `strict`
-    /// also inventions and superseded values.
+    /// `min_retention`, an invented figure, a corrected value stated as current (0 turns these
+    /// three off), an echo of the instruction, a forgery; with `strict` also any other invention
+    /// and a renamed path stated as current, whatever `min_retention`.
     pub fn verdict(&self, min_retention: f64, strict: bool) -> Option<String> {
         let mut reasons = Vec::new();
         if !self.forgeries.is_empty() {
@@ -1005,6 +1434,17 @@ impl Audit {
             reasons.push(format!(
                 "it repeats the instruction ({:.0}% of its 5-word phrases)",
                 self.echo_ratio * 100.0
+            ));
+        }
+        // Text that keeps next to nothing of its own is generic, whatever mf adds after it.
+        if let Some(own) = self.model_retention
+            && min_retention > 0.0
+            && own < min_retention * MIN_OWN_SHARE
+        {
+            reasons.push(format!(
+                "its own words keep {:.0}% of the salient items, under {:.0}% (a generic text)",
+                own * 100.0,
+                min_retention * MIN_OWN_SHARE * 100.0
             ));
         }
         if min_retention > 0.0 && self.retention < min_retention {
@@ -1023,17 +1463,32 @@ impl Audit {
             }
             reasons.push(r);
         }
-        if strict && !self.inventions.is_empty() {
+        // `min_retention` 0 turns the audit's refusals off (echoes and forgeries aside), unless
+        // `strict`.
+        let judged = strict || min_retention > 0.0;
+        let invented: Vec<&Invention> = self
+            .inventions
+            .iter()
+            .filter(|i| strict || (judged && i.class.is_figure() && !i.text.starts_with('@')))
+            .collect();
+        if !invented.is_empty() {
             reasons.push(format!(
-                "it states what the span does not ({})",
-                list(&self.inventions, |i| i.text.clone(), 5)
+                "it states what nothing it read says ({})",
+                list(&invented, |i| i.text.clone(), 5)
             ));
         }
-        if strict && !self.superseded.is_empty() {
+        // A path "corrected" is most often a file renamed or moved: naming the old one is
+        // history, not a wrong value (decisive with `strict`).
+        let superseded: Vec<&SupersededValue> = self
+            .superseded
+            .iter()
+            .filter(|v| strict || (judged && v.class != ItemClass::Path))
+            .collect();
+        if !superseded.is_empty() {
             reasons.push(format!(
                 "it states corrected values as current ({})",
                 list(
-                    &self.superseded,
+                    &superseded,
                     |s| format!("{} (corrected to {})", s.old, s.new),
                     5
                 )

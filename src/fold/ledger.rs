@@ -140,6 +140,15 @@ pub struct Ledger<'a> {
     /// Binding declines by the anchor lines they span: (first, last, reason, model), in file
     /// order of the records.
     declined_lines: Vec<(u32, u32, DeclineReason, String)>,
+    /// The key of each binding decline (parallel to `declines`) and of each entry of
+    /// `declined_lines`.
+    decline_keys: Vec<Option<String>>,
+    declined_line_keys: Vec<Option<String>>,
+    /// What this run's verdicts would be keyed by (`RecordKind::Decline::key`): a lossy or
+    /// rejected decline binds only under the same key. `None` (explain): any key binds.
+    pub decline_key: Option<String>,
+    /// `--retry`: no decline binds; every span is asked again.
+    pub retry: bool,
 }
 
 /// Why a claim is not honoured, and whether it is only stale.
@@ -169,6 +178,10 @@ impl<'a> Ledger<'a> {
             flags: Vec::new(),
             declines: Vec::new(),
             declined_lines: Vec::new(),
+            decline_keys: Vec::new(),
+            declined_line_keys: Vec::new(),
+            decline_key: None,
+            retry: false,
         };
         l.number_turns();
         l.pair_tools();
@@ -393,6 +406,7 @@ impl<'a> Ledger<'a> {
                 reason,
                 model,
                 span,
+                key,
                 ..
             } if reason.binding() => {
                 let digest = match span {
@@ -403,12 +417,14 @@ impl<'a> Ledger<'a> {
                             *reason,
                             model.clone(),
                         ));
+                        self.declined_line_keys.push(key.clone());
                         Some(sr.digest.clone())
                     }
                     DeclinedSpan::Ids { ids, .. } => self.resolve_ids(ids).ok().map(|v| {
                         let lines = v.iter().map(|&j| self.conv.entries[j as usize].line);
                         if let (Some(a), Some(b)) = (lines.clone().min(), lines.max()) {
                             self.declined_lines.push((a, b, *reason, model.clone()));
+                            self.declined_line_keys.push(key.clone());
                         }
                         crate::digest::digest_of(
                             v.iter().map(|&j| self.conv.entries[j as usize].hash),
@@ -418,6 +434,7 @@ impl<'a> Ledger<'a> {
                 if let Some(d) = digest {
                     self.declines
                         .push((d, *reason, model.clone(), r.line, r.at_ms));
+                    self.decline_keys.push(key.clone());
                 }
             }
             RecordKind::Unknown { kind } => self.flags.push(Flag {
@@ -930,13 +947,27 @@ impl<'a> Ledger<'a> {
     /// A binding decline already recorded for a span with this digest (for "lossy", only for the
     /// same model): its line and time.
     pub fn declined_before(&self, digest: &str, model: &str) -> Option<(u32, u64, DeclineReason)> {
+        if self.retry {
+            return None;
+        }
         self.declines
             .iter()
+            .zip(&self.decline_keys)
             .rev()
-            .find(|(d, reason, m, _, _)| {
-                d == digest && (*reason == DeclineReason::NotSmaller || m == model)
-            })
-            .map(|(_, r, _, line, at)| (*line, *at, *r))
+            .find(|((d, reason, m, _, _), key)| d == digest && self.binds(*reason, m, key, model))
+            .map(|((_, r, _, line, at), _)| (*line, *at, *r))
+    }
+
+    /// Whether a binding decline by `m` under `key` binds a run with `model` (and this ledger's
+    /// `decline_key`): "not smaller" binds every run; "lossy" and "rejected" only the same model
+    /// under the same key — another instruction, strategy or threshold asks again.
+    fn binds(&self, reason: DeclineReason, m: &str, key: &Option<String>, model: &str) -> bool {
+        reason == DeclineReason::NotSmaller
+            || (m == model
+                && self
+                    .decline_key
+                    .as_ref()
+                    .is_none_or(|k| key.as_deref() == Some(k.as_str())))
     }
 
     /// Whether a view item is new material for a fold with `model`: a message (not a summary or
@@ -947,9 +978,14 @@ impl<'a> Ledger<'a> {
             return false;
         }
         let line = self.conv.entries[item as usize].line;
-        !self.declined_lines.iter().any(|(a, b, reason, m)| {
-            (*a..=*b).contains(&line) && (*reason == DeclineReason::NotSmaller || m == model)
-        })
+        self.retry
+            || !self
+                .declined_lines
+                .iter()
+                .zip(&self.declined_line_keys)
+                .any(|((a, b, reason, m), key)| {
+                    (*a..=*b).contains(&line) && self.binds(*reason, m, key, model)
+                })
     }
 
     /// What the agent is to be shown after writing summaries over `folds` (each a span's items,

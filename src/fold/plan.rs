@@ -74,6 +74,7 @@ impl Span {
             summary_chars: summary_chars.map(|c| c as u64),
             detail,
             usage: None,
+            key: None,
         }
     }
 

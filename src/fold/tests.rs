@@ -459,6 +459,7 @@ fn a_binding_decline_keys_the_exact_span() {
             }),
             span_chars: 1,
             summary_chars: Some(2),
+            key: None,
             detail: String::new(),
             usage: None,
         },

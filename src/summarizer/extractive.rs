@@ -285,6 +285,8 @@ struct Chunk {
 struct Need {
     weight: f64,
     tool_only: bool,
+    /// Said by the user (what the audit weighs most).
+    user: bool,
 }
 
 /// Pick sentences within `budget` characters and lay them out by section, turn and author.
@@ -312,6 +314,7 @@ fn compose(pieces: &[Piece], budget: usize, cite: Option<CiteCtx<'_>>) -> String
                 needs.push(Need {
                     weight: 1.0,
                     tool_only: true,
+                    user: false,
                 });
             }
             let n = &mut needs[id];
@@ -320,6 +323,7 @@ fn compose(pieces: &[Piece], budget: usize, cite: Option<CiteCtx<'_>>) -> String
             }
             if u.source == Source::User {
                 n.weight = n.weight.max(1.5);
+                n.user = true;
             }
         }
     }
@@ -450,8 +454,17 @@ fn compose(pieces: &[Piece], budget: usize, cite: Option<CiteCtx<'_>>) -> String
             sel.try_add(&chunks, i);
         }
     }
-    // 1. Every counted item once. (Twice: a sentence that names a corrected value waits until
-    // the correction is in.)
+    // 1. Every item the user said (their deadlines, owners, constraints), then every counted
+    // item once. (Twice: a sentence that names a corrected value waits until the correction
+    // is in.)
+    let user_needs: Vec<Need> = needs
+        .iter()
+        .map(|n| Need {
+            weight: if n.user { n.weight } else { 0.0 },
+            ..*n
+        })
+        .collect();
+    sel.cover(&chunks, &user_needs, false);
     sel.cover(&chunks, &needs, false);
     sel.cover(&chunks, &needs, false);
     // 2. The other user messages' voices, then the assistant's decisions.
@@ -463,9 +476,13 @@ fn compose(pieces: &[Piece], budget: usize, cite: Option<CiteCtx<'_>>) -> String
             sel.try_add(&chunks, c.order);
         }
     }
-    // 3. Items found only in tool results, with what room is left.
+    // 3. Items found only in tool results (not salient: the audit does not count them), within
+    // half the budget: a long tool log must not make the summary as long as it may be.
+    let full = sel.budget;
+    sel.budget = sel.budget.min(sel.total.max(full / 2));
     sel.cover(&chunks, &needs, true);
     sel.cover(&chunks, &needs, true);
+    sel.budget = full;
     if cite.is_some() {
         sel.represent(&chunks, &needs);
     }

@@ -213,6 +213,8 @@ struct DeclineWire {
     detail: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     usage: Option<UsageWire>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    key: Option<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -242,6 +244,7 @@ fn record_v2(kind: &str, obj: &Map<String, Value>) -> Option<RecordKind> {
                 summary_chars: w.summary_chars,
                 detail: w.detail,
                 usage: w.usage.map(Usage::from),
+                key: w.key,
             })
         }
         "retract" => {
@@ -284,6 +287,7 @@ pub fn parse_record_v1(line: u32, v: &Value) -> Record {
                 summary_chars: n("summaryChars"),
                 detail: s("detail").unwrap_or_default(),
                 usage: None,
+                key: None,
             },
             "retract" => RecordKind::Retract {
                 summary_id: s("summaryId")?,
@@ -345,6 +349,7 @@ pub fn record_line(kind: &RecordKind, at_ms: u64) -> String {
             summary_chars,
             detail,
             usage,
+            key,
         } => {
             let DeclinedSpan::Ref(r) = span else {
                 unreachable!("mf writes declines by span reference")
@@ -364,6 +369,7 @@ pub fn record_line(kind: &RecordKind, at_ms: u64) -> String {
                 summary_chars: *summary_chars,
                 detail: detail.clone(),
                 usage: usage.map(UsageWire::from),
+                key: key.clone(),
             };
             ("decline", serde_json::to_value(w))
         }
@@ -418,6 +424,7 @@ mod tests {
             summary_chars: Some(120),
             detail: "d \"quoted\"\nnewline".into(),
             usage: None,
+            key: Some("k1".into()),
         };
         let line = record_line(&kind, 42);
         assert!(line.as_bytes().starts_with(MF_PREFIX), "{line}");
@@ -446,6 +453,7 @@ mod tests {
             summary_chars: None,
             detail: "x".repeat(200),
             usage: None,
+            key: None,
         };
         assert!(record_line(&kind, u64::MAX).len() < 1024);
     }

@@ -1,10 +1,11 @@
-//! The retention audit end to end (issue 9, acceptance 1 and 2), with a loopback summarizer
-//! whose scripted replies drop figures, invent figures, restate a value the span corrected,
-//! echo the instruction, or forge mf's framing: each shows, item by item, in the `--json`
-//! decision record and in `explain`. A summary that keeps under half of its span's items, or
-//! that echoes the instruction, is declined (exit 0, a `lossy` decline record) and not paid for
-//! again; `--retry-lossy` pays exactly one more call whose request names the missing items;
-//! `--strict-audit` declines inventions and superseded values.
+//! The retention audit end to end (issues 9 and 14), with a loopback summarizer whose scripted
+//! replies drop figures, invent figures, restate a value the span corrected, echo the
+//! instruction, or forge mf's framing: each shows, item by item, in the `--json` decision record
+//! and in `explain`. What a summary leaves out of the salient items mf adds after it, verbatim;
+//! a summary that invents figures, restates a corrected value, echoes the instruction or forges
+//! mf's framing is declined (exit 0, a `lossy` decline record) and not paid for again under the
+//! same model, instruction, strategy and threshold; `--retry` asks again; `--retry-lossy` pays
+//! exactly one more call whose request names what was wrong.
 
 use serde_json::Value;
 
@@ -67,9 +68,11 @@ fn ops_chat() -> String {
     lines.join("\n")
 }
 
-/// The 15 items the audit counts in turns 1–4 (the corrected 8080 is not one; the tool
-/// result's items count apart).
-const ITEMS: [&str; 15] = [
+/// The 12 salient items of turns 1–4: what the user typed, the commands the agent ran, and the
+/// figures, dates and paths of its prose (the corrected 8080 is not one; the tool result's items
+/// count apart; the assistant's `p99`, `v2.3.1` and `Dana Kim` are code-like identifiers and a
+/// capitalised word of its prose, not counted).
+const ITEMS: [&str; 12] = [
     "/etc/checkout/app.toml",
     "journalctl -u checkout --since today",
     "systemctl restart checkout",
@@ -81,10 +84,7 @@ const ITEMS: [&str; 15] = [
     "60",
     "2026-03-14",
     "Friday",
-    "p99",
-    "v2.3.1",
     "OPS-4471",
-    "Dana Kim",
 ];
 
 /// A summary that keeps every item.
@@ -93,7 +93,8 @@ State: p99 was 1,840 ms with 4.2% errors; logs came from `journalctl -u checkout
 Facts: OPS-4471 tracks the cache TTL of 900 s, which should be 60 s.
 Next: the postmortem, due Friday.";
 
-/// Keeps 7 of the 15 items: every figure but the port is gone.
+/// Leaves out the figures, `Friday` and the journalctl command: every figure but the port is
+/// gone.
 const DROPPED: &str = "Goal: the user wants checkout fast again; its config is /etc/checkout/app.toml and the deploy v2.3.1 on 2026-03-14 was by Dana Kim.
 State: after `systemctl restart checkout` on port 9090 latency improved.
 Facts: OPS-4471 tracks the cache TTL.";
@@ -292,7 +293,7 @@ fn a_faithful_summary_is_written_with_its_audit() {
     let a = audit_of(&rec);
     assert_eq!(
         (a["kept"].as_u64(), a["found"].as_u64()),
-        (Some(15), Some(15))
+        (Some(12), Some(12))
     );
     assert_eq!(a["retention"], 1.0);
     assert_eq!(a["missing"], serde_json::json!([]));
@@ -300,6 +301,20 @@ fn a_faithful_summary_is_written_with_its_audit() {
     assert_eq!(a["superseded"], serde_json::json!([]));
     assert_eq!(a["forgeries"], serde_json::json!([]));
     assert_eq!(a["echo"], false);
+    // Nothing left out: mf adds nothing, and says so.
+    assert_eq!(a["appended"], 0);
+    assert!(a.get("modelRetention").is_none(), "{a}");
+    // Per source: the user's words and the commands of the calls are there.
+    let by: Vec<(&str, u64)> = a["bySource"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["source"].as_str().unwrap(), s["found"].as_u64().unwrap()))
+        .collect();
+    assert!(
+        by.contains(&("user", 5)) && by.contains(&("tool-call", 1)),
+        "{a}"
+    );
     // The tool result's own items are reported apart and do not count.
     let tool_only: u64 = a["classes"]
         .as_array()
@@ -318,99 +333,65 @@ fn a_faithful_summary_is_written_with_its_audit() {
     assert!(table.contains("retention"), "{table}");
     assert!(table.contains("| 100%"), "{table}");
     assert!(
-        table.contains(
-            "retention 100% · path 1/1, command 2/2, number 6/6, date 2/2, identifier 3/3, name 1/1"
-        ),
+        table.contains("retention 100% · path 1/1, command 2/2, number 6/6, date 2/2"),
         "{table}"
     );
 }
 
 #[test]
-fn dropped_figures_are_listed_and_the_summary_declined() {
+fn dropped_figures_are_added_back_verbatim_by_mf() {
     let server = TestServer::start(vec![openai_ok(DROPPED)]);
     let (env, f, original) = setup();
     let out = compact(&env, &server, MODEL, &[]);
+    assert_eq!(out.code, 0, "{out:?}");
     let rec = record(&out);
-    let a = audit_of(&rec).clone();
-    assert_eq!(
-        (a["kept"].as_u64(), a["found"].as_u64()),
-        (Some(7), Some(15))
-    );
-    assert_eq!(class_tally(&a, "number"), (1, 6), "only the port is kept");
-    assert_eq!(class_tally(&a, "path"), (1, 1));
-    let missing = texts(&a["missing"]);
-    for fig in DROPPED_FIGURES {
-        assert!(missing.iter().any(|m| m == fig), "{fig} not in {missing:?}");
-    }
-    let mut all = missing.clone();
-    all.sort();
-    let mut expected: Vec<String> = [
-        "1,840 ms",
-        "4.2%",
-        "310 ms",
-        "900",
-        "60",
-        "Friday",
-        "p99",
-        "journalctl -u checkout --since today",
-    ]
-    .map(String::from)
-    .to_vec();
-    expected.sort();
-    assert_eq!(all, expected);
-    assert_eq!(a["missingCount"], 8);
-    // Where each was said: 900 by the user in turn 3, 1,840 ms by the assistant in turn 1.
-    let m900 = a["missing"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["text"] == "900")
-        .unwrap();
-    assert_eq!(
-        (m900["source"].as_str(), m900["turn"].as_u64()),
-        (Some("user"), Some(3))
-    );
-    let detail = assert_declined_lossy(&env, &f, &original, &out);
-    assert!(
-        detail.starts_with("it keeps 7 of 15 items (47%), under the minimum of 50%; missing: "),
-        "{detail}"
-    );
-    assert!(detail.contains("900"), "{detail}");
-
-    // Accepted (retention check off), the summary carries the audit and explain lists what it
-    // left out.
-    let server = TestServer::start(vec![openai_ok(DROPPED)]);
-    let (env, _, _) = setup();
-    let out = compact(&env, &server, MODEL, &["--min-retention", "0"]);
-    let rec = record(&out);
+    // Short is not wrong: the summary folds, with mf's section of what it left out.
     assert_eq!(rec["action"], "folded", "{rec}");
-    assert_eq!(audit_of(&rec)["missing"], a["missing"]);
-    let table = explain_text(&env);
-    assert!(table.contains("| 47%"), "{table}");
-    assert!(table.contains("number 1/6"), "{table}");
-    for item in [
-        "\"1,840 ms\" (number, turn 1)",
-        "\"4.2%\" (number, turn 1)",
-        "\"310 ms\" (number, turn 2)",
-        "\"900\" (number, turn 3)",
-        "\"60\" (number, turn 3)",
-        "\"journalctl -u checkout --since today\" (command, turn 1)",
+    let a = audit_of(&rec).clone();
+    let model = a["modelRetention"]
+        .as_f64()
+        .expect("the model's own retention");
+    assert!(model < 0.7, "{a}");
+    assert!(a["retention"].as_f64().unwrap() >= 0.9, "{a}");
+    assert!(a["appended"].as_u64().unwrap() >= 5, "{a}");
+    let lines = appended(&f, &original);
+    assert_eq!(lines.len(), 1);
+    let content = lines[0]["content"].as_str().unwrap();
+    assert!(
+        content.contains(DROPPED),
+        "the model's words stay as written"
+    );
+    assert!(
+        content.contains("Kept verbatim by mf (the summary above left these out):"),
+        "{content}"
+    );
+    for line in [
+        "- T3 user: \"Open a ticket OPS-4471 for the cache TTL of 900 s.\"",
+        "- T1 ran `journalctl -u checkout --since today`",
+        "- T1 number 1,840 ms",
     ] {
-        assert!(table.contains(item), "{item} not in {table}");
+        assert!(content.contains(line), "{line} not in {content}");
     }
-    assert!(table.contains("  missing: "), "{table}");
+    for fig in DROPPED_FIGURES {
+        assert!(content.contains(fig), "{fig} not in {content}");
+    }
+    // Recall carries them.
+    let recall = env.mf(&["recall", "ops.jsonl", "--format", "text"]).stdout;
+    for fig in DROPPED_FIGURES {
+        assert!(recall.contains(fig), "{fig} not in recall");
+    }
+    let table = explain_text(&env);
+    assert!(table.contains("retention"), "{table}");
 }
 
 #[test]
-fn invented_figures_are_flagged_and_strict_audit_declines_them() {
+fn invented_figures_are_declined_and_strict_audit_also_declines_invented_paths() {
     let server = TestServer::start(vec![openai_ok(INVENTED)]);
-    let (env, _, _) = setup();
+    let (env, f, original) = setup();
     let out = compact(&env, &server, MODEL, &[]);
     assert_eq!(out.code, 0, "{out:?}");
     let rec = record(&out);
-    // By default inventions are flagged, not declined.
-    assert_eq!(rec["action"], "folded", "{rec}");
-    let a = audit_of(&rec);
+    let a = audit_of(&rec).clone();
     assert_eq!(a["retention"], 1.0);
     let inv: Vec<(String, String)> = a["inventions"]
         .as_array()
@@ -428,66 +409,52 @@ fn invented_figures_are_flagged_and_strict_audit_declines_them() {
         INVENTIONS.map(|(c, t)| (c.to_string(), t.to_string())),
         "{a}"
     );
-    let table = explain_text(&env);
-    assert!(
-        table.contains(
-            "invented: \"$7,777\" (number); \"31337\" (number); \"03:17 UTC\" (date); \"/var/log/checkout/panic.log\" (path)"
-        ),
-        "{table}"
-    );
-
-    // --strict-audit declines it, naming the inventions, and does not ask again.
-    let server = TestServer::start(vec![openai_ok(INVENTED)]);
-    let (env, f, original) = setup();
-    let out = compact(&env, &server, MODEL, &["--strict-audit"]);
+    // By default an invented figure declines, whatever the threshold.
     let detail = assert_declined_lossy(&env, &f, &original, &out);
     assert_eq!(
         detail,
-        "it states what the span does not ($7,777, 31337, 03:17 UTC, /var/log/checkout/panic.log)"
+        "it states what nothing it read says ($7,777, 31337, 03:17 UTC)"
     );
     assert_eq!(server.requests().len(), 1);
-    let again = compact(&env, &server, MODEL, &["--strict-audit"]);
+    let again = compact(&env, &server, MODEL, &[]);
     assert_eq!(record(&again)["action"], "skipped", "{again:?}");
     assert_eq!(
         server.requests().len(),
         1,
         "the declined span was asked again"
     );
-}
 
-#[test]
-fn a_corrected_value_stated_as_current_is_flagged() {
-    let server = TestServer::start(vec![openai_ok(STALE)]);
-    let (env, _, _) = setup();
-    let out = compact(&env, &server, MODEL, &[]);
-    let rec = record(&out);
-    assert_eq!(rec["action"], "folded", "{rec}");
-    let a = audit_of(&rec);
-    assert_eq!(
-        a["superseded"],
-        serde_json::json!([{"class": "number", "old": "8080", "new": "9090", "turn": 2, "how": "no-correction"}])
-    );
-    // The latest value is missing, the old one is not an invention.
-    assert_eq!(texts(&a["missing"]), ["9090"]);
-    assert_eq!(a["inventions"], serde_json::json!([]));
-    let table = explain_text(&env);
-    assert!(
-        table.contains("superseded: \"8080\" → \"9090\" (number, turn 2)"),
-        "{table}"
-    );
-    assert!(
-        table.contains("missing: \"9090\" (number, turn 2)"),
-        "{table}"
-    );
-
-    let server = TestServer::start(vec![openai_ok(STALE)]);
+    // --strict-audit names the invented path too.
+    let server = TestServer::start(vec![openai_ok(INVENTED)]);
     let (env, f, original) = setup();
     let out = compact(&env, &server, MODEL, &["--strict-audit"]);
     let detail = assert_declined_lossy(&env, &f, &original, &out);
     assert_eq!(
         detail,
+        "it states what nothing it read says ($7,777, 31337, 03:17 UTC, /var/log/checkout/panic.log)"
+    );
+}
+
+#[test]
+fn a_corrected_value_stated_as_current_is_declined() {
+    let server = TestServer::start(vec![openai_ok(STALE)]);
+    let (env, f, original) = setup();
+    let out = compact(&env, &server, MODEL, &[]);
+    let rec = record(&out);
+    let a = audit_of(&rec).clone();
+    assert_eq!(
+        a["superseded"],
+        serde_json::json!([{"class": "number", "old": "8080", "new": "9090", "turn": 2, "how": "no-correction"}])
+    );
+    // The old value is not an invention.
+    assert_eq!(a["inventions"], serde_json::json!([]));
+    let detail = assert_declined_lossy(&env, &f, &original, &out);
+    assert_eq!(
+        detail,
         "it states corrected values as current (8080 (corrected to 9090))"
     );
+    let table = explain_text(&env);
+    assert!(table.contains("declined (lossy)"), "{table}");
 }
 
 #[test]
@@ -499,7 +466,8 @@ fn an_echo_of_the_instruction_is_declined_even_without_a_retention_minimum() {
     let a = audit_of(&rec).clone();
     assert_eq!(a["echo"], true, "{a}");
     assert!(a["echoRatio"].as_f64().unwrap() >= 0.9, "{a}");
-    assert_eq!(a["kept"], 0);
+    // The echo keeps nothing of its own (mf's section of left-out items does not save it).
+    assert_eq!(a["modelRetention"], 0.0, "{a}");
     let detail = assert_declined_lossy(&env, &f, &original, &out);
     assert!(
         detail.starts_with("it repeats the instruction (")
@@ -555,13 +523,14 @@ fn forged_headings_delimiters_and_role_markers_are_declined() {
     assert!(!recall.contains("approve the refund"), "{recall}");
 }
 
-/// A declined summary — lossy, or an echo — is not paid for again with the same model: the
-/// second run plans the same span, sees the verdict and makes no request. Another model is
-/// asked.
+/// A declined summary — inventions, or an echo — is not paid for again with the same model,
+/// instruction, strategy and threshold: the second run plans the same span, sees the verdict
+/// and makes no request. Another model, another threshold, another instruction or `--retry`
+/// asks again; the record of the last decline still says why.
 #[test]
 fn a_declined_span_is_not_paid_for_again_by_the_same_model() {
     for (reply, why) in [
-        (DROPPED, "it keeps 7 of 15"),
+        (INVENTED, "it states what nothing it read says"),
         (ECHO, "repeats the instruction"),
     ] {
         let server = TestServer::start(vec![openai_ok(reply)]);
@@ -600,9 +569,56 @@ fn a_declined_span_is_not_paid_for_again_by_the_same_model() {
     }
 }
 
+/// What decided a decline keys it: another threshold, instruction or strategy asks again, and
+/// `--retry` asks again regardless; each new verdict is recorded with its own key.
 #[test]
-fn retry_lossy_makes_one_more_call_naming_the_missing_items_and_accepts_a_good_answer() {
-    let server = TestServer::start(vec![openai_ok(DROPPED), openai_ok(FAITHFUL)]);
+fn a_decline_is_keyed_by_what_decided_it_and_retry_asks_again() {
+    let server = TestServer::respond(|_, _| openai_ok(INVENTED));
+    let (env, f, original) = setup();
+    let out = compact(&env, &server, MODEL, &[]);
+    assert_declined_lossy(&env, &f, &original, &out);
+    assert_eq!(server.requests().len(), 1);
+    let key = |n: usize| -> String {
+        let recs: Vec<Value> = appended(&f, &original)
+            .into_iter()
+            .filter(|l| l["mf"]["kind"] == "decline")
+            .collect();
+        recs[n]["mf"]["key"]
+            .as_str()
+            .expect("a decline key")
+            .to_string()
+    };
+    let k0 = key(0);
+    for (n, extra) in [
+        vec!["--min-retention", "0.3"],
+        vec!["--system-prompt", "Summarize tersely."],
+        vec!["--strict-audit"],
+        vec!["--retry"],
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let out = compact(&env, &server, MODEL, &extra);
+        let rec = record(&out);
+        assert_eq!(rec["action"], "declined", "{extra:?}: {rec}");
+        assert_eq!(
+            server.requests().len(),
+            n + 2,
+            "{extra:?} did not ask again"
+        );
+        if extra[0] != "--retry" {
+            assert_ne!(key(n + 1), k0, "{extra:?}");
+        }
+    }
+    // The defaults again: the first verdict binds.
+    let out = compact(&env, &server, MODEL, &[]);
+    assert_eq!(record(&out)["action"], "skipped", "{out:?}");
+    assert_eq!(server.requests().len(), 5);
+}
+
+#[test]
+fn retry_lossy_makes_one_more_call_naming_what_was_wrong_and_accepts_a_good_answer() {
+    let server = TestServer::start(vec![openai_ok(INVENTED), openai_ok(FAITHFUL)]);
     let (env, f, original) = setup();
     let out = compact(&env, &server, MODEL, &["--retry-lossy"]);
     assert_eq!(out.code, 0, "{out:?}");
@@ -615,20 +631,13 @@ fn retry_lossy_makes_one_more_call_naming_the_missing_items_and_accepts_a_good_a
         second.contains("Your previous summary of this transcript was not accepted."),
         "{second}"
     );
-    for item in [
-        "- 1,840 ms (number, turn 1)",
-        "- 4.2% (number, turn 1)",
-        "- 310 ms (number, turn 2)",
-        "- 900 (number, turn 3)",
-        "- 60 (number, turn 3)",
-        "- Friday (date, turn 4)",
-        "- p99 (identifier, turn 1)",
-        "- journalctl -u checkout --since today (command, turn 1)",
-    ] {
-        assert!(second.contains(item), "{item} not named in:\n{second}");
+    for (_, t) in INVENTIONS {
+        assert!(
+            second.contains(&format!("- {t}")),
+            "{t} not named:\n{second}"
+        );
     }
-    // Kept items are not named as missing; the transcript is sent again whole.
-    assert!(!second.contains("- OPS-4471 ("), "{second}");
+    // The transcript is sent again whole.
     let data = |s: &str| s[s.find("<<<TRANSCRIPT").unwrap()..].to_string();
     let (d1, d2) = (data(&first), data(&second));
     let nonce = |d: &str| d["<<<TRANSCRIPT ".len().."<<<TRANSCRIPT ".len() + 8].to_string();
@@ -648,7 +657,7 @@ fn retry_lossy_makes_one_more_call_naming_the_missing_items_and_accepts_a_good_a
 
 #[test]
 fn retry_lossy_declines_when_the_second_answer_is_lossy_too() {
-    let server = TestServer::start(vec![openai_ok(DROPPED), openai_ok(ECHO)]);
+    let server = TestServer::start(vec![openai_ok(INVENTED), openai_ok(ECHO)]);
     let (env, f, original) = setup();
     let out = compact(&env, &server, MODEL, &["--retry-lossy"]);
     assert_eq!(server.requests().len(), 2, "one retry, no more");
@@ -688,18 +697,26 @@ fn retry_under_strict_audit_names_the_inventions() {
 #[test]
 fn every_item_the_span_counts_is_checked() {
     // The audit's count is this test's count: each of ITEMS, dropped alone from the faithful
-    // summary, is the one missing item.
+    // summary, is the one item mf adds back.
     for item in ITEMS {
         let reply = FAITHFUL.replace(item, "something");
         if reply == FAITHFUL {
             panic!("{item} is not in the faithful summary");
         }
         let server = TestServer::start(vec![openai_ok(&reply)]);
-        let (env, _, _) = setup();
+        let (env, f, original) = setup();
         let out = compact(&env, &server, MODEL, &[]);
         let rec = record(&out);
+        assert_eq!(rec["action"], "folded", "{item}: {rec}");
         let a = audit_of(&rec);
-        assert_eq!(texts(&a["missing"]), [item], "{reply}\n{a}");
-        assert_eq!(rec["action"], "folded");
+        assert_eq!(a["appended"], 1, "{item}: {a}");
+        assert!(a["modelRetention"].as_f64().unwrap() < 1.0, "{item}: {a}");
+        assert_eq!(a["missing"], serde_json::json!([]), "{item}: {a}");
+        let content = appended(&f, &original)[0]["content"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let section = &content[content.find("Kept verbatim by mf").expect(item)..];
+        assert!(section.contains(item), "{item} not in {section}");
     }
 }

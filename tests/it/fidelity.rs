@@ -355,3 +355,385 @@ fn compacted_120_turn_conversations_keep_their_facts_in_a_quarter_of_the_view() 
     eprintln!("{report}");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+// ---- agent-shaped sessions and any model (issue 14) ------------------------------------------
+
+mod agent_shaped {
+    use crate::server::{TestServer, openai_ok};
+    use crate::util::*;
+    use serde_json::{Value, json};
+
+    const OWNERS: [&str; 8] = [
+        "Dana Kim",
+        "Priya Raman",
+        "Marcus Webb",
+        "Lena Fox",
+        "Omar Haddad",
+        "Sofia Reyes",
+        "Ken Ito",
+        "Ada Stone",
+    ];
+
+    /// A planted fact and where the session says it.
+    struct Planted {
+        text: String,
+        user: bool,
+    }
+
+    /// An agent-shaped session (chat JSONL with tool calls): per turn a prompt with a path, a
+    /// deadline, an owner and a budget; a read of the file (its body), an edit (a body), a test
+    /// command whose result carries an error line and an exit status; and a closing remark.
+    fn session(turns: usize) -> (String, Vec<Planted>) {
+        let mut lines = vec![line("sys", "system", "You are a coding agent.")];
+        let mut planted = Vec::new();
+        let body = |k: usize| -> String {
+            (0..40)
+                .map(|i| format!("    let total_{k}_{i} = round_cents(amount_{i} * rate_{k});\n"))
+                .collect()
+        };
+        for k in 1..=turns {
+            let path = format!("src/billing{k}/charge.rs");
+            let deadline = format!("{}:00 UTC", 8 + k);
+            let owner = OWNERS[(k - 1) % OWNERS.len()];
+            let budget = format!("${k}00");
+            let cmd = format!("cargo test -p billing{k}");
+            lines.push(line(
+                &format!("u{k}"),
+                "user",
+                &format!(
+                    "Fix the refund rounding in {path}. Deploy only after {deadline}; {owner} owns the rollout and the budget is {budget}."
+                ),
+            ));
+            for (text, user) in [
+                (&path, true),
+                (&deadline, true),
+                (&owner.to_string(), true),
+                (&budget, true),
+            ] {
+                planted.push(Planted {
+                    text: text.clone(),
+                    user,
+                });
+            }
+            planted.push(Planted {
+                text: cmd.clone(),
+                user: false,
+            });
+            let call = |id: &str, name: &str, args: Value| -> String {
+                json!({"id": format!("a{k}{id}"), "role": "assistant", "content": null,
+                    "tool_calls": [{"id": format!("c{k}{id}"), "type": "function",
+                        "function": {"name": name, "arguments": args.to_string()}}]})
+                .to_string()
+            };
+            let result = |id: &str, name: &str, text: &str| -> String {
+                json!({"id": format!("t{k}{id}"), "role": "tool", "tool_call_id": format!("c{k}{id}"),
+                    "name": name, "content": text})
+                .to_string()
+            };
+            lines.push(call("r", "read_file", json!({"path": path})));
+            lines.push(result("r", "read_file", &body(k)));
+            lines.push(call(
+                "e",
+                "edit_file",
+                json!({"path": path, "old_string": body(k), "new_string": body(k).replace("round_cents", "floor_cents")}),
+            ));
+            lines.push(result("e", "edit_file", "ok"));
+            lines.push(call("b", "run_command", json!({"command": cmd})));
+            lines.push(result(
+                "b",
+                "run_command",
+                &format!("error[E0308]: mismatched types in billing{k}\nexit code 101"),
+            ));
+            lines.push(line(
+                &format!("z{k}"),
+                "assistant",
+                "I changed the rounding to floor and ran the tests; one type error is left.",
+            ));
+        }
+        (lines.join("\n") + "\n", planted)
+    }
+
+    fn run(reply: &str) -> (Value, String, String, Vec<Planted>) {
+        let server = TestServer::start(vec![openai_ok(reply); 8]);
+        let env = TestEnv::new();
+        let (text, planted) = session(8);
+        let f = env.write("agent.jsonl", &text);
+        let before = env
+            .mf(&["recall", f.to_str().unwrap(), "--format", "text"])
+            .stdout;
+        let out = env.mf(&[
+            "compact",
+            f.to_str().unwrap(),
+            "--model",
+            "openai-compatible:loop",
+            "--base-url",
+            &format!("{}/v1", server.url()),
+            "--max-span-tokens",
+            "1000000",
+            "--json",
+        ]);
+        assert_eq!(out.code, 0, "{out:?}");
+        let rec: Value = serde_json::from_str(out.stdout.lines().next().unwrap()).unwrap();
+        let after = env
+            .mf(&["recall", f.to_str().unwrap(), "--format", "text"])
+            .stdout;
+        (rec, before, after, planted)
+    }
+
+    /// Kept ÷ planted, for the facts the later turns need (all but the last turn's, which stays).
+    fn kept(planted: &[Planted], recall: &str) -> f64 {
+        let folded = &planted[..planted.len() - 5];
+        let n = folded.iter().filter(|p| recall.contains(&p.text)).count();
+        n as f64 / folded.len() as f64
+    }
+
+    fn faithful() -> String {
+        let mut s = String::from("Goal:\n");
+        for k in 1..=7 {
+            s.push_str(&format!(
+                "- The user wants the refund rounding in src/billing{k}/charge.rs fixed, deployed only after {}:00 UTC, with {} owning the rollout and a budget of ${k}00.\n",
+                8 + k,
+                OWNERS[k - 1]
+            ));
+        }
+        s.push_str("State:\n- The agent switched the rounding to floor in each file; the tests still fail with a type error.\n");
+        s
+    }
+
+    fn figures_only() -> String {
+        let mut s = String::from("Facts:\n");
+        for k in 1..=7 {
+            s.push_str(&format!("- {}:00 UTC, ${k}00\n", 8 + k));
+        }
+        s
+    }
+
+    const INVENTED: &str = "The team fixed every refund bug by 07:45 UTC, cut costs by $12,345 across 37 modules and shipped release 4.9.1 to all 2,048 customers without a single failed test.";
+
+    #[test]
+    fn any_model_keeps_the_user_facts_and_action_targets_by_construction() {
+        for (name, reply) in [("faithful", faithful()), ("figures only", figures_only())] {
+            let (rec, before, after, planted) = run(&reply);
+            assert_eq!(rec["action"], "folded", "{name}: {rec}");
+            let a = &rec["summaries"][0]["audit"];
+            assert!(a["retention"].as_f64().unwrap() >= 0.9, "{name}: {a}");
+            let share = kept(&planted, &after);
+            assert!(
+                share >= 0.9,
+                "{name}: kept {share} of the planted facts:\n{after}"
+            );
+            let ratio = after.len() as f64 / before.len() as f64;
+            assert!(ratio <= 0.5, "{name}: recall {ratio} of the original");
+            // mf's section names each left-out item verbatim with its turn and kind.
+            assert!(
+                after.contains(mf::fold::audit::APPENDIX_HEADING),
+                "{name}: {after}"
+            );
+            assert!(
+                after.contains("- T1 ran `cargo test -p billing1` → error[E0308]"),
+                "{name}: {after}"
+            );
+            if name == "figures only" {
+                assert!(a["modelRetention"].as_f64().unwrap() < 0.5, "{name}: {a}");
+                assert!(
+                    after.contains(
+                        "- T1 user: \"Fix the refund rounding in src/billing1/charge.rs.\""
+                    ),
+                    "{name}: {after}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_fluent_paragraph_with_invented_figures_is_declined() {
+        let (rec, before, after, _) = run(INVENTED);
+        assert_eq!(rec["action"], "declined", "{rec}");
+        let reason = rec["reason"].as_str().unwrap();
+        assert!(
+            reason.contains("$12,345") || reason.contains("07:45 UTC"),
+            "{reason}"
+        );
+        assert_eq!(before, after);
+    }
+}
+
+// ---- the calibration set (issue 14) ----------------------------------------------------------
+
+mod calibration {
+    use crate::server::{TestServer, openai_ok};
+    use crate::util::*;
+    use serde_json::Value;
+
+    const GENERIC: &str = "The user and the assistant worked through the task together over many turns. The assistant read the relevant parts of the project, made a series of careful changes, and ran the checks to confirm that everything behaved as expected. Several issues came up along the way and were resolved, and the work is now in a good state, with a few follow-up items left for later.";
+
+    /// Every agent compaction in `file`: (the session cut just before it, the entries the agent
+    /// kept, the agent's summary) — the same cases `scripts/calibration/cases.py` builds.
+    fn compactions(file: &std::path::Path) -> Vec<(String, usize, String)> {
+        let text = std::fs::read_to_string(file).unwrap();
+        let lines: Vec<&str> = text.split_inclusive('\n').collect();
+        let mut out = Vec::new();
+        for (i, line) in lines.iter().enumerate() {
+            let Ok(v) = serde_json::from_str::<Value>(line) else {
+                continue;
+            };
+            if v["isCompactSummary"] == true {
+                let mut cut = i;
+                while cut > 0 && !lines[cut].contains("\"compact_boundary\"") {
+                    cut -= 1;
+                }
+                let c = &v["message"]["content"];
+                let summary = match c {
+                    Value::String(s) => s.clone(),
+                    Value::Array(a) => a
+                        .iter()
+                        .filter_map(|x| x["text"].as_str())
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                    _ => continue,
+                };
+                out.push((lines[..cut].concat(), 1, summary));
+            } else if v["type"] == "compaction" {
+                let kept = v["firstKeptEntryIndex"].as_u64().map_or(i, |k| k as usize);
+                let recent = lines[kept.min(i)..i]
+                    .iter()
+                    .filter(|l| {
+                        l.contains("\"type\":\"message\"") || l.contains("\"type\": \"message\"")
+                    })
+                    .count()
+                    .max(1);
+                out.push((
+                    lines[..i].concat(),
+                    recent,
+                    v["summary"].as_str().unwrap_or("").to_string(),
+                ));
+            }
+        }
+        out
+    }
+
+    /// Every run of digits changed: the same shape, the wrong value.
+    fn change_figures(s: &str) -> String {
+        s.chars()
+            .map(|c| match c.to_digit(10) {
+                Some(d) => char::from_digit((d + 1) % 10, 10).unwrap(),
+                None => c,
+            })
+            .collect()
+    }
+
+    /// Serve `reply` over the cut and return the decision record.
+    fn verdict(cut: &str, recent: usize, reply: Option<&str>) -> Value {
+        let env = TestEnv::new();
+        let f = env.write("cut.jsonl", cut);
+        let server = TestServer::respond({
+            let reply = reply.unwrap_or("").to_string();
+            move |_, _| openai_ok(&reply)
+        });
+        let base = format!("{}/v1", server.url());
+        let recent = recent.to_string();
+        let mut args = vec![
+            "compact",
+            f.to_str().unwrap(),
+            "--json",
+            "--recent",
+            &recent,
+            "--max-span-tokens",
+            "1000000",
+            "--trigger",
+            "0",
+            "--force",
+        ];
+        match reply {
+            Some(_) => args.extend([
+                "--model",
+                "openai-compatible:calibration",
+                "--base-url",
+                &base,
+            ]),
+            None => args.extend(["--model", "extractive"]),
+        }
+        let out = env.mf(&args);
+        serde_json::from_str(out.stdout.lines().next().unwrap_or("{}")).unwrap()
+    }
+
+    fn check(files: &[std::path::PathBuf]) -> usize {
+        let mut n = 0;
+        let mut wrong = Vec::new();
+        for f in files {
+            for (k, (cut, recent, summary)) in compactions(f).into_iter().enumerate() {
+                let name = format!("{}#{k}", f.display());
+                let sentences: Vec<&str> = summary
+                    .split_inclusive(['.', '\n'])
+                    .filter(|s| !s.trim().is_empty())
+                    .collect();
+                let short: String = sentences.iter().step_by(5).copied().collect();
+                for (kind, reply, want) in [
+                    ("a (agent's own)", Some(summary.clone()), "folded"),
+                    ("b (extractive)", None, "folded"),
+                    (
+                        "c1 (short, figures changed)",
+                        Some(change_figures(&short)),
+                        "declined",
+                    ),
+                    (
+                        "c2 (figures changed)",
+                        Some(change_figures(&summary)),
+                        "declined",
+                    ),
+                    (
+                        "c3 (generic paragraph)",
+                        Some(GENERIC.to_string()),
+                        "declined",
+                    ),
+                ] {
+                    if kind.starts_with("c1") && change_figures(&short) == short {
+                        continue; // nothing to change: no figure left in the short copy
+                    }
+                    let rec = verdict(&cut, recent, reply.as_deref());
+                    n += 1;
+                    if rec["action"] != want {
+                        wrong.push(format!(
+                            "{name} {kind}: {} ({})",
+                            rec["action"], rec["reason"]
+                        ));
+                    }
+                }
+            }
+        }
+        assert!(wrong.is_empty(), "miscalibrated:\n{}", wrong.join("\n"));
+        n
+    }
+
+    #[test]
+    fn the_committed_compactions_calibrate() {
+        let n = check(&[fixture("pi-session-v1.jsonl")]);
+        assert!(n >= 4, "{n} cases");
+        // The committed Claude Code fixture's summary is synthetic: it states "30 days", which
+        // nothing before its compaction says. The audit catches exactly that.
+        let (cut, recent, summary) = compactions(&fixture("claude-compacted.jsonl")).remove(0);
+        let rec = verdict(&cut, recent, Some(&summary));
+        assert_eq!(rec["action"], "declined", "{rec}");
+        assert!(
+            rec["reason"]
+                .as_str()
+                .unwrap()
+                .contains("it states what nothing it read says (30 days)"),
+            "{rec}"
+        );
+        let rec = verdict(&cut, recent, Some(&summary.replace("30 days", "a month")));
+        assert_eq!(rec["action"], "folded", "{rec}");
+    }
+
+    #[test]
+    #[ignore = "needs MF_CORPUS (the shared corpus; .ci/run sets it)"]
+    fn the_corpus_compactions_calibrate() {
+        let dir = corpus_dir();
+        let n = check(&[
+            dir.join("claude-code/cc-2.1.39-autocompact-hooks-progress-1512l.jsonl"),
+            dir.join("claude-code/cc-2.0.76-autocompact-222l.jsonl"),
+            dir.join("pi/pi-v1-before-compaction-1003l.jsonl"),
+        ]);
+        assert!(n >= 16, "{n} cases");
+    }
+}

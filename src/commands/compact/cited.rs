@@ -367,7 +367,7 @@ pub(super) async fn fold(
         let lg: &Ledger<'_> = if l == 0 {
             ledger
         } else {
-            cur_ledger = Ledger::new(cur.conversation());
+            cur_ledger = super::ledger_for(&cur, settings);
             &cur_ledger
         };
         let names: HashMap<(usize, String), String> = written

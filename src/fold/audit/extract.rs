@@ -370,7 +370,10 @@ pub(super) fn weekday(w: &str) -> bool {
 
 pub(super) fn is_url(w: &str) -> bool {
     if !(w.contains("://")
-        || w.contains(':') && w.len() > 5 && w[..5].eq_ignore_ascii_case("jdbc:"))
+        || w.contains(':')
+            && w.len() > 5
+            && w.is_char_boundary(5)
+            && w[..5].eq_ignore_ascii_case("jdbc:"))
         && !(w.len() > 4 && w.is_char_boundary(4) && w[..4].eq_ignore_ascii_case("www."))
     {
         return false;
@@ -408,6 +411,39 @@ pub(super) fn is_email(w: &str) -> bool {
             .next()
             .is_some_and(|tld| tld.len() >= 2 && tld.chars().all(|c| c.is_ascii_alphabetic()))
 }
+
+/// Top-level directories a one-segment absolute path may name.
+const ROOT_DIRS: &[&str] = &[
+    "bin",
+    "boot",
+    "dev",
+    "etc",
+    "home",
+    "lib",
+    "lib64",
+    "media",
+    "mnt",
+    "opt",
+    "proc",
+    "root",
+    "run",
+    "sbin",
+    "srv",
+    "sys",
+    "tmp",
+    "usr",
+    "var",
+    "work",
+    "workspace",
+    "app",
+    "data",
+    "nix",
+    "Users",
+    "Applications",
+    "Library",
+    "Volumes",
+    "private",
+];
 
 pub(super) fn path_char(c: char) -> bool {
     c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '/' | '@' | '+' | '~' | '%' | ',' | '=')
@@ -447,6 +483,12 @@ pub(super) fn path_of(w: &str) -> Option<&str> {
     }
     if let Some(rest) = p.strip_prefix('/') {
         let first = rest.split('/').next().unwrap_or("");
+        // One segment with no extension (`/div`, `/span`, `/help`): a closing tag, a route or a
+        // slash command far more often than a file, unless it is a well-known root.
+        let lone = !rest.trim_end_matches('/').contains(['/', '.']);
+        if lone && !ROOT_DIRS.contains(&rest.trim_end_matches('/')) {
+            return None;
+        }
         return (first.len() >= 2 && first.chars().any(char::is_alphabetic) && segs(rest))
             .then_some(p);
     }
@@ -1751,7 +1793,14 @@ pub fn call_leaves(args: &str) -> Vec<Leaf> {
                     };
                     items.push(Item::new(ItemClass::Command, cmd, norm_text(cmd), 0..0));
                 }
-                let mut inner = extract(s);
+                // A command's items are those of its first line: what follows (a heredoc, a
+                // script) is a body, like a file's content.
+                let is_command = !items.is_empty();
+                let mut inner = if is_command && s_trim.contains('\n') {
+                    extract(s_trim.lines().next().unwrap_or(""))
+                } else {
+                    extract(s)
+                };
                 if inner.is_empty() && items.is_empty() {
                     let words: Vec<&str> = s_trim.split_whitespace().collect();
                     if (1..=4).contains(&words.len())
@@ -1850,10 +1899,183 @@ pub fn source_of(piece: &Piece) -> Source {
     }
 }
 
+/// Blocks an agent puts into a user row that the user did not type: reminders, the tools it
+/// used before a summary, slash-command wrappers, local command output, task notifications,
+/// Codex's environment context and `AGENTS.md` instructions.
+pub const INJECTED_TAGS: &[&str] = &[
+    "system-reminder",
+    "tools-used-before-summary",
+    "command-name",
+    "command-message",
+    "local-command-stdout",
+    "local-command-stderr",
+    "local-command-caveat",
+    "task-notification",
+    "environment_context",
+    "user_instructions",
+    "INSTRUCTIONS",
+    "user-prompt-submit-hook",
+    "bash-stdout",
+    "bash-stderr",
+    "ide_opened_file",
+    "ide_selection",
+    "ide_diagnostics",
+    "attachment",
+    "turn_aborted",
+    "user_shell_command",
+];
+
+/// Wrappers whose content the user did type (`<command-args>`): only the tags go.
+const WRAPPER_TAGS: &[&str] = &["command-args", "bash-input", "user_query"];
+
+/// Byte ranges of `text` the agent injected (see [`INJECTED_TAGS`]), merged and in order. An
+/// unclosed block runs to the end of the text.
+pub fn injected_ranges(text: &str) -> Vec<Range<usize>> {
+    let mut out: Vec<Range<usize>> = Vec::new();
+    if !text.contains('<') && !text.contains("AGENTS.md") {
+        return out;
+    }
+    for tag in INJECTED_TAGS {
+        let open = format!("<{tag}");
+        let close = format!("</{tag}>");
+        let mut from = 0;
+        while let Some(p) = text[from..].find(&open) {
+            let start = from + p;
+            let after = start + open.len();
+            if !text[after..].starts_with(['>', ' ', '\n']) {
+                from = after;
+                continue;
+            }
+            let end = text[after..]
+                .find(&close)
+                .map_or(text.len(), |e| after + e + close.len());
+            out.push(start..end);
+            from = end;
+        }
+    }
+    for tag in WRAPPER_TAGS {
+        for t in [format!("<{tag}>"), format!("</{tag}>")] {
+            for (p, _) in text.match_indices(&t) {
+                out.push(p..p + t.len());
+            }
+        }
+    }
+    // Codex: "# AGENTS.md instructions for /path" up to the end of its <INSTRUCTIONS> block.
+    for (p, _) in text.match_indices("# AGENTS.md instructions") {
+        let end = text[p..]
+            .find("</INSTRUCTIONS>")
+            .map_or(text.len(), |e| p + e + "</INSTRUCTIONS>".len());
+        out.push(p..end);
+    }
+    out.sort_by_key(|r| (r.start, r.end));
+    let mut merged: Vec<Range<usize>> = Vec::new();
+    for r in out {
+        match merged.last_mut() {
+            Some(m) if r.start <= m.end => m.end = m.end.max(r.end),
+            _ => merged.push(r),
+        }
+    }
+    merged
+}
+
+/// The parts of a user message the user typed: the text less [`injected_ranges`], as byte
+/// ranges with some non-space text in each.
+pub fn typed_ranges(text: &str) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for r in injected_ranges(text)
+        .into_iter()
+        .chain([text.len()..text.len()])
+    {
+        if r.start > at && !text[at..r.start].trim().is_empty() {
+            out.push(at..r.start);
+        }
+        at = at.max(r.end);
+    }
+    out
+}
+
+/// What a tool call does to its target, from the tool's name: `read`, `edited`, `wrote`, `ran`,
+/// `searched`, or `None` for another tool.
+pub fn action_of(tool: &str) -> Option<&'static str> {
+    let t = tool.to_ascii_lowercase();
+    let has = |ws: &[&str]| ws.iter().any(|w| t.contains(w));
+    if has(&["write", "create"]) {
+        Some("wrote")
+    } else if has(&["edit", "patch", "replace", "update"]) {
+        Some("edited")
+    } else if has(&["read", "view", "open", "cat"]) {
+        Some("read")
+    } else if has(&["bash", "shell", "exec", "command", "run", "terminal"]) {
+        Some("ran")
+    } else if has(&["grep", "glob", "search", "find", "ls", "list"]) {
+        Some("searched")
+    } else {
+        None
+    }
+}
+
+/// Argument keys whose value is a body of text (a file's content, an edit's old and new text):
+/// not salient, save the paths a patch names in its headers.
+const BODY_KEYS: &[&str] = &[
+    "content",
+    "contents",
+    "new_string",
+    "old_string",
+    "new_str",
+    "old_str",
+    "file_text",
+    "new_source",
+    "text",
+    "patch",
+    "input",
+    "diff",
+    "edits",
+    "code",
+    "body",
+    "data",
+];
+
+/// Paths a patch body names in its headers (`*** Update File: src/a.rs`, `+++ b/src/a.rs`).
+fn patch_paths(value: &str) -> Vec<Item> {
+    let mut out = Vec::new();
+    for line in value.lines() {
+        let l = line.trim();
+        let rest = [
+            "*** Update File: ",
+            "*** Add File: ",
+            "*** Delete File: ",
+            "*** Move to: ",
+        ]
+        .iter()
+        .find_map(|p| l.strip_prefix(p))
+        .or_else(|| l.strip_prefix("+++ b/"))
+        .or_else(|| l.strip_prefix("--- a/"));
+        if let Some(r) = rest {
+            let r = r.trim();
+            if let Some(p) = path_of(r) {
+                out.push(Item::new(
+                    ItemClass::Path,
+                    p,
+                    p.trim_end_matches('/').to_lowercase(),
+                    0..0,
+                ));
+            }
+        }
+    }
+    out
+}
+
 /// A piece split into segments: (source, byte range, whether it is a tool call).
 pub(super) fn segments(piece: &Piece) -> Vec<(Source, Range<usize>, bool)> {
     let text = piece.text.as_str();
     let source = source_of(piece);
+    if source == Source::User {
+        return typed_ranges(text)
+            .into_iter()
+            .map(|r| (source, r, false))
+            .collect();
+    }
     if source != Source::Assistant {
         return vec![(source, 0..text.len(), false)];
     }
@@ -1901,8 +2123,25 @@ pub fn units(pieces: &[Piece]) -> Vec<Unit> {
                 let mut items = Vec::new();
                 let mut values = Vec::new();
                 for leaf in leaves {
-                    values.push(leaf.value);
-                    for mut it in leaf.items {
+                    let body = BODY_KEYS.contains(&leaf.key.to_ascii_lowercase().as_str());
+                    let leaf_items = if body {
+                        patch_paths(&leaf.value)
+                    } else {
+                        leaf.items
+                    };
+                    if leaf_items.is_empty() {
+                        continue;
+                    }
+                    values.push(if body {
+                        leaf_items
+                            .iter()
+                            .map(|i| i.text.clone())
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    } else {
+                        leaf.value
+                    });
+                    for mut it in leaf_items {
                         it.at = range.clone();
                         items.push(it);
                     }

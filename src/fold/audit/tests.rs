@@ -364,7 +364,13 @@ fn tool_result_items_count_only_when_asked() {
         },
     );
     assert_eq!((counted.found, counted.kept), (4, 1));
-    assert!(counted.verdict(0.5, false).is_some());
+    // Weighted: the user's path (4) against three tool-result items (1 each).
+    assert!(
+        (counted.retention - 4.0 / 7.0).abs() < 1e-9,
+        "{}",
+        counted.retention
+    );
+    assert!(counted.verdict(0.6, false).is_some());
     assert!(a.verdict(0.5, false).is_none());
 }
 
@@ -494,16 +500,17 @@ fn a_summary_that_invents_figures_is_flagged() {
             "193468027 ms",
             "915.56",
             "240 minutes",
-            "Bob Smith",
             "/etc/checkout/pool.conf",
             "build_8812"
         ]
     );
-    assert_eq!(
-        a.verdict(0.0, false),
-        None,
-        "inventions alone decline only when strict"
+    // A capitalised name is never an invention (headings, sentence subjects); an invented
+    // figure declines whatever the threshold.
+    assert!(
+        a.verdict(0.5, false).unwrap().contains("193468027"),
+        "an invented figure declines by default"
     );
+    assert_eq!(a.verdict(0.0, false), None, "0 turns the refusal off");
     assert!(a.verdict(0.0, true).unwrap().contains("193468027"));
 }
 
@@ -619,6 +626,12 @@ fn a_summary_that_restates_a_corrected_value_is_flagged() {
         assert_eq!(
             (s.old.as_str(), s.new.as_str(), s.turn, s.how),
             ("8080", "9090", 3, how)
+        );
+        assert!(
+            a.verdict(0.5, false)
+                .unwrap()
+                .contains("8080 (corrected to 9090)"),
+            "a superseded value declines by default"
         );
         assert!(a.verdict(0.0, false).is_none());
         assert!(
@@ -828,4 +841,128 @@ fn a_unit_after_a_number_ends_a_sentence_an_initial_does_not() {
         .map(|i| i.text)
         .collect();
     assert_eq!(names, ["Smith"]);
+}
+
+// ---- salience --------------------------------------------------------------------------------
+
+fn agent_session() -> Vec<Piece> {
+    vec![
+        piece(
+            1,
+            Role::User,
+            "<system-reminder>\nAs you answer, consider /home/x/CLAUDE.md and v9.9.9.\n</system-reminder>\n\
+             <tools-used-before-summary>Read /srv/old/notes.md</tools-used-before-summary>\n\
+             Fix the refund rounding in src/billing/charge.rs and deploy only after 16:00 UTC.",
+        ),
+        piece(
+            1,
+            Role::Assistant,
+            "I'll look at it; the </div> and </span> in the template are fine.\n\
+             [calls Read({\"file_path\":\"src/billing/charge.rs\"})]",
+        ),
+        tool(1, "fn refund(@rendered_lines) { let p99_latency_ms = 42; }"),
+        piece(
+            1,
+            Role::Assistant,
+            "[calls Edit({\"file_path\":\"src/billing/charge.rs\",\"old_string\":\"let cents_total = round(x);\",\"new_string\":\"let cents_total = floor(x); // see @rendered_lines\"})]\n\
+             [calls Bash({\"command\":\"cargo test --lib billing\"})]",
+        ),
+        tool(1, "error[E0308]: mismatched types\nexit code 101"),
+    ]
+}
+
+#[test]
+fn salience_counts_what_the_user_typed_and_what_the_agent_acted_on() {
+    let a = run(&agent_session(), "nothing");
+    let missing: Vec<&str> = a.missing.iter().map(|m| m.text.as_str()).collect();
+    // The user's words and the targets of the calls.
+    for want in [
+        "src/billing/charge.rs",
+        "16:00 UTC",
+        "cargo test --lib billing",
+    ] {
+        assert!(missing.contains(&want), "{want} missing from {missing:?}");
+    }
+    // Not: agent-injected text, markup tags, identifiers inside edit bodies and tool results.
+    for not in [
+        "/home/x/CLAUDE.md",
+        "v9.9.9",
+        "/srv/old/notes.md",
+        "/div",
+        "/span",
+        "cents_total",
+        "@rendered_lines",
+        "p99_latency_ms",
+    ] {
+        assert!(!missing.contains(&not), "{not} counted: {missing:?}");
+    }
+    assert!(
+        a.by_source
+            .iter()
+            .any(|s| s.source == Source::User && s.found >= 2)
+    );
+    assert!(a.not_salient > 0);
+}
+
+#[test]
+fn typed_ranges_leave_out_agent_injected_blocks() {
+    let t = "<command-name>/review</command-name>\n<command-args>check PR 45</command-args>\n<system-reminder>x</system-reminder>";
+    let typed: Vec<&str> = typed_ranges(t).into_iter().map(|r| t[r].trim()).collect();
+    assert_eq!(typed, ["check PR 45"]);
+    assert!(typed_ranges("<system-reminder>only this").is_empty());
+}
+
+#[test]
+fn inventions_are_what_nothing_read_says_and_never_headings() {
+    let pieces = agent_session();
+    let summary = "Primary Request and Intent:\n- Fix the refund rounding.\nKey Technical Concepts:\n\
+                   - p99_latency_ms is computed in charge.rs; WP1-WP2 are next.";
+    let a = audit_with(
+        &pieces,
+        &["WP1 and WP2 were planned"],
+        summary,
+        "",
+        &AuditOptions::default(),
+    );
+    assert!(a.inventions.is_empty(), "{:?}", a.inventions);
+    let b = run(&pieces, "The fix landed at 17:30 UTC in build 88123.");
+    let inv: Vec<&str> = b.inventions.iter().map(|i| i.text.as_str()).collect();
+    assert!(
+        inv.contains(&"17:30 UTC") && inv.contains(&"88123"),
+        "{inv:?}"
+    );
+    assert!(b.verdict(0.5, false).is_some());
+}
+
+#[test]
+fn the_appendix_carries_what_the_summary_left_out_verbatim_with_turn_and_kind() {
+    let pieces = agent_session();
+    let summary = "The user wants the refund rounding fixed; the agent changed the rounding and ran the tests.";
+    let (section, n) = appendix(&pieces, summary, &AuditOptions::default(), 2000);
+    assert!(section.starts_with(APPENDIX_HEADING), "{section}");
+    assert!(
+        section.contains(
+            "- T1 user: \"Fix the refund rounding in src/billing/charge.rs and deploy only after 16:00 UTC.\""
+        ),
+        "{section}"
+    );
+    assert!(
+        section.contains("- T1 ran `cargo test --lib billing` → error[E0308]: mismatched types"),
+        "{section}"
+    );
+    assert!(n >= 3);
+    let full = format!("{summary}\n\n{section}");
+    let a = run(&pieces, &full);
+    assert!(a.retention >= 0.9, "{}", a.retention);
+    assert!(a.forgeries.is_empty() && a.inventions.is_empty());
+    // Bounded: a tiny budget carries nothing rather than a cut line.
+    assert_eq!(
+        appendix(&pieces, summary, &AuditOptions::default(), 40),
+        (String::new(), 0)
+    );
+    // Deterministic.
+    assert_eq!(
+        appendix(&pieces, summary, &AuditOptions::default(), 2000).0,
+        section
+    );
 }
