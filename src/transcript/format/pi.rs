@@ -89,6 +89,29 @@ struct Node {
     /// `context_edit` may replace.
     #[serde(default)]
     role: Option<String>,
+    /// Written by mf for itself (a claim, a record, a view): not the agent's.
+    #[serde(default)]
+    mf: bool,
+    /// Where the line's bytes are (`None` for a line rejoined from pieces).
+    #[serde(default)]
+    at: Option<(u64, u32)>,
+}
+
+/// The `op` of mf's copy of one of pi's entries (a restore after pi went on from mf's compaction).
+const COPY: &str = "copy";
+
+/// Whether a line is mf's copy of one of pi's entries (read as that entry).
+fn is_copy(obj: &Map<String, Value>) -> bool {
+    obj.get("mf").is_some_and(|mf| {
+        mf.get("kind") == Some(&json!("view")) && mf.get("op") == Some(&json!(COPY))
+    })
+}
+
+/// One of pi's lines after mf's first compaction on the path: its id and where its bytes are.
+#[derive(Debug, Clone)]
+struct Later {
+    id: Option<String>,
+    at: Option<(u64, u32)>,
 }
 
 /// What mf keeps of a pi session for writing to it.
@@ -109,7 +132,8 @@ pub struct State {
     /// Parsed entries in the file (the next one's index).
     parsed: u32,
     /// The first mf view compaction on the active path, and whether only mf's own lines follow it.
-    first_view: Option<(Option<String>, bool)>,
+    /// With the parent of that compaction, pi's own lines after it on the path.
+    first_view: Option<(Option<String>, Vec<Later>)>,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -148,9 +172,13 @@ impl LineReader for PiReader {
             entry: NONE,
             parsed,
             role: None,
+            mf: false,
+            at: at.pieces.is_none().then_some((at.pos, at.len)),
         };
         let ty = obj.get("type").and_then(Value::as_str).unwrap_or_default();
-        if let Some(mf) = obj.get("mf") {
+        // A copy mf wrote of one of pi's entries (see `lines`) is read as that entry.
+        if let Some(mf) = obj.get("mf").filter(|_| !is_copy(obj)) {
+            node.mf = true;
             match wire::parse_mf(mf) {
                 MfObject::Claim { kind, coverage } => {
                     let data = obj.get("data");
@@ -596,17 +624,30 @@ impl PiReader {
             .rev()
             .find(|n| n.id.is_some() && n.kind != Kind::Header)
             .and_then(|n| n.id.clone());
-        // The first of mf's view compactions on the path from the leaf, and what follows it.
+        // The first of mf's view compactions on the path from the leaf, and pi's lines after it.
         let first_view = self
-            .nodes
+            .path
             .iter()
-            .position(|n| matches!(n.kind, Kind::MfView { .. }))
-            .map(|k| {
-                let only_mf = self.nodes[k + 1..].iter().all(|n| {
-                    matches!(n.kind, Kind::MfView { .. } | Kind::Other)
-                        || (n.kind == Kind::Entry && n.id.is_some() && n.entry == NONE)
-                });
-                (self.nodes[k].parent.clone(), only_mf)
+            .position(|&k| {
+                matches!(
+                    self.nodes[k].kind,
+                    Kind::MfView {
+                        compaction: true,
+                        ..
+                    }
+                )
+            })
+            .map(|p| {
+                let later = self.path[p + 1..]
+                    .iter()
+                    .map(|&j| &self.nodes[j])
+                    .filter(|n| !n.mf)
+                    .map(|n| Later {
+                        id: n.id.clone(),
+                        at: n.at,
+                    })
+                    .collect();
+                (self.nodes[self.path[p]].parent.clone(), later)
             });
         State {
             system: self.current_system(),
@@ -756,7 +797,7 @@ fn blocks_text(content: Option<&Value>) -> String {
 
 /// The model-visible text of a pi line.
 pub fn text(obj: &Map<String, Value>) -> String {
-    if obj.contains_key("mf") {
+    if obj.contains_key("mf") && !is_copy(obj) {
         return obj
             .get("data")
             .and_then(|d| d.get("content"))
@@ -948,14 +989,18 @@ pub fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, S
     let mut rest = Map::new();
     rest.insert("type".into(), Value::from("compaction"));
     if texts.is_empty() {
-        // Nothing stands: show the originals. Exact when only mf's lines follow its first
-        // view: branch off just before it.
-        if let (false, Some((parent, true))) = (v1, &st.first_view) {
+        // Nothing stands: show the originals. In a tree (v2+), branch off just before mf's
+        // first compaction on the path, and go on with copies of what pi wrote after it, so
+        // that pi's path holds no compaction of mf's and every one of pi's entries.
+        if let (false, Some((parent, later))) = (v1, &st.first_view)
+            && later.iter().all(|l| l.at.is_some() && l.id.is_some())
+        {
             let mut m = Map::new();
             m.insert("type".into(), Value::from("custom"));
             m.insert("customType".into(), Value::from("mf"));
             let id = fresh_hex8(&|x: &str| taken.contains(x));
-            m.insert("id".into(), Value::from(id));
+            taken.insert(id.clone());
+            m.insert("id".into(), Value::from(id.clone()));
             m.insert(
                 "parentId".into(),
                 parent.clone().map_or(Value::Null, Value::from),
@@ -963,6 +1008,41 @@ pub fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, S
             m.insert("timestamp".into(), Value::from(iso_timestamp(stamp.get())));
             m.insert("data".into(), json!({"op": "restore"}));
             out.push(mf_first(wire::view_object("restore"), m));
+            let mut prev = id;
+            let mut renamed: HashMap<String, String> = HashMap::new();
+            for l in later {
+                let (Some(old), Some((pos, len))) = (&l.id, l.at) else {
+                    unreachable!("checked above")
+                };
+                let raw = t.read_at(pos, len).map_err(|e| e.to_string())?;
+                let raw = raw.strip_suffix(b"\r").unwrap_or(&raw);
+                let Ok(Value::Object(mut c)) = serde_json::from_slice::<Value>(raw) else {
+                    return Err(format!(
+                        "the entry {old} after mf's compaction no longer reads as JSON"
+                    ));
+                };
+                let id = fresh_hex8(&|x: &str| taken.contains(x));
+                taken.insert(id.clone());
+                renamed.insert(old.clone(), id.clone());
+                c.insert("id".into(), Value::from(id.clone()));
+                c.insert("parentId".into(), Value::from(prev));
+                // References to entries that are copied too name the copies.
+                for key in ["targetId", "firstKeptEntryId"] {
+                    if let Some(new) = c
+                        .get(key)
+                        .and_then(Value::as_str)
+                        .and_then(|r| renamed.get(r))
+                    {
+                        c.insert(key.into(), Value::from(new.clone()));
+                    }
+                }
+                c.shift_remove("mf");
+                out.push(mf_first(
+                    json!({"v": 2, "kind": "view", "op": COPY, "of": old}),
+                    c,
+                ));
+                prev = id;
+            }
             return Ok(out);
         }
         texts.push(
