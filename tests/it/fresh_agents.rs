@@ -6,6 +6,10 @@
 //!   as `event_msg/item_completed` with a `UserMessage` item (no `event_msg/user_message`).
 //! - `pi-1.6-session-tools.jsonl`: `@earendil-works/pi-coding-agent` 1.6.0 `-p` (Node 22), 6
 //!   prompts, 12 `bash`/`read` calls; it opens with a `system` message entry (prompt and tools).
+//! - `pi-1.6-native-compaction.jsonl`: the same kind of pi 1.6 session (7 prompts), then pi's own
+//!   compaction (RPC `compact`, `keepRecentTokens` 150): pi cut inside turn 5, keeping from its
+//!   final answer and summarizing the turn's prefix apart ("Turn Context (split turn)"); the
+//!   entry carries `systemMessage`, `usage` and `details`; then 3 more prompts.
 //! - `pi-0.73-session-tools.jsonl`: `@mariozechner/pi-coding-agent` 0.73.1, the same prompts
 //!   (v3, no system entry), for comparison.
 //!
@@ -29,6 +33,7 @@ const CODEX171: &str = "codex-0.171-exec-tools.jsonl";
 const CODEX_LEGACY: &str = "codex-rollout.jsonl";
 const PI16: &str = "pi-1.6-session-tools.jsonl";
 const PI073: &str = "pi-0.73-session-tools.jsonl";
+const PI16_NATIVE: &str = "pi-1.6-native-compaction.jsonl";
 
 /// A file not written for an hour (the live-session guard lets mf write).
 fn age(p: &Path) {
@@ -551,4 +556,53 @@ fn pi_073_sessions_compact_as_before() {
     let tail = after.len() - 1;
     assert_eq!(&after[1..], &before[before.len() - tail..]);
     verify_clean(&env, PI073);
+}
+
+#[test]
+fn after_pis_own_compaction_mf_carries_pis_system_checkpoint() {
+    let (env, path) = session(PI16_NATIVE);
+    let original = read(&path);
+    let lines = numbered(&original);
+    let (floor, native) = lines
+        .iter()
+        .find(|(_, v)| v["type"] == "compaction")
+        .unwrap()
+        .clone();
+    // What pi sends: its summary, then from the kept entry (an answer, mid-turn) on.
+    let before = recall(&env, PI16_NATIVE);
+    assert_eq!(before[0]["content"], native["summary"]);
+    let kept = lines
+        .iter()
+        .find(|(_, v)| v["id"] == native["firstKeptEntryId"])
+        .unwrap();
+    assert_eq!(kept.1["message"]["role"], "assistant");
+    assert_eq!(
+        before[1]["content"],
+        kept.1["message"]["content"][0]["text"]
+    );
+    assert_eq!(before.len(), 14 + 18);
+    let ex = explain(&env, PI16_NATIVE);
+    assert_eq!(ex["native"][0]["line"], floor);
+
+    compact(&env, PI16_NATIVE, &[]);
+    let out = appended(&path, &original);
+    let view = out.last().unwrap();
+    assert_eq!(view["type"], "compaction");
+    // pi's checkpoint at its own compaction is the prompt now (no system entry after it).
+    let (sm, was) = (&view["systemMessage"], &native["systemMessage"]);
+    for k in ["role", "content", "sections", "toolsAdded"] {
+        assert_eq!(sm[k], was[k], "{k}");
+    }
+    // mf's fold takes pi's summary in (pi then sends mf's alone) and keeps the newest turn.
+    assert!(ranges(&out[0]).iter().any(|r| (r.0..=r.1).contains(&floor)));
+    let after = recall(&env, PI16_NATIVE);
+    assert!(
+        after[0]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("[summary of earlier turns")
+    );
+    let tail = after.len() - 1;
+    assert_eq!(&after[1..], &before[before.len() - tail..]);
+    verify_clean(&env, PI16_NATIVE);
 }
