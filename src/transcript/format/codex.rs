@@ -1,14 +1,16 @@
 //! The Codex CLI rollout format: every line is `{"timestamp", "type", "payload"}`. What the model
 //! saw is the `response_item` lines (messages, reasoning, tool calls and their outputs paired by
-//! `call_id`); `event_msg/user_message` marks a real prompt, so the `response_item` user message
-//! just before it starts a turn; `turn_context`, `token_count` and the other events are not
-//! content. Codex's own `compacted` line is a floor: from there on the model sees its
+//! `call_id`); `event_msg/user_message` (0.171: `event_msg/item_completed` with a `UserMessage`
+//! item) marks a real prompt, so the `response_item` user message just before it starts a turn;
+//! `turn_context`, `world_state`, `token_usage_record`, `token_count` and the other events are
+//! not content. Codex's own `compacted` line is a floor: from there on the model sees its
 //! `replacement_history` and what follows.
 //!
 //! What mf writes (verified with the real `codex` resuming against a loopback server): its
 //! summaries and records as lines of its own types (Codex skips unknown types), then a
 //! `compacted` line whose `replacement_history` is the preamble, mf's summaries as one user
-//! message, and the kept items verbatim, and its `event_msg/context_compacted`.
+//! message, and the kept items verbatim, and its `event_msg/context_compacted`. In a rollout whose
+//! lines are numbered (0.171's `ordinal`), every line mf appends takes the next number.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};

@@ -2,13 +2,15 @@
 //! entries, v2 and v3 a tree of `id`/`parentId` whose leaf is the last entry. `message` entries
 //! with role `user` or `bashExecution` start turns; `toolCall` blocks pair with `toolResult`
 //! messages by id; pi's own `compaction` is a floor (what lies before its first kept entry is
-//! already summarized by pi).
+//! already summarized by pi). pi 1.6's `system` messages are prompt state, not entries; its
+//! `context_edit`s hide or replace their targets as pi applies them; `usage` is not content.
 //!
 //! What mf writes (verified against pi's own session loader): its summaries as `custom` entries
 //! (never sent to the model), then a `compaction` entry parented on the leaf whose summary is
 //! mf's standing summaries and whose first kept entry starts what mf's recall shows verbatim —
-//! so pi builds [mf's summaries, the kept entries, …]. Undo writes what pi needs to show the
-//! originals again.
+//! so pi builds [mf's summaries, the kept entries, …]; the compaction carries pi's replayed
+//! prompt and tools (`systemMessage`). Undo writes what pi needs to show the originals again: a
+//! branch back to before mf's first compaction, with marked copies of what pi wrote after it.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
