@@ -531,10 +531,22 @@ impl Transcript {
         let values = self.values(i)?;
         Ok(match self.format {
             Format::Chat => chat::text(&values[0]),
-            Format::Pi => format::pi::text(&values[0]),
+            Format::Pi => format::pi::text(&self.pi_sent(i, &values[0])),
             Format::Codex => format::codex::text(&values[0]),
             Format::Claude => format::claude::text(&values),
         })
+    }
+
+    /// A pi line as pi sends it (a `context_edit` may replace its content).
+    fn pi_sent<'a>(
+        &self,
+        i: usize,
+        line: &'a Map<String, Value>,
+    ) -> std::borrow::Cow<'a, Map<String, Value>> {
+        match &self.state {
+            FormatState::Pi(st) => format::pi::as_sent(st, i, line),
+            _ => std::borrow::Cow::Borrowed(line),
+        }
     }
 
     /// The tool name of a tool result, when the line says it.
@@ -573,7 +585,7 @@ impl Transcript {
         let values = self.values(i)?;
         Ok(match self.format {
             Format::Chat => vec![chat::chat_message(&values[0])],
-            Format::Pi => vec![format::pi::chat_message(&values[0])],
+            Format::Pi => vec![format::pi::chat_message(&self.pi_sent(i, &values[0]))],
             Format::Codex => vec![format::codex::chat_message(&values[0])],
             Format::Claude => format::claude::chat_messages(&values),
         })

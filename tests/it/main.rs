@@ -17,6 +17,7 @@ mod fidelity;
 mod fleet;
 mod found;
 mod fresh;
+mod fresh_agents;
 mod fuzz_smoke;
 mod hostile;
 mod http;

@@ -73,6 +73,9 @@ fn user_messages(name: &str, view: &[Block], native: &[String]) -> Vec<Block> {
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
     let mut turns = std::collections::HashSet::new();
+    // pi's own compaction may cut inside a turn: the entry after its summary then continues a
+    // turn that began before the compaction (out of view) too.
+    let mut after_native = false;
     for b in view {
         let Some(turn) = b.source.strip_prefix("turn:") else {
             continue;
@@ -82,8 +85,12 @@ fn user_messages(name: &str, view: &[Block], native: &[String]) -> Vec<Block> {
             continue;
         }
         turns.insert(turn);
+        if std::mem::take(&mut after_native) {
+            seen.insert(turn);
+        }
         if native.contains(&b.id) {
             seen.insert(turn);
+            after_native = true;
         } else if b.role == "user" && seen.insert(turn) {
             out.push(b.clone());
         }
@@ -93,18 +100,27 @@ fn user_messages(name: &str, view: &[Block], native: &[String]) -> Vec<Block> {
     out
 }
 
-/// The ids of the agent's own compaction summaries in a file (`line-N`: agents' rows are
-/// addressed by line).
+/// The ids of the agent's own compaction summaries in a file (`line-N`, and a pi v2+ entry's own
+/// id).
 fn native_summaries(env: &TestEnv, name: &str) -> Vec<String> {
     let out = env.mf(&["explain", name, "--json"]);
     assert_eq!(out.code, 0, "{name}: {out:?}");
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-    v["native"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| format!("line-{}", n["line"]))
-        .collect()
+    let text = std::fs::read_to_string(env.path(name)).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut ids = Vec::new();
+    for n in v["native"].as_array().unwrap() {
+        let line = n["line"].as_u64().unwrap() as usize;
+        ids.push(format!("line-{line}"));
+        // A pi v2+ entry is addressed by its own id.
+        if let Some(id) = serde_json::from_str::<serde_json::Value>(lines[line - 1])
+            .ok()
+            .and_then(|l| l["id"].as_str().map(str::to_string))
+        {
+            ids.push(id);
+        }
+    }
+    ids
 }
 
 /// The user messages of `users` not in `view` under their id with the same text.

@@ -1,14 +1,16 @@
 //! The Codex CLI rollout format: every line is `{"timestamp", "type", "payload"}`. What the model
 //! saw is the `response_item` lines (messages, reasoning, tool calls and their outputs paired by
-//! `call_id`); `event_msg/user_message` marks a real prompt, so the `response_item` user message
-//! just before it starts a turn; `turn_context`, `token_count` and the other events are not
-//! content. Codex's own `compacted` line is a floor: from there on the model sees its
+//! `call_id`); `event_msg/user_message` (0.171: `event_msg/item_completed` with a `UserMessage`
+//! item) marks a real prompt, so the `response_item` user message just before it starts a turn;
+//! `turn_context`, `world_state`, `token_usage_record`, `token_count` and the other events are
+//! not content. Codex's own `compacted` line is a floor: from there on the model sees its
 //! `replacement_history` and what follows.
 //!
 //! What mf writes (verified with the real `codex` resuming against a loopback server): its
 //! summaries and records as lines of its own types (Codex skips unknown types), then a
 //! `compacted` line whose `replacement_history` is the preamble, mf's summaries as one user
-//! message, and the kept items verbatim, and its `event_msg/context_compacted`.
+//! message, and the kept items verbatim, and its `event_msg/context_compacted`. In a rollout whose
+//! lines are numbered (0.171's `ordinal`), every line mf appends takes the next number.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -30,6 +32,9 @@ pub struct State {
     /// The last native compaction has no `replacement_history`: Codex rebuilds that history
     /// itself, and mf cannot write a view that reproduces it.
     pub local_compaction: bool,
+    /// The highest `ordinal` of the rollout's lines (Codex 0.171 numbers every line it writes
+    /// and refuses to resume a rollout whose last line has none); `None` on rollouts without.
+    pub last_ordinal: Option<u64>,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -37,8 +42,12 @@ pub struct CodexReader {
     state: State,
     /// The last `response_item` user message not yet claimed by a `user_message` event.
     pending_user: Option<u32>,
-    /// A `user_message` event came before its message.
+    /// A prompt event came before its message.
     pending_turn: bool,
+    /// The text of the prompt event that last claimed a message, until the next user message:
+    /// a second event for the same prompt (`user_message` and 0.171's `item_completed`) is the
+    /// same turn.
+    claimed: Option<String>,
     /// Entry of the last native compaction.
     native: Option<u32>,
 }
@@ -111,6 +120,27 @@ pub fn item_text(p: &Map<String, Value>) -> String {
         ),
         "compaction" | "compaction_summary" | "context_compaction" => String::new(),
         other => format!("[{other}]"),
+    }
+}
+
+/// The text of an event that records a real prompt: `event_msg/user_message` (up to 0.135), or
+/// 0.171's `event_msg/item_completed` whose item is a `UserMessage`. Every other event (the
+/// other `item_completed` items, `token_count`, `task_started`/`task_complete`,
+/// `thread_settings_applied`, …) repeats or describes what the `response_item` lines hold.
+fn prompt_event(p: &Map<String, Value>) -> Option<String> {
+    match p.get("type").and_then(Value::as_str)? {
+        "user_message" => Some(
+            p.get("message")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+        ),
+        "item_completed" => {
+            let item = p.get("item").and_then(Value::as_object)?;
+            (item.get("type").and_then(Value::as_str) == Some("UserMessage"))
+                .then(|| content_text(item.get("content")))
+        }
+        _ => None,
     }
 }
 
@@ -212,6 +242,9 @@ impl LineReader for CodexReader {
             .and_then(Value::as_object)
             .unwrap_or(&empty);
         let line_id = id_hash(&format!("line-{}", at.line));
+        if let Some(n) = obj.get("ordinal").and_then(Value::as_u64) {
+            self.state.last_ordinal = Some(self.state.last_ordinal.map_or(n, |m| m.max(n)));
+        }
         if let Some(mf) = obj.get("mf") {
             match wire::parse_mf(mf) {
                 MfObject::Claim { kind, coverage } => {
@@ -267,12 +300,17 @@ impl LineReader for CodexReader {
                     b.agent_model(m);
                 }
             }
-            "event_msg" if p.get("type").and_then(Value::as_str) == Some("user_message") => {
-                match self.pending_user.take() {
-                    Some(i) => b.entries[i as usize].flags |= flag::TURN_START,
-                    None => self.pending_turn = true,
+            "event_msg" if let Some(prompt) = prompt_event(p) => match self.pending_user.take() {
+                Some(i) => {
+                    b.entries[i as usize].flags |= flag::TURN_START;
+                    self.claimed = Some(prompt);
                 }
-            }
+                None if self.claimed.as_deref() == Some(prompt.as_str()) => {}
+                None => {
+                    self.pending_turn = true;
+                    self.claimed = Some(prompt);
+                }
+            },
             "response_item" => {
                 let kind = p.get("type").and_then(Value::as_str).unwrap_or_default();
                 let role = match kind {
@@ -313,6 +351,10 @@ impl LineReader for CodexReader {
                         answers: &answers,
                     },
                 );
+                if !(user && self.pending_turn) {
+                    // Past the prompt the last event claimed: the next event is a new prompt.
+                    self.claimed = None;
+                }
                 if user {
                     if self.pending_turn {
                         self.pending_turn = false;
@@ -362,10 +404,16 @@ impl LineReader for CodexReader {
 /// The lines that write a `Write` to a rollout.
 pub fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, String> {
     let mut stamp = w.now_ms;
+    // A rollout whose lines are numbered (0.171 on) gets every line numbered on from its highest.
+    let mut ordinal = st.last_ordinal;
     let mut line = |mf: Value, ty: &str, payload: Value| {
         let mut m = Map::new();
         m.insert("timestamp".into(), Value::from(iso_timestamp(stamp)));
         stamp += 1;
+        if let Some(n) = ordinal.as_mut() {
+            *n += 1;
+            m.insert("ordinal".into(), Value::from(*n));
+        }
         m.insert("type".into(), Value::from(ty));
         m.insert("payload".into(), payload);
         mf_first(mf, m)

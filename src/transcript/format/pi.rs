@@ -2,14 +2,17 @@
 //! entries, v2 and v3 a tree of `id`/`parentId` whose leaf is the last entry. `message` entries
 //! with role `user` or `bashExecution` start turns; `toolCall` blocks pair with `toolResult`
 //! messages by id; pi's own `compaction` is a floor (what lies before its first kept entry is
-//! already summarized by pi).
+//! already summarized by pi). pi 1.6's `system` messages are prompt state, not entries; its
+//! `context_edit`s hide or replace their targets as pi applies them; `usage` is not content.
 //!
 //! What mf writes (verified against pi's own session loader): its summaries as `custom` entries
 //! (never sent to the model), then a `compaction` entry parented on the leaf whose summary is
 //! mf's standing summaries and whose first kept entry starts what mf's recall shows verbatim —
-//! so pi builds [mf's summaries, the kept entries, …]. Undo writes what pi needs to show the
-//! originals again.
+//! so pi builds [mf's summaries, the kept entries, …]; the compaction carries pi's replayed
+//! prompt and tools (`systemMessage`). Undo writes what pi needs to show the originals again: a
+//! branch back to before mf's first compaction, with marked copies of what pi wrote after it.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
@@ -30,14 +33,49 @@ enum Kind {
     Header,
     /// Has an mf entry (a message, a summary node, or mf's claim).
     Entry,
-    /// pi's own compaction.
+    /// pi's own compaction, and the system checkpoint it carries (pi 1.6's `systemMessage`).
     Native {
         first_kept_id: Option<String>,
         first_kept_index: Option<u32>,
+        system: Option<String>,
     },
-    /// A line mf wrote for pi to show (a compaction or an undo marker).
-    MfView,
+    /// A line mf wrote for pi to show: a compaction (what it keeps, its system checkpoint) or an
+    /// undo marker.
+    MfView {
+        compaction: bool,
+        first_kept_id: Option<String>,
+        system: Option<String>,
+    },
+    /// pi 1.6's prompt state: a message of role `system` (as JSON text). pi replays every one into
+    /// the request's system prompt and tools; it is not conversation (pi's own compaction leaves
+    /// it out of what it summarizes and carries its replay in the compaction entry).
+    System(String),
+    /// pi 1.6's `context_edit`: hides (`None`) or replaces (the new content, as JSON text) an
+    /// earlier entry in what pi sends.
+    Edit {
+        target: String,
+        replacement: Option<String>,
+    },
     Other,
+}
+
+impl Kind {
+    /// A compaction entry (pi's or mf's): the newest on the path decides what pi sends.
+    fn compaction(&self) -> Option<(Option<&str>, Option<&str>)> {
+        match self {
+            Kind::Native {
+                first_kept_id,
+                system,
+                ..
+            }
+            | Kind::MfView {
+                compaction: true,
+                first_kept_id,
+                system,
+            } => Some((first_kept_id.as_deref(), system.as_deref())),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -49,11 +87,44 @@ struct Node {
     entry: u32,
     /// Index among the file's parsed entries (header = 0): pi's v1 `firstKeptEntryIndex`.
     parsed: u32,
+    /// The message role pi gives an entry (`custom` for a `custom_message`): what a
+    /// `context_edit` may replace.
+    #[serde(default)]
+    role: Option<String>,
+    /// Written by mf for itself (a claim, a record, a view): not the agent's.
+    #[serde(default)]
+    mf: bool,
+    /// Where the line's bytes are (`None` for a line rejoined from pieces).
+    #[serde(default)]
+    at: Option<(u64, u32)>,
+}
+
+/// The `op` of mf's copy of one of pi's entries (a restore after pi went on from mf's compaction).
+const COPY: &str = "copy";
+
+/// Whether a line is mf's copy of one of pi's entries (read as that entry).
+fn is_copy(obj: &Map<String, Value>) -> bool {
+    obj.get("mf").is_some_and(|mf| {
+        mf.get("kind") == Some(&json!("view")) && mf.get("op") == Some(&json!(COPY))
+    })
+}
+
+/// One of pi's lines after mf's first compaction on the path: its id and where its bytes are.
+#[derive(Debug, Clone)]
+struct Later {
+    id: Option<String>,
+    at: Option<(u64, u32)>,
 }
 
 /// What mf keeps of a pi session for writing to it.
 #[derive(Debug, Clone, Default)]
 pub struct State {
+    /// pi's current prompt and tools, replayed as pi does from the system messages it sends now
+    /// (pi 1.6); written as the `systemMessage` of mf's compaction so that pi keeps its prompt
+    /// and appends no new system entry.
+    system: Option<Value>,
+    /// Entries a `context_edit` replaces in what pi sends: the content pi sends instead.
+    replaced: HashMap<u32, Value>,
     pub version: u64,
     /// pi's leaf: the id of the last entry (v2+).
     leaf: Option<String>,
@@ -63,13 +134,20 @@ pub struct State {
     /// Parsed entries in the file (the next one's index).
     parsed: u32,
     /// The first mf view compaction on the active path, and whether only mf's own lines follow it.
-    first_view: Option<(Option<String>, bool)>,
+    /// With the parent of that compaction, pi's own lines after it on the path.
+    first_view: Option<(Option<String>, Vec<Later>)>,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub struct PiReader {
     nodes: Vec<Node>,
     version: u64,
+    /// The active path (node indices, root first), as `finish` found it.
+    #[serde(skip)]
+    path: Vec<usize>,
+    /// What `finish` found the `context_edit`s replace: entry, content pi sends.
+    #[serde(skip)]
+    replaced: HashMap<u32, Value>,
 }
 
 impl LineReader for PiReader {
@@ -95,9 +173,14 @@ impl LineReader for PiReader {
             kind: Kind::Other,
             entry: NONE,
             parsed,
+            role: None,
+            mf: false,
+            at: at.pieces.is_none().then_some((at.pos, at.len)),
         };
         let ty = obj.get("type").and_then(Value::as_str).unwrap_or_default();
-        if let Some(mf) = obj.get("mf") {
+        // A copy mf wrote of one of pi's entries (see `lines`) is read as that entry.
+        if let Some(mf) = obj.get("mf").filter(|_| !is_copy(obj)) {
+            node.mf = true;
             match wire::parse_mf(mf) {
                 MfObject::Claim { kind, coverage } => {
                     let data = obj.get("data");
@@ -153,7 +236,13 @@ impl LineReader for PiReader {
                     node.entry = i;
                 }
                 MfObject::Record(kind, at_ms) => b.record(wire::record(at.line, kind, at_ms)),
-                MfObject::View => node.kind = Kind::MfView,
+                MfObject::View => {
+                    node.kind = Kind::MfView {
+                        compaction: ty == "compaction",
+                        first_kept_id: s("firstKeptEntryId"),
+                        system: obj.get("systemMessage").map(Value::to_string),
+                    }
+                }
                 MfObject::Unknown(k) => {
                     b.record(wire::record(at.line, RecordKind::Unknown { kind: k }, 0))
                 }
@@ -165,6 +254,32 @@ impl LineReader for PiReader {
             "session" => {
                 self.version = obj.get("version").and_then(Value::as_u64).unwrap_or(1);
                 node.kind = Kind::Header;
+            }
+            "message"
+                if obj
+                    .get("message")
+                    .and_then(|m| m.get("role"))
+                    .and_then(Value::as_str)
+                    == Some("system") =>
+            {
+                node.kind = Kind::System(obj["message"].to_string());
+            }
+            "context_edit" => {
+                // `replacement: null` hides the target; `{content}` replaces its content.
+                let replacement = match obj.get("replacement") {
+                    Some(Value::Null) => Some(None),
+                    Some(r) => r
+                        .get("content")
+                        .filter(|c| c.is_string() || c.is_array())
+                        .map(|c| Some(c.to_string())),
+                    None => None,
+                };
+                if let (Some(target), Some(replacement)) = (s("targetId"), replacement) {
+                    node.kind = Kind::Edit {
+                        target,
+                        replacement,
+                    };
+                }
             }
             "message" => {
                 let m = obj.get("message").and_then(Value::as_object);
@@ -227,6 +342,7 @@ impl LineReader for PiReader {
                 );
                 node.kind = Kind::Entry;
                 node.entry = i;
+                node.role = Some(role.to_string());
             }
             "compaction" => {
                 let i = b.entry(
@@ -246,10 +362,14 @@ impl LineReader for PiReader {
                         .get("firstKeptEntryIndex")
                         .and_then(Value::as_u64)
                         .map(|n| n as u32),
+                    system: obj.get("systemMessage").map(Value::to_string),
                 };
                 node.entry = i;
             }
             "branch_summary" | "custom_message" => {
+                if ty == "custom_message" {
+                    node.role = Some("custom".into());
+                }
                 let i = b.entry(
                     at,
                     NewEntry {
@@ -311,6 +431,8 @@ impl LineReader for PiReader {
         }
         // pi's own last compaction on the path is a floor.
         let path: Vec<usize> = (0..self.nodes.len()).filter(|&k| on_path[k]).collect();
+        self.path = path.clone();
+        self.apply_edits(b);
         let last_native = path
             .iter()
             .rposition(|&k| matches!(self.nodes[k].kind, Kind::Native { .. }));
@@ -319,6 +441,7 @@ impl LineReader for PiReader {
             let Kind::Native {
                 first_kept_id,
                 first_kept_index,
+                ..
             } = &native.kind
             else {
                 unreachable!()
@@ -372,6 +495,118 @@ fn node_id_hash(node: &Node, line: u32) -> u64 {
 }
 
 impl PiReader {
+    /// The newest compaction (pi's or mf's) on `self.path[..upto]`: its place on the path, and
+    /// where what it keeps begins (its own place when it keeps nothing).
+    fn context_at(&self, upto: usize) -> Option<(usize, usize)> {
+        let path = &self.path;
+        let c = path[..upto]
+            .iter()
+            .rposition(|&k| self.nodes[k].kind.compaction().is_some())?;
+        let first = self.nodes[path[c]].kind.compaction().and_then(|(f, _)| f);
+        let k = first
+            .and_then(|id| {
+                path[..c]
+                    .iter()
+                    .position(|&j| self.nodes[j].id.as_deref() == Some(id))
+            })
+            .unwrap_or(c);
+        Some((c, k))
+    }
+
+    /// `context_edit`s, as pi applies them: an edit counts when it and its target are both in
+    /// what pi sends (the newest compaction's kept run and what follows it), the latest one
+    /// for a target winning. An edit that hid or replaced its target when it was written keeps
+    /// doing so once a later compaction leaves the target out (mf's fold could not cover what
+    /// was hidden). A hidden entry is not seen; a replaced one is read with the new content.
+    fn apply_edits(&mut self, b: &mut Build) {
+        self.replaced.clear();
+        let path = &self.path;
+        let at: HashMap<&str, usize> = path
+            .iter()
+            .enumerate()
+            .filter_map(|(p, &k)| self.nodes[k].id.as_deref().map(|id| (id, p)))
+            .collect();
+        let in_context = |ctx: Option<(usize, usize)>, t: usize| match ctx {
+            None => true,
+            Some((c, k)) => t > c || (k <= t && t < c),
+        };
+        let now = self.context_at(path.len());
+        let mut effect: Vec<(usize, Option<&str>)> = Vec::new();
+        for (e, &k) in path.iter().enumerate() {
+            let Kind::Edit {
+                target,
+                replacement,
+            } = &self.nodes[k].kind
+            else {
+                continue;
+            };
+            let Some(&t) = at.get(target.as_str()).filter(|&&t| t < e) else {
+                continue;
+            };
+            let then = self.context_at(e);
+            if (in_context(now, e) && in_context(now, t))
+                || (!in_context(now, t) && in_context(then, t))
+            {
+                effect.retain(|&(x, _)| x != t);
+                effect.push((t, replacement.as_deref()));
+            }
+        }
+        for (t, replacement) in effect {
+            let n = &self.nodes[path[t]];
+            if n.kind != Kind::Entry || n.entry == NONE {
+                continue;
+            }
+            let e = &mut b.entries[n.entry as usize];
+            let Some(json) = replacement else {
+                e.flags |= flag::UNSEEN;
+                continue;
+            };
+            // pi replaces the content of user, assistant, tool-result and custom messages only;
+            // a string becomes one text block for the roles whose content is a block array.
+            let role = n.role.as_deref().unwrap_or_default();
+            if !matches!(role, "user" | "assistant" | "toolResult" | "custom") {
+                continue;
+            }
+            let Ok(mut content) = serde_json::from_str::<Value>(json) else {
+                continue;
+            };
+            if let (true, Value::String(text)) =
+                (matches!(role, "assistant" | "toolResult"), &content)
+            {
+                content = json!([{"type": "text", "text": text}]);
+            }
+            e.chars = blocks_text(Some(&content)).chars().count() as u32;
+            self.replaced.insert(n.entry, content);
+        }
+    }
+
+    /// pi's current prompt and tools: the replay of the system messages pi sends now (the
+    /// newest compaction's checkpoint, then the system entries after it; without a compaction,
+    /// every one on the path).
+    fn current_system(&self) -> Option<Value> {
+        let parse = |j: &str| serde_json::from_str::<Value>(j).ok();
+        let mut msgs: Vec<Value> = Vec::new();
+        let from = match self.context_at(self.path.len()) {
+            Some((c, _)) => {
+                if let Some(sys) = self.nodes[self.path[c]]
+                    .kind
+                    .compaction()
+                    .and_then(|(_, s)| s)
+                {
+                    msgs.extend(parse(sys));
+                }
+                c + 1
+            }
+            None => 0,
+        };
+        for &k in &self.path[from..] {
+            if let Kind::System(m) = &self.nodes[k].kind {
+                msgs.extend(parse(m));
+            }
+        }
+        replay_system(&msgs)
+    }
+
     /// What mf keeps for writing.
     pub fn state(&self, entries: usize) -> State {
         let version = self.version.max(1);
@@ -391,19 +626,34 @@ impl PiReader {
             .rev()
             .find(|n| n.id.is_some() && n.kind != Kind::Header)
             .and_then(|n| n.id.clone());
-        // The first of mf's view compactions on the path from the leaf, and what follows it.
+        // The first of mf's view compactions on the path from the leaf, and pi's lines after it.
         let first_view = self
-            .nodes
+            .path
             .iter()
-            .position(|n| n.kind == Kind::MfView)
-            .map(|k| {
-                let only_mf = self.nodes[k + 1..].iter().all(|n| {
-                    matches!(n.kind, Kind::MfView | Kind::Other)
-                        || (n.kind == Kind::Entry && n.id.is_some() && n.entry == NONE)
-                });
-                (self.nodes[k].parent.clone(), only_mf)
+            .position(|&k| {
+                matches!(
+                    self.nodes[k].kind,
+                    Kind::MfView {
+                        compaction: true,
+                        ..
+                    }
+                )
+            })
+            .map(|p| {
+                let later = self.path[p + 1..]
+                    .iter()
+                    .map(|&j| &self.nodes[j])
+                    .filter(|n| !n.mf)
+                    .map(|n| Later {
+                        id: n.id.clone(),
+                        at: n.at,
+                    })
+                    .collect();
+                (self.nodes[self.path[p]].parent.clone(), later)
             });
         State {
+            system: self.current_system(),
+            replaced: self.replaced.clone(),
             version,
             leaf,
             ids,
@@ -412,6 +662,100 @@ impl PiReader {
             first_view,
         }
     }
+}
+
+/// pi's `getCurrentSystemMessage`: every system message replayed into one — non-empty contents
+/// joined by blank lines, `sections` patched by name (`null` removes one), tools removed and
+/// added in order — with the first message's timestamp; none when there is neither a timestamp
+/// nor a tool.
+fn replay_system(msgs: &[Value]) -> Option<Value> {
+    let mut content: Vec<String> = Vec::new();
+    let mut sections = Map::new();
+    let mut tools = Map::new();
+    let mut timestamp: Option<Value> = None;
+    for m in msgs {
+        if timestamp.is_none() {
+            timestamp = m.get("timestamp").filter(|t| !t.is_null()).cloned();
+        }
+        let text = match m.get("content") {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Array(blocks)) => blocks
+                .iter()
+                .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            _ => String::new(),
+        };
+        if !text.is_empty() {
+            content.push(text);
+        }
+        if let Some(Value::Object(patch)) = m.get("sections") {
+            for (name, v) in patch {
+                if v.is_null() {
+                    sections.shift_remove(name);
+                } else {
+                    sections.insert(name.clone(), v.clone());
+                }
+            }
+        }
+        let name = |t: &Value| t.get("name").and_then(Value::as_str).map(str::to_string);
+        for t in m
+            .get("toolsRemoved")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(n) = name(t) {
+                tools.shift_remove(&n);
+            }
+        }
+        for t in m
+            .get("toolsAdded")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(n) = name(t) {
+                tools.insert(n, t.clone());
+            }
+        }
+    }
+    if timestamp.is_none() && tools.is_empty() {
+        return None;
+    }
+    let mut out = Map::new();
+    out.insert("role".into(), Value::from("system"));
+    out.insert("content".into(), Value::from(content.join("\n\n")));
+    if !sections.is_empty() {
+        out.insert("sections".into(), Value::Object(sections));
+    }
+    if !tools.is_empty() {
+        out.insert(
+            "toolsAdded".into(),
+            Value::Array(tools.into_iter().map(|(_, t)| t).collect()),
+        );
+    }
+    out.insert("timestamp".into(), timestamp.unwrap_or(Value::from(0)));
+    Some(Value::Object(out))
+}
+
+/// A line as pi sends it: with the content a `context_edit` put in place of its own.
+pub fn as_sent<'a>(
+    st: &State,
+    entry: usize,
+    obj: &'a Map<String, Value>,
+) -> Cow<'a, Map<String, Value>> {
+    let Some(content) = st.replaced.get(&(entry as u32)) else {
+        return Cow::Borrowed(obj);
+    };
+    let mut o = obj.clone();
+    if o.get("type").and_then(Value::as_str) == Some("custom_message") {
+        o.insert("content".into(), content.clone());
+    } else if let Some(Value::Object(m)) = o.get_mut("message") {
+        m.insert("content".into(), content.clone());
+    }
+    Cow::Owned(o)
 }
 
 fn blocks_text(content: Option<&Value>) -> String {
@@ -455,7 +799,7 @@ fn blocks_text(content: Option<&Value>) -> String {
 
 /// The model-visible text of a pi line.
 pub fn text(obj: &Map<String, Value>) -> String {
-    if obj.contains_key("mf") {
+    if obj.contains_key("mf") && !is_copy(obj) {
         return obj
             .get("data")
             .and_then(|d| d.get("content"))
@@ -555,8 +899,8 @@ pub fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, S
     let mut taken: HashSet<String> = st.ids.clone();
     let mut leaf = st.leaf.clone();
     let mut out = Vec::new();
-    let mut stamp = w.now_ms;
-    let mut node =
+    let stamp = std::cell::Cell::new(w.now_ms);
+    let node =
         |rest: Map<String, Value>, taken: &mut HashSet<String>, leaf: &mut Option<String>| {
             let mut m = Map::new();
             m.insert("type".into(), rest["type"].clone());
@@ -570,8 +914,8 @@ pub fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, S
                 );
                 *leaf = Some(id);
             }
-            m.insert("timestamp".into(), Value::from(iso_timestamp(stamp)));
-            stamp += 1;
+            m.insert("timestamp".into(), Value::from(iso_timestamp(stamp.get())));
+            stamp.set(stamp.get() + 1);
             for (k, v) in rest {
                 if k != "type" {
                     m.insert(k, v);
@@ -647,21 +991,60 @@ pub fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, S
     let mut rest = Map::new();
     rest.insert("type".into(), Value::from("compaction"));
     if texts.is_empty() {
-        // Nothing stands: show the originals. Exact when only mf's lines follow its first
-        // view: branch off just before it.
-        if let (false, Some((parent, true))) = (v1, &st.first_view) {
+        // Nothing stands: show the originals. In a tree (v2+), branch off just before mf's
+        // first compaction on the path, and go on with copies of what pi wrote after it, so
+        // that pi's path holds no compaction of mf's and every one of pi's entries.
+        if let (false, Some((parent, later))) = (v1, &st.first_view)
+            && later.iter().all(|l| l.at.is_some() && l.id.is_some())
+        {
             let mut m = Map::new();
             m.insert("type".into(), Value::from("custom"));
             m.insert("customType".into(), Value::from("mf"));
             let id = fresh_hex8(&|x: &str| taken.contains(x));
-            m.insert("id".into(), Value::from(id));
+            taken.insert(id.clone());
+            m.insert("id".into(), Value::from(id.clone()));
             m.insert(
                 "parentId".into(),
                 parent.clone().map_or(Value::Null, Value::from),
             );
-            m.insert("timestamp".into(), Value::from(iso_timestamp(stamp)));
+            m.insert("timestamp".into(), Value::from(iso_timestamp(stamp.get())));
             m.insert("data".into(), json!({"op": "restore"}));
             out.push(mf_first(wire::view_object("restore"), m));
+            let mut prev = id;
+            let mut renamed: HashMap<String, String> = HashMap::new();
+            for l in later {
+                let (Some(old), Some((pos, len))) = (&l.id, l.at) else {
+                    unreachable!("checked above")
+                };
+                let raw = t.read_at(pos, len).map_err(|e| e.to_string())?;
+                let raw = raw.strip_suffix(b"\r").unwrap_or(&raw);
+                let Ok(Value::Object(mut c)) = serde_json::from_slice::<Value>(raw) else {
+                    return Err(format!(
+                        "the entry {old} after mf's compaction no longer reads as JSON"
+                    ));
+                };
+                let id = fresh_hex8(&|x: &str| taken.contains(x));
+                taken.insert(id.clone());
+                renamed.insert(old.clone(), id.clone());
+                c.insert("id".into(), Value::from(id.clone()));
+                c.insert("parentId".into(), Value::from(prev));
+                // References to entries that are copied too name the copies.
+                for key in ["targetId", "firstKeptEntryId"] {
+                    if let Some(new) = c
+                        .get(key)
+                        .and_then(Value::as_str)
+                        .and_then(|r| renamed.get(r))
+                    {
+                        c.insert(key.into(), Value::from(new.clone()));
+                    }
+                }
+                c.shift_remove("mf");
+                out.push(mf_first(
+                    json!({"v": 2, "kind": "view", "op": COPY, "of": old}),
+                    c,
+                ));
+                prev = id;
+            }
             return Ok(out);
         }
         texts.push(
@@ -682,7 +1065,19 @@ pub fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, S
     }
     rest.insert("tokensBefore".into(), Value::from(w.tokens_before));
     rest.insert("fromHook".into(), Value::from(true));
-    let m = node(rest, &mut taken, &mut leaf);
+    // pi 1.6 stores its prompt and tools at the compaction (and drops the system entries of
+    // what it keeps in its favour); without them it appends a new system entry on its next run.
+    if let Some(Value::Object(sys)) = &st.system {
+        let mut sys = sys.clone();
+        sys.insert("timestamp".into(), Value::from(stamp.get()));
+        rest.insert("systemMessage".into(), Value::Object(sys));
+    }
+    let mut m = node(rest, &mut taken, &mut leaf);
+    if !v1 && m.get("firstKeptEntryId").is_some_and(Value::is_null) {
+        // A compaction that keeps nothing names itself (pi's own convention).
+        let own = m["id"].clone();
+        m.insert("firstKeptEntryId".into(), own);
+    }
     out.push(mf_first(wire::view_object("show"), m));
     Ok(out)
 }
