@@ -392,7 +392,12 @@ fn output_targets(
                 Some("drop `--output` to compact the file in place (append-only)".into()),
             ));
         }
-        if !force && std::fs::symlink_metadata(t).is_ok() {
+        // A device or FIFO is written into, never replaced (`-o /dev/null` needs no --force).
+        let stream = std::fs::metadata(t).is_ok_and(|m| {
+            use std::os::unix::fs::FileTypeExt;
+            m.file_type().is_char_device() || m.file_type().is_fifo()
+        });
+        if !force && !stream && std::fs::symlink_metadata(t).is_ok() {
             return Err(MfError::usage(
                 format!("`{}` already exists; mf does not overwrite it", t.display()),
                 Some("choose another path, or pass --force to replace it".into()),

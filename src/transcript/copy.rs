@@ -90,6 +90,31 @@ pub fn write_copy(
         OutputTarget::File(p) => p.as_path(),
     };
     t.check_tail()?;
+    // An existing device or FIFO (`-o /dev/null`, `-o /dev/stdout`, a named pipe) is written
+    // into, as a shell redirection would, and never replaced: renaming over it would put a
+    // regular file where `/dev/null` was. A block device is never written.
+    if let Ok(m) = std::fs::metadata(dest) {
+        use std::os::unix::fs::FileTypeExt;
+        let ft = m.file_type();
+        if ft.is_block_device() || ft.is_socket() {
+            return Err(TranscriptError::NotRegular {
+                path: dest.to_path_buf(),
+                kind: if ft.is_socket() {
+                    "a socket"
+                } else {
+                    "a block device"
+                },
+            });
+        }
+        if ft.is_char_device() || ft.is_fifo() {
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(dest)
+                .map_err(werr(dest))?;
+            let mut out = std::io::BufWriter::new(f);
+            return write_body(t, lines, &mut out).map_err(werr(dest));
+        }
+    }
     let dir = match dest.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),

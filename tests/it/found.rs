@@ -396,3 +396,70 @@ fn a_line_interrupted_by_mfs_append_can_be_folded_without_its_summary() {
         "the rejoined line is folded: {shown:?}"
     );
 }
+
+#[test]
+fn output_to_a_device_or_fifo_writes_into_it_and_never_replaces_it() {
+    // `-o /dev/null --force` as root renamed a regular file over /dev/null. A device or FIFO is
+    // written into, as a shell redirection would (no --force needed), and stays what it was.
+    use std::os::unix::fs::FileTypeExt;
+    let env = TestEnv::new();
+    let f = env.write("c.jsonl", &conversation(30));
+    let original = read(&f);
+    // A FIFO, read by another thread.
+    let fifo = env.path("pipe");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(&fifo).unwrap())
+    };
+    let out = env.mf(&["compact", "c.jsonl", "--model", "extractive", "-o", "pipe"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let through = reader.join().unwrap();
+    assert!(
+        through.starts_with(&original),
+        "the copy went through the pipe"
+    );
+    assert!(through.len() > original.len(), "with mf's lines");
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    // A character device like /dev/null (made here, as root; `mknod` needs it), with --force.
+    let dev = env.path("null");
+    let root = std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .unwrap()
+        .stdout
+        == b"0\n";
+    if root {
+        assert!(
+            std::process::Command::new("mknod")
+                .args(["-m", "666", dev.to_str().unwrap(), "c", "1", "3"])
+                .status()
+                .unwrap()
+                .success()
+        );
+        let out = env.mf(&[
+            "compact",
+            "c.jsonl",
+            "--model",
+            "extractive",
+            "-o",
+            "null",
+            "--force",
+        ]);
+        assert_eq!(out.code, 0, "{out:?}");
+        assert!(
+            std::fs::metadata(&dev)
+                .unwrap()
+                .file_type()
+                .is_char_device(),
+            "the device is still a device"
+        );
+    }
+    assert_eq!(read(&f), original);
+}
