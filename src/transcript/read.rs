@@ -403,7 +403,7 @@ pub fn read_lines<R: LineReader>(
             parsed.extend(
                 handles
                     .into_iter()
-                    .map(|h| h.join().expect("a parser thread does not panic")),
+                    .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))),
             );
             (parsed, read)
         });
