@@ -715,8 +715,12 @@ fn ceil_ws(text: &str, from: usize, limit: usize) -> usize {
     if i == 0 {
         return 0;
     }
-    match text[i..limit].find(char::is_whitespace) {
-        Some(p) => i + p + 1,
+    // After the whitespace, which may be wider than a byte (U+2029, U+3000).
+    match text[i..limit]
+        .char_indices()
+        .find(|(_, c)| c.is_whitespace())
+    {
+        Some((p, c)) => i + p + c.len_utf8(),
         None => limit,
     }
 }
