@@ -24,6 +24,14 @@ pub enum MfError {
     /// A signal stopped the work in flight (exit 128 + the signal).
     #[error("interrupted; nothing was written for the work in flight")]
     Interrupted,
+    /// mf panicked: a bug (exit 2). `what` says what was being done (`compacting `f.jsonl``).
+    #[error("internal error while {what}: {message}{}; this is a bug in mf, please report it", .at.as_ref().map(|a| format!(" (at {a})")).unwrap_or_default())]
+    Internal {
+        what: String,
+        message: String,
+        at: Option<String>,
+        hint: Option<String>,
+    },
 }
 
 impl MfError {
@@ -50,6 +58,7 @@ pub fn classify(err: &anyhow::Error) -> ExitStatus {
                 MfError::Usage { .. } => ExitStatus::Error,
                 MfError::Refused { .. } => ExitStatus::Failure,
                 MfError::Interrupted => ExitStatus::Interrupted(2),
+                MfError::Internal { .. } => ExitStatus::Error,
             };
         }
         if cause.downcast_ref::<TranscriptError>().is_some() {
@@ -86,8 +95,11 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
 pub fn hints(err: &anyhow::Error) -> Vec<String> {
     let mut out = Vec::new();
     for cause in err.chain() {
-        if let Some(MfError::Usage { hint: Some(h), .. } | MfError::Refused { hint: Some(h), .. }) =
-            cause.downcast_ref::<MfError>()
+        if let Some(
+            MfError::Usage { hint: Some(h), .. }
+            | MfError::Refused { hint: Some(h), .. }
+            | MfError::Internal { hint: Some(h), .. },
+        ) = cause.downcast_ref::<MfError>()
         {
             out.push(h.clone());
         }
@@ -99,4 +111,62 @@ pub fn hints(err: &anyhow::Error) -> Vec<String> {
         }
     }
     out
+}
+
+/// Where panics are recorded: the hook notes each one's message and location (and a backtrace
+/// when `RUST_BACKTRACE` asks for one) instead of printing it, and whoever catches the panic
+/// turns it into one [`MfError::Internal`] with [`internal`].
+static PANICS: std::sync::Mutex<Vec<(String, String)>> = std::sync::Mutex::new(Vec::new());
+
+/// Record panics instead of printing them (the caller catches them and reports each once, as
+/// an error record). Call once, from `main`.
+pub fn capture_panics() {
+    std::panic::set_hook(Box::new(|info| {
+        let message = panic_message(info.payload());
+        let mut at = info
+            .location()
+            .map_or_else(|| "an unknown place".to_string(), ToString::to_string);
+        let bt = std::backtrace::Backtrace::capture();
+        if bt.status() == std::backtrace::BacktraceStatus::Captured {
+            at.push_str(&format!("\n{bt}"));
+        }
+        let mut panics = PANICS
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if panics.len() >= 64 {
+            panics.remove(0);
+        }
+        panics.push((message, at));
+    }));
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_string())
+}
+
+/// The error for a caught panic (its payload), with the location the hook recorded for it.
+/// `what`: what mf was doing; `hint`: what became of the work (e.g. whether the file changed).
+pub fn internal(
+    payload: &(dyn std::any::Any + Send),
+    what: impl Into<String>,
+    hint: Option<String>,
+) -> MfError {
+    let message = panic_message(payload);
+    let mut panics = PANICS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let at = panics
+        .iter()
+        .rposition(|(m, _)| *m == message)
+        .map(|k| panics.remove(k).1);
+    MfError::Internal {
+        what: what.into(),
+        message,
+        at,
+        hint,
+    }
 }

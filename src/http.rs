@@ -550,11 +550,7 @@ fn truncate(s: &str, max: usize) -> String {
     if s.len() <= max {
         return s.to_string();
     }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &s[..end])
+    format!("{}…", crate::text::prefix(s, max))
 }
 
 /// Remove secrets from text: each literal secret, and anything that looks like an API key

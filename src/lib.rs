@@ -3,7 +3,7 @@
 //! with a digest of their bytes) is what hides the originals from recall.
 //!
 //! Layers, lowest first (a module imports only from layers below it):
-//! `entry`, `digest` (domain types and hashes) → `transcript` (the file: formats, reading,
+//! `text` (boundary-safe slicing), `entry`, `digest` (domain types and hashes) → `transcript` (the file: formats, reading,
 //! appending) and `fold` (the pure engine) and `redact` → `summarizer`, `http`, `model` →
 //! `decision` (the output contract) → `settings` (flags, env, config; the only env reader) →
 //! `render` (the only printer) → `commands` (glue) → this `run`. `main` is a thin shell.
@@ -23,6 +23,7 @@ pub mod redact;
 pub mod render;
 pub mod settings;
 pub mod summarizer;
+pub mod text;
 pub mod transcript;
 
 use std::sync::Arc;

@@ -56,12 +56,31 @@ pub mod env_vars {
     pub const MF_CACHE_MIN_BYTES: &str = "MF_CACHE_MIN_BYTES";
     /// `--min-retention` when the flag is not given (a share, 0 to 1; 0 turns the check off).
     pub const MF_MIN_RETENTION: &str = "MF_MIN_RETENTION";
+    /// Debug builds only (the test suite's fault injection): panic in the audit of any span
+    /// whose text holds this string. A release build never reads it.
+    #[cfg(debug_assertions)]
+    pub const MF_DEBUG_PANIC_ON: &str = "MF_DEBUG_PANIC_ON";
 }
 
 use env_vars as ev;
 
 fn var(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// The test suite's fault injection: the text whose spans' audit panics (`MF_DEBUG_PANIC_ON`),
+/// so a test can prove that a panic becomes one file's error record. Always `None` in a release
+/// build.
+pub fn debug_panic_on() -> Option<&'static str> {
+    #[cfg(debug_assertions)]
+    {
+        static ON: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+        ON.get_or_init(|| var(ev::MF_DEBUG_PANIC_ON)).as_deref()
+    }
+    #[cfg(not(debug_assertions))]
+    {
+        None
+    }
 }
 
 /// How mf talks to the person at the terminal.

@@ -576,3 +576,249 @@ fn draft_write(drafts: &[mf::entry::Draft]) -> transcript::Write<'_> {
         tokens_before: 0,
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Text targets: the retention audit's extractor, the extractive summarizer and the citation
+// parser, over arbitrary UTF-8 (bytes that are not UTF-8 are read lossily, as U+FFFD).
+
+use std::collections::HashMap;
+
+use mf::entry::Role;
+use mf::fold::audit::{self, AuditOptions};
+use mf::fold::cite::{self, Citable, Offer, Review};
+use mf::fold::{CiteRequest, Piece};
+use mf::summarizer::extractive;
+
+/// The separator of pieces in a text input (ASCII record separator).
+pub const PIECE_SEP: char = '\u{1e}';
+
+/// A span from text: pieces separated by [`PIECE_SEP`]; a piece's first character picks its
+/// author (user, assistant, a tool result, system, an earlier summary, or an assistant message
+/// carrying a tool call `[calls name(args)]`), the rest is its text.
+pub fn pieces_of(text: &str) -> Vec<Piece> {
+    text.split(PIECE_SEP)
+        .enumerate()
+        .map(|(k, raw)| {
+            let mut chars = raw.chars();
+            let pick = chars.next().map_or(0, |c| c as u32 % 6);
+            let rest = chars.as_str();
+            let (author, role, text) = match pick {
+                0 => ("user".to_string(), Some(Role::User), rest.to_string()),
+                1 => (
+                    "assistant".to_string(),
+                    Some(Role::Assistant),
+                    rest.to_string(),
+                ),
+                2 => ("tool:Read".to_string(), Some(Role::Tool), rest.to_string()),
+                3 => ("system".to_string(), Some(Role::System), rest.to_string()),
+                4 => ("summary of turns 1–2".to_string(), None, rest.to_string()),
+                _ => {
+                    let (name, args) = rest.split_once('(').unwrap_or(("Bash", rest));
+                    (
+                        "assistant".to_string(),
+                        Some(Role::Assistant),
+                        format!("[calls {name}({args})]"),
+                    )
+                }
+            };
+            Piece {
+                turn: (k / 2) as u64 + 1,
+                author,
+                role,
+                text,
+            }
+        })
+        .collect()
+}
+
+fn assert_range_in(text: &str, r: &std::ops::Range<usize>, what: &str) {
+    assert!(
+        r.start <= r.end && r.end <= text.len(),
+        "{what}: range {r:?} outside a text of {} bytes",
+        text.len()
+    );
+    assert!(
+        text.is_char_boundary(r.start) && text.is_char_boundary(r.end),
+        "{what}: range {r:?} cuts a character of {text:?}"
+    );
+}
+
+/// The retention audit on arbitrary text: the extractor, sentences, units, corrections and the
+/// whole audit of a summary (the first piece) against the span (the rest) never panic; every
+/// range they report lies in its text on character boundaries; kept ≤ found, retention in 0–1.
+pub fn audit_target(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let text = text.as_ref();
+    for item in audit::extract(text) {
+        assert_range_in(text, &item.at, "extract");
+        let _ = audit::mentions(text, &item);
+        let _ = audit::norm_text(&item.text);
+    }
+    let mut last = 0;
+    for r in audit::sentence_ranges(text) {
+        assert_range_in(text, &r, "sentence");
+        assert!(r.start >= last, "sentences in order, apart");
+        last = r.end;
+    }
+    for leaf in audit::call_leaves(text) {
+        let _ = leaf.items.len();
+    }
+    let _ = audit::parse_call(text);
+    let mut pieces = pieces_of(text);
+    let summary = pieces.remove(0).text;
+    let units = audit::units(&pieces);
+    for u in &units {
+        let piece = &pieces[u.piece].text;
+        assert_range_in(piece, &u.range, "unit");
+        for item in &u.items {
+            assert_range_in(piece, &item.at, "unit item");
+        }
+    }
+    let _ = audit::corrections(&pieces, &units);
+    for count_tool_results in [false, true] {
+        let opts = AuditOptions {
+            count_tool_results,
+            max_listed: 5,
+        };
+        let a = audit::audit(&pieces, &summary, "Keep every path.", &opts);
+        assert!(a.kept <= a.found, "kept {} of {}", a.kept, a.found);
+        assert!(
+            (0.0..=1.0).contains(&a.retention),
+            "retention {}",
+            a.retention
+        );
+        let _ = a.verdict(0.5, true);
+        let _ = a.retry_note();
+    }
+}
+
+/// An offer for `pieces` as mf makes one: a handle per piece (its id when the text starts with
+/// a clean word, else `@LINE`), a tool result in its call's unit.
+pub fn offer_of(pieces: &[Piece]) -> Offer {
+    let mut unit = 0u32;
+    let entries = pieces
+        .iter()
+        .enumerate()
+        .map(|(k, p)| {
+            if p.role != Some(Role::Tool) {
+                unit += 1;
+            }
+            let line = k as u32 + 1;
+            let word = p.text.split_whitespace().next().unwrap_or("");
+            Citable {
+                handle: cite::handle(word, true, line),
+                line,
+                chars: p.text.chars().count(),
+                unit,
+                from_turn: p.turn,
+                to_turn: p.turn,
+                leaves: 1,
+            }
+        })
+        .collect();
+    Offer {
+        entries,
+        model: "extractive".to_string(),
+    }
+}
+
+/// The extractive summarizer on arbitrary text: `summarize` under a budget from the first two
+/// bytes, then the audit of what it wrote (as `compact` runs it); `summarize_cited`, whose reply
+/// must parse as citations of the offer (it checks itself with mf's rules before it answers).
+pub fn extractive_target(data: &[u8]) {
+    let (budget, rest) = match data {
+        [a, b, rest @ ..] => (usize::from(u16::from_le_bytes([*a, *b])), rest),
+        _ => (400, data),
+    };
+    let text = String::from_utf8_lossy(rest);
+    let pieces = pieces_of(&text);
+    let out = extractive::summarize(&pieces, budget);
+    let _ = audit::audit(&pieces, &out, "", &AuditOptions::default());
+    let offer = offer_of(&pieces);
+    let request = CiteRequest {
+        offer: offer.clone(),
+        round: 1,
+    };
+    let reply = extractive::summarize_cited(&pieces, &request, budget.max(1));
+    let mut review = Review::new(&offer);
+    review.begin_call();
+    let round = review.review(&reply, &|_| None, &mut |_| Ok(()));
+    for &r in &round.rejected {
+        assert!(
+            !matches!(review.rejected[r].reason, cite::Rejection::Malformed(_)),
+            "the extractive summarizer wrote a citation that does not parse: {:?}\nreply: {reply:?}",
+            review.rejected[r].reason
+        );
+    }
+}
+
+/// The citation parser on arbitrary text: the first piece describes the span (one entry per
+/// line, the line's first word its id), the rest are replies, reviewed in turn as a cited fold
+/// reviews them; every candidate is accepted or rejected, what is consumed is consumed once by
+/// an accepted candidate, and the texts built from it (feedback, summary) never panic.
+pub fn cite_target(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let mut parts = text.split(PIECE_SEP);
+    let span = parts.next().unwrap_or("");
+    let pieces: Vec<Piece> = span
+        .lines()
+        .take(64)
+        .enumerate()
+        .map(|(k, l)| Piece {
+            turn: (k / 2) as u64 + 1,
+            author: "user".into(),
+            role: Some(if l.starts_with('<') {
+                Role::Tool
+            } else {
+                Role::User
+            }),
+            text: l.to_string(),
+        })
+        .collect();
+    let offer = offer_of(&pieces);
+    let names: HashMap<String, String> = offer
+        .entries
+        .iter()
+        .map(|e| (e.handle.clone(), format!("@{}", e.line)))
+        .collect();
+    let mut review = Review::new(&offer);
+    for reply in parts.take(cite::MAX_CALLS) {
+        for c in cite::split_reply(reply) {
+            let _ = cite::citations(&c.text);
+            let _ = cite::uncited_line(&c.text);
+            let _ = cite::strip(&c.text);
+            let _ = cite::rename(&c.text, &names);
+        }
+        if !review.may_ask() {
+            break;
+        }
+        review.begin_call();
+        let round = review.review(
+            reply,
+            &|id| id.chars().next().filter(char::is_ascii_digit).map(|_| 7),
+            &mut |p| {
+                if p.text.chars().count() % 7 == 3 {
+                    Err("declined".into())
+                } else {
+                    Ok(())
+                }
+            },
+        );
+        assert_eq!(
+            round.accepted.len() + round.rejected.len(),
+            round.candidates,
+            "every candidate accepted or rejected"
+        );
+        for (k, by) in review.consumed_by.iter().enumerate() {
+            if let Some(a) = by {
+                assert!(
+                    review.accepted[*a].entries.contains(&k),
+                    "entry {k} consumed by a candidate that does not list it"
+                );
+            }
+        }
+        let _ = review.feedback();
+        let _ = review.by_level();
+        let _ = review.rejection_summary();
+    }
+}

@@ -169,7 +169,10 @@ pub async fn run(
     let bar = ctx.ui.files_bar(settings.files.len());
     let gate = Arc::new(Semaphore::new(settings.jobs));
     let mut set = tokio::task::JoinSet::new();
+    let mut tasks = std::collections::HashMap::new();
     for (i, file) in settings.files.iter().enumerate() {
+        // What the file held before, to say after a panic whether it changed.
+        let before = std::fs::metadata(file).ok().map(|m| m.len());
         let (ctx, gate, settings, file, bar) = (
             ctx.clone(),
             gate.clone(),
@@ -177,7 +180,7 @@ pub async fn run(
             file.clone(),
             bar.clone(),
         );
-        set.spawn(async move {
+        let handle = set.spawn(async move {
             let _permit = gate
                 .acquire_owned()
                 .await
@@ -190,12 +193,20 @@ pub async fn run(
             bar.inc(1);
             (i, out)
         });
+        tasks.insert(handle.id(), (i, before));
     }
     let mut results: Vec<Option<Result<DecisionRecord>>> =
         (0..settings.files.len()).map(|_| None).collect();
-    while let Some(joined) = set.join_next().await {
+    while let Some(joined) = set.join_next_with_id().await {
         match joined {
-            Ok((i, out)) => results[i] = Some(out),
+            Ok((_, (i, out))) => results[i] = Some(out),
+            // A bug in one file's work is that file's error record; the others go on.
+            Err(e) if e.is_panic() => {
+                let (i, before) = tasks[&e.id()];
+                let file = &settings.files[i];
+                let payload = e.into_panic();
+                results[i] = Some(Err(panicked(file, before, payload.as_ref()).into()));
+            }
             Err(e) => std::panic::resume_unwind(e.into_panic()),
         }
     }
@@ -204,6 +215,19 @@ pub async fn run(
         .into_iter()
         .map(|r| r.expect("every file reports"))
         .collect())
+}
+
+/// The error record of a file whose work panicked, saying whether the file changed.
+fn panicked(file: &Path, before: Option<u64>, payload: &(dyn std::any::Any + Send)) -> MfError {
+    let shown = file.display();
+    let now = std::fs::metadata(file).ok().map(|m| m.len());
+    let hint = match (before, now) {
+        (Some(b), Some(n)) if n == b => format!(
+            "`{shown}` is unchanged; include the command line (and the file, if you can share it) in the report"
+        ),
+        _ => format!("`{shown}` changed while mf worked on it: run `mf verify {shown}`"),
+    };
+    crate::error::internal(payload, format!("compacting `{shown}`"), Some(hint))
 }
 
 /// The billing law: the summarizer must not be the model that wrote the conversation, unless
@@ -588,6 +612,11 @@ fn audit_reply(
     builtin: bool,
     context: &[String],
 ) -> (String, audit::Audit, Option<String>) {
+    if let Some(on) = crate::settings::debug_panic_on()
+        && request.pieces.iter().any(|p| p.text.contains(on))
+    {
+        panic!("fault injected by MF_DEBUG_PANIC_ON");
+    }
     let opts = audit::AuditOptions {
         count_tool_results: settings.audit.count_tool_results,
         max_listed: 20,
@@ -635,7 +664,7 @@ async fn audit_apart(
         (request, verdict)
     })
     .await
-    .expect("the audit does not panic")
+    .unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()))
 }
 
 /// One span's call and what came of it: the reply (the retry's, when a lossy first reply was

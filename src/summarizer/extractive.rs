@@ -74,7 +74,7 @@ impl Summarizer for Extractive {
                     let target = request.target_chars;
                     tokio::task::spawn_blocking(move || compose(&pieces, cite.as_ref(), target))
                         .await
-                        .expect("the extractive summarizer does not panic")
+                        .unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()))
                 }
                 Err(_) => compose(&request.pieces, request.cite.as_ref(), request.target_chars),
             };
@@ -731,25 +731,23 @@ fn windows(text: &str, items: &[std::ops::Range<usize>]) -> Vec<(String, std::op
 
 /// The first whitespace at or after `from` (but not after `limit`), as a char boundary.
 fn ceil_ws(text: &str, from: usize, limit: usize) -> usize {
-    let mut i = from;
-    while i < limit && !text.is_char_boundary(i) {
-        i += 1;
-    }
+    let i = crate::text::ceil(text, from).min(limit);
     if i == 0 {
         return 0;
     }
-    match text[i..limit].find(char::is_whitespace) {
-        Some(p) => i + p + 1,
+    // After the whitespace, which may be wider than a byte (U+2029, U+3000).
+    match text[i..limit]
+        .char_indices()
+        .find(|(_, c)| c.is_whitespace())
+    {
+        Some((p, c)) => i + p + c.len_utf8(),
         None => limit,
     }
 }
 
 /// The last whitespace at or before `to` (but not before `limit`).
 fn floor_ws_from(text: &str, to: usize, limit: usize) -> usize {
-    let mut i = to;
-    while i > limit && !text.is_char_boundary(i) {
-        i -= 1;
-    }
+    let i = crate::text::floor(text, to).max(limit);
     if i >= text.len() {
         return text.len();
     }

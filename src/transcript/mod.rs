@@ -10,6 +10,7 @@ mod checkpoint;
 mod copy;
 mod error;
 pub mod format;
+pub mod json;
 mod read;
 pub mod wire;
 
@@ -518,7 +519,7 @@ impl Transcript {
                 if k == 0 && first_of_file {
                     b = b.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(b);
                 }
-                match serde_json::from_slice::<Value>(b) {
+                match json::from_slice(b) {
                     Ok(Value::Object(m)) => m,
                     _ => Map::new(),
                 }

@@ -15,6 +15,7 @@ use memchr::{memchr, memchr_iter, memmem, memrchr};
 
 use super::build::{At, Build, NoteKind, PieceAt};
 use super::error::TranscriptError;
+use super::json;
 use super::wire::MF_PREFIX;
 use super::{Source, Tail};
 use crate::digest::line_hash;
@@ -172,8 +173,22 @@ impl<R: LineReader> Walker<'_, R> {
                 self.build.lines_read += 1;
                 self.reader.push(&mut self.build, &at, p)
             }
-            Err(e) => self.damaged(raw, pos, e),
+            Err(e) => {
+                if let Some(done) = self.push_repaired(content(raw, first), &at) {
+                    return done;
+                }
+                self.damaged(raw, pos, e)
+            }
         }
+    }
+
+    /// A line that does not parse only for a lone surrogate escape: parsed from a copy with
+    /// U+FFFD in its place (`json`), and pushed. `None` when it has none or still fails.
+    fn push_repaired(&mut self, body: &[u8], at: &At<'_>) -> Option<Result<(), TranscriptError>> {
+        let fixed = json::lone_surrogates_replaced(body)?;
+        let parsed = self.reader.parse(&fixed).ok()?;
+        self.build.lines_read += 1;
+        Some(self.reader.push(&mut self.build, at, parsed))
     }
 
     /// A line that does not parse: mf's own torn line, a line glued to mf's, the second half of
@@ -388,7 +403,7 @@ pub fn read_lines<R: LineReader>(
             parsed.extend(
                 handles
                     .into_iter()
-                    .map(|h| h.join().expect("a parser thread does not panic")),
+                    .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))),
             );
             (parsed, read)
         });
@@ -437,7 +452,16 @@ pub fn read_lines<R: LineReader>(
             walker.line += 1;
             Tail::Unterminated
         } else {
-            match walker.reader.parse(body) {
+            // A lone surrogate escape reads as U+FFFD (`json`).
+            let fixed: Vec<u8>;
+            let mut parsed = walker.reader.parse(body);
+            if parsed.is_err()
+                && let Some(f) = json::lone_surrogates_replaced(body)
+            {
+                fixed = f;
+                parsed = walker.reader.parse(&fixed);
+            }
+            match parsed {
                 Ok(parsed) => {
                     walker.line += 1;
                     let at = At {

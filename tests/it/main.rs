@@ -35,4 +35,5 @@ mod scale;
 mod server;
 mod snapshots;
 mod trust;
+mod unicode;
 mod util;

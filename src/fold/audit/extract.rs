@@ -2,6 +2,7 @@
 //! calls) of a span with the items each carries.
 
 use super::*;
+use crate::text;
 
 // ---------------------------------------------------------------------------------------------
 // Tokens
@@ -370,11 +371,8 @@ pub(super) fn weekday(w: &str) -> bool {
 
 pub(super) fn is_url(w: &str) -> bool {
     if !(w.contains("://")
-        || w.contains(':')
-            && w.len() > 5
-            && w.is_char_boundary(5)
-            && w[..5].eq_ignore_ascii_case("jdbc:"))
-        && !(w.len() > 4 && w.is_char_boundary(4) && w[..4].eq_ignore_ascii_case("www."))
+        || w.contains(':') && w.len() > 5 && text::starts_with_ignore_ascii_case(w, "jdbc:"))
+        && !(w.len() > 4 && text::starts_with_ignore_ascii_case(w, "www."))
     {
         return false;
     }
@@ -1678,18 +1676,12 @@ impl<'a> Extractor<'a> {
     }
 }
 
-pub(super) fn floor_char(s: &str, mut i: usize) -> usize {
-    while i > 0 && !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
+pub(super) fn floor_char(s: &str, i: usize) -> usize {
+    text::floor(s, i)
 }
 
-pub(super) fn ceil_char(s: &str, mut i: usize) -> usize {
-    while i < s.len() && !s.is_char_boundary(i) {
-        i += 1;
-    }
-    i
+pub(super) fn ceil_char(s: &str, i: usize) -> usize {
+    text::ceil(s, i)
 }
 
 pub(super) fn http_status(w: &str) -> bool {

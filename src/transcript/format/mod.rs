@@ -144,7 +144,7 @@ pub fn detect(head: &[u8]) -> Detected {
         if line.iter().all(u8::is_ascii_whitespace) || line.starts_with(MF_PREFIX) {
             continue;
         }
-        let Ok(v) = serde_json::from_slice::<Value>(line) else {
+        let Ok(v) = super::json::from_slice(line) else {
             continue;
         };
         if !v.is_object() {

@@ -1,0 +1,84 @@
+//! Text cut at byte offsets without cutting a character: every slice of a `&str` at a computed
+//! offset (a length limit, a fixed-width prefix, a position found in another string) goes
+//! through these, so no input can make mf slice inside a multi-byte character and panic.
+//!
+//! (`str::floor_char_boundary` is stable only from Rust 1.91; mf builds on 1.89.)
+
+/// The largest character boundary of `s` at or before `i` (`s.len()` when `i` is past the end).
+pub fn floor(s: &str, i: usize) -> usize {
+    if i >= s.len() {
+        return s.len();
+    }
+    let mut i = i;
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// The smallest character boundary of `s` at or after `i` (`s.len()` when `i` is past the end).
+pub fn ceil(s: &str, i: usize) -> usize {
+    if i >= s.len() {
+        return s.len();
+    }
+    let mut i = i;
+    while !s.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+/// The longest prefix of `s` of at most `max` bytes that ends on a character boundary.
+pub fn prefix(s: &str, max: usize) -> &str {
+    &s[..floor(s, max)]
+}
+
+/// The longest suffix of `s` of at most `max` bytes that starts on a character boundary.
+pub fn suffix(s: &str, max: usize) -> &str {
+    &s[ceil(s, s.len().saturating_sub(max))..]
+}
+
+/// `s` from byte `i` on, `i` moved forward to a character boundary (empty past the end).
+pub fn from(s: &str, i: usize) -> &str {
+    &s[ceil(s, i)..]
+}
+
+/// Whether `s` starts with `head`, ASCII case ignored (false when `s` is shorter or the cut
+/// falls inside a character).
+pub fn starts_with_ignore_ascii_case(s: &str, head: &str) -> bool {
+    s.get(..head.len())
+        .is_some_and(|h| h.eq_ignore_ascii_case(head))
+}
+
+/// Whether `s` ends with `tail`, ASCII case ignored.
+pub fn ends_with_ignore_ascii_case(s: &str, tail: &str) -> bool {
+    s.len() >= tail.len()
+        && s.get(s.len() - tail.len()..)
+            .is_some_and(|t| t.eq_ignore_ascii_case(tail))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cuts_never_fall_inside_a_character() {
+        let s = "1031→{\"a\":1} é😀中";
+        for i in 0..=s.len() + 2 {
+            assert!(s.is_char_boundary(floor(s, i)) && floor(s, i) <= i.max(s.len()));
+            assert!(s.is_char_boundary(ceil(s, i)) && ceil(s, i) >= i.min(s.len()));
+            assert!(prefix(s, i).len() <= i);
+            assert!(suffix(s, i).len() <= i);
+            let _ = from(s, i);
+        }
+        assert_eq!(prefix("1031→a", 5), "1031");
+        assert_eq!(prefix("1031→a", 7), "1031→");
+        assert_eq!(suffix("a→b", 3), "b");
+        assert_eq!(from("a→b", 2), "b");
+        assert!(!starts_with_ignore_ascii_case("1031→{", "jdbc:"));
+        assert!(starts_with_ignore_ascii_case("JDBC:x", "jdbc:"));
+        assert!(!starts_with_ignore_ascii_case("jd", "jdbc:"));
+        assert!(ends_with_ignore_ascii_case("A.RS", ".rs"));
+        assert!(!ends_with_ignore_ascii_case("→s", ".rs"));
+    }
+}
