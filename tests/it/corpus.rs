@@ -141,7 +141,7 @@ struct Entry {
     uuid: Option<String>,
 }
 
-struct Parsed {
+pub(crate) struct Parsed {
     entries: Vec<Entry>,
     /// Entries whose anchor is at or after this line may be folded: after the agent's own last
     /// compaction (pi: its first kept entry; Claude Code: plus the rows it preserves).
@@ -177,7 +177,7 @@ fn strings(v: Option<&Vec<Value>>, ty: &str, key: &str) -> Vec<String> {
 }
 
 impl Parsed {
-    fn read(path: &Path, format: &str) -> Parsed {
+    pub(crate) fn read(path: &Path, format: &str) -> Parsed {
         let lines = lines_of(path);
         match format {
             "claude" => Self::claude(&lines),
@@ -410,7 +410,7 @@ impl Parsed {
     }
 
     /// Everything wrong with a fold over `ranges` that claims `count` entries.
-    fn problems(&self, ranges: &[(u32, u32)], count: u64) -> Vec<String> {
+    pub(crate) fn problems(&self, ranges: &[(u32, u32)], count: u64) -> Vec<String> {
         let mut out = Vec::new();
         let cov = self.covered(ranges);
         if cov.len() as u64 != count {

@@ -34,4 +34,5 @@ mod scale;
 mod server;
 mod snapshots;
 mod trust;
+mod turns;
 mod util;
