@@ -1042,6 +1042,19 @@ impl<'a> Ledger<'a> {
             }
         }
         summaries.sort_by_key(|(t, _)| *t);
+        // A withdrawn summary's originals go back where they stand in conversation order: a fold
+        // inside a turn covered the entries after its prompt, so they interleave with what it
+        // left verbatim.
+        if retract.is_some() {
+            let at = |s: &Shown| match *s {
+                Shown::Existing(it) => self.position(it),
+                Shown::New(d) => stubs
+                    .iter()
+                    .find(|&&(_, x)| x == d)
+                    .map_or((u32::MAX, 1), |&(it, _)| self.position(it)),
+            };
+            rest.sort_by_key(at);
+        }
         summaries.into_iter().map(|(_, s)| s).chain(rest).collect()
     }
 
