@@ -1067,6 +1067,56 @@ fn a_long_turn_folds_inside_keeping_its_prompt_and_newest_tool_units() {
 }
 
 #[test]
+fn withdrawing_a_fold_inside_a_turn_shows_the_turn_in_its_own_order_again() {
+    // A short first turn, then a long one: the fold takes turn 1 whole and turn 2's older units,
+    // and stands where turn 1 began, before the prompt of turn 2 it left verbatim.
+    let mut c = Conv::default();
+    c.msg("s", Role::System);
+    c.push("u0", Role::User, 300, &[], &[]);
+    c.push("a0", Role::Assistant, 300, &[], &[]);
+    let long = long_turn(12, 2_000);
+    for (k, e) in long.entries.iter().enumerate().skip(1) {
+        let id = long.ids[k].clone();
+        let (calls, answers): (Vec<String>, Vec<String>) = match id.as_bytes()[0] {
+            b'c' => {
+                let k: usize = id[1..].parse().unwrap();
+                if k % 4 == 3 {
+                    (vec![format!("k{k}a"), format!("k{k}b")], vec![])
+                } else {
+                    (vec![format!("k{k}")], vec![])
+                }
+            }
+            b'r' => (vec![], vec![format!("k{}", &id[1..])]),
+            _ => (vec![], vec![]),
+        };
+        let calls: Vec<&str> = calls.iter().map(String::as_str).collect();
+        let answers: Vec<&str> = answers.iter().map(String::as_str).collect();
+        c.push(&id, e.role, e.chars, &calls, &answers);
+    }
+    let l = Ledger::new(c.conv());
+    let p = FoldPolicy {
+        recent_tokens: 1_000,
+        ..policy(1)
+    };
+    let Decision::Fold(plan) = plan(&l, &p, "m") else {
+        panic!()
+    };
+    let mut w = c.clone();
+    let s = w.fold("S", &plan.whole.items);
+    let lw = Ledger::new(w.conv());
+    assert_eq!(lw.summaries.len(), 1, "{:?}", lw.flags);
+    let shown: Vec<Item> = lw
+        .next_view(&[], &[], Some(s))
+        .into_iter()
+        .map(|x| match x {
+            crate::entry::Shown::Existing(i) => i,
+            crate::entry::Shown::New(_) => panic!("nothing new"),
+        })
+        .collect();
+    assert_eq!(ids(&w, &shown), ids(&c, &l.view), "the original order");
+}
+
+#[test]
 fn a_summary_over_a_turns_prompt_with_its_rest_raw_is_not_honoured() {
     let c = long_turn(10, 2_000);
     let l = Ledger::new(c.conv());
