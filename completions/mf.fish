@@ -58,7 +58,8 @@ gpt-4o\t''
 gpt-4.1-mini\t''
 gpt-4.1\t''
 openai-compatible:\t''"
-complete -c mf -n "__fish_mf_using_subcommand compact" -l recent -d 'Entries at the end that stay verbatim; the seam is rounded out to a whole turn, and the last turn always stays [default: 5] [env: MF_RECENT]' -r
+complete -c mf -n "__fish_mf_using_subcommand compact" -l recent -d 'Entries at the end that stay verbatim (at least the newest tool unit); the seam is rounded out to a whole turn when the tail then fits --recent-tokens, else the turn is folded inside [default: 5] [env: MF_RECENT]' -r
+complete -c mf -n "__fish_mf_using_subcommand compact" -l recent-tokens -d 'Most estimated tokens the verbatim tail holds: a turn larger than this is folded inside (its prompt and newest tool units stay verbatim, its older tool units fold) [default: 3000, which keeps a 20k-token session within about a third of its size]' -r
 complete -c mf -n "__fish_mf_using_subcommand compact" -l size -d 'Consider only the newest N uncovered entries (must be greater than --recent)' -r
 complete -c mf -n "__fish_mf_using_subcommand compact" -l trigger -d 'Make no call unless at least N uncovered entries exist [default: 20]' -r
 complete -c mf -n "__fish_mf_using_subcommand compact" -l min-fold -d 'Make no call unless at least N entries would fold [default: 2]' -r
@@ -155,7 +156,8 @@ gpt-4o\t''
 gpt-4.1-mini\t''
 gpt-4.1\t''
 openai-compatible:\t''"
-complete -c mf -n "__fish_mf_using_subcommand explain" -l recent -d 'Entries at the end that stay verbatim; the seam is rounded out to a whole turn, and the last turn always stays [default: 5] [env: MF_RECENT]' -r
+complete -c mf -n "__fish_mf_using_subcommand explain" -l recent -d 'Entries at the end that stay verbatim (at least the newest tool unit); the seam is rounded out to a whole turn when the tail then fits --recent-tokens, else the turn is folded inside [default: 5] [env: MF_RECENT]' -r
+complete -c mf -n "__fish_mf_using_subcommand explain" -l recent-tokens -d 'Most estimated tokens the verbatim tail holds: a turn larger than this is folded inside (its prompt and newest tool units stay verbatim, its older tool units fold) [default: 3000, which keeps a 20k-token session within about a third of its size]' -r
 complete -c mf -n "__fish_mf_using_subcommand explain" -l size -d 'Consider only the newest N uncovered entries (must be greater than --recent)' -r
 complete -c mf -n "__fish_mf_using_subcommand explain" -l trigger -d 'Make no call unless at least N uncovered entries exist [default: 20]' -r
 complete -c mf -n "__fish_mf_using_subcommand explain" -l min-fold -d 'Make no call unless at least N entries would fold [default: 2]' -r

@@ -114,9 +114,13 @@ pub enum InputFormat {
 #[derive(Debug, Args, Clone, Default)]
 #[command(next_help_heading = "What to fold")]
 pub struct PolicyArgs {
-    /// Entries at the end that stay verbatim; the seam is rounded out to a whole turn, and the last turn always stays [default: 5] [env: MF_RECENT]
+    /// Entries at the end that stay verbatim (at least the newest tool unit); the seam is rounded out to a whole turn when the tail then fits --recent-tokens, else the turn is folded inside [default: 5] [env: MF_RECENT]
     #[arg(long, value_name = "N")]
     pub recent: Option<usize>,
+
+    /// Most estimated tokens the verbatim tail holds: a turn larger than this is folded inside (its prompt and newest tool units stay verbatim, its older tool units fold) [default: 3000, which keeps a 20k-token session within about a third of its size]
+    #[arg(long, value_name = "TOKENS")]
+    pub recent_tokens: Option<usize>,
 
     /// Consider only the newest N uncovered entries (must be greater than --recent)
     #[arg(long, value_name = "N")]

@@ -339,6 +339,11 @@ impl DecisionRecord {
             &plan.verbatim,
             plan.protected.len(),
         ));
+        if let Some(turn) = plan.split_turn {
+            self.notes.push(format!(
+                "turn {turn} is larger than the verbatim tail holds (--recent-tokens): it is folded inside, and its prompt and newest tool units stay verbatim"
+            ));
+        }
         if plan.in_turn {
             self.notes.push(
                 "a turn larger than one call's budget is folded inside the turn, at tool-unit boundaries"

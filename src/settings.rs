@@ -208,6 +208,7 @@ pub fn resolve_policy(
     };
     FoldPolicy {
         recent,
+        recent_tokens: args.recent_tokens.unwrap_or(d.recent_tokens),
         size: args.size,
         trigger: args.trigger.or(config.trigger).unwrap_or(d.trigger),
         min_fold: args.min_fold.or(config.min_fold).unwrap_or(d.min_fold),

@@ -708,7 +708,39 @@ impl<'a> Ledger<'a> {
                     .enumerate()
                     .take_while(|(_, e)| e.line < here)
                     .any(|(k, _)| self.starts_turn(from + k) && parent[from + k] == NONE);
-                if !tail_turn {
+                // Or a fold inside a turn: the newest part of that turn stays verbatim after it,
+                // and so does the prompt that opened the turn (a question is never summarized
+                // while its answer stays raw).
+                let in_turn = !tail_turn
+                    && {
+                        let next = (from..conv.entries.len())
+                            .take_while(|&k| conv.entries[k].line < here)
+                            .find(|&k| {
+                                !conv.entries[k].has(flag::UNSEEN)
+                                    && !self.is_claim_entry(k as u32)
+                                    && parent[k] == NONE
+                            });
+                        match next {
+                            None => false,
+                            Some(k) => {
+                                let turn = self.turns[k];
+                                let opener = (0..k)
+                                    .rev()
+                                    .take_while(|&j| self.turns[j] == turn)
+                                    .find(|&j| self.starts_turn(j));
+                                if let Some(j) = opener
+                                    && covers(j as u32)
+                                {
+                                    return Err(refuse(format!(
+                                        "it covers the prompt that opened turn {turn} (line {}) but not the rest of that turn; a question is never summarized while its answer stays raw",
+                                        conv.entries[j].line
+                                    )));
+                                }
+                                true
+                            }
+                        }
+                    };
+                if !tail_turn && !in_turn {
                     return Err(refuse(
                         "it covers the most recent turn, which always stays verbatim",
                     ));
@@ -719,7 +751,7 @@ impl<'a> Ledger<'a> {
                         && conv
                             .entries
                             .binary_search_by_key(&t, |e| e.line)
-                            .is_ok_and(|j| conv.entries[j].has(flag::TURN_START));
+                            .is_ok_and(|j| in_turn || conv.entries[j].has(flag::TURN_START));
                     if !ok {
                         return Err(refuse(format!(
                             "its recorded verbatim tail (line {t}) is not a turn after what it covers"
@@ -1046,6 +1078,19 @@ impl<'a> Ledger<'a> {
             }
         }
         summaries.sort_by_key(|(t, _)| *t);
+        // A withdrawn summary's originals go back where they stand in conversation order: a fold
+        // inside a turn covered the entries after its prompt, so they interleave with what it
+        // left verbatim.
+        if retract.is_some() {
+            let at = |s: &Shown| match *s {
+                Shown::Existing(it) => self.position(it),
+                Shown::New(d) => stubs
+                    .iter()
+                    .find(|&&(_, x)| x == d)
+                    .map_or((u32::MAX, 1), |&(it, _)| self.position(it)),
+            };
+            rest.sort_by_key(at);
+        }
         summaries.into_iter().map(|(_, s)| s).chain(rest).collect()
     }
 

@@ -140,6 +140,13 @@ pub enum SkipReason {
     /// entries a binding decline spanned. Nothing new to ask about.
     /// (`small`: chunks too short to come back shorter, between units too large for a call.)
     NothingNew { stale: usize, small: usize },
+    /// Every tool unit that would fold is too large for one call under `--max-span-tokens`
+    /// (`room`: the characters a request has for the transcript after its own framing).
+    TooLargeForACall {
+        units: usize,
+        budget: usize,
+        room: usize,
+    },
 }
 
 impl SkipReason {
@@ -187,6 +194,17 @@ impl SkipReason {
                     String::new()
                 }
             ),
+            SkipReason::TooLargeForACall {
+                units,
+                budget,
+                room,
+            } => format!(
+                "not worth a call: each of the {units} unit{} that would fold is larger than one call may carry (--max-span-tokens {budget} leaves ~{} tokens for the transcript after the request's own ~{} tokens of framing); {} verbatim",
+                if *units == 1 { "" } else { "s" },
+                estimate_tokens(*room),
+                estimate_tokens(REQUEST_OVERHEAD_CHARS),
+                if *units == 1 { "it stays" } else { "they stay" }
+            ),
             SkipReason::NothingToMask { results, keep } => format!(
                 "nothing to mask: {results} tool result{} in view, and those in the verbatim tail and the {keep} most recent stay verbatim (or the rest are too small to be worth a stub)",
                 if *results == 1 { "" } else { "s" }
@@ -212,6 +230,9 @@ pub struct Plan {
     pub oversized: Vec<Vec<Item>>,
     /// Some span boundary lies inside a turn (at a tool-unit boundary).
     pub in_turn: bool,
+    /// The turn folded inside because it is larger than the verbatim tail may hold: its prompt
+    /// and its newest tool units stay verbatim, its older ones fold.
+    pub split_turn: Option<u64>,
     /// Characters of the whole recall view before the fold.
     pub view_chars: usize,
     /// Anchor line of the first entry of the verbatim tail.
@@ -306,11 +327,13 @@ fn candidates<'v>(ledger: &'v Ledger<'_>) -> (usize, &'v [Item]) {
 
 /// Whether an item stays out of every fold under this policy. A tool result whose call is never
 /// folded (a call in the preamble) stays with its call: a fold never holds a result without it.
-fn kept_out(ledger: &Ledger<'_>, policy: &FoldPolicy, it: Item) -> bool {
+/// `head`: the prompt that opened a turn folded inside (it stays verbatim).
+fn kept_out(ledger: &Ledger<'_>, policy: &FoldPolicy, head: &[Item], it: Item) -> bool {
     let call = ledger.call_of[it as usize];
     ledger.is_fixed(it)
         || (policy.protect_user && ledger.is_user_message(it))
         || (call != NONE && ledger.kind(it) == ItemKind::Message && ledger.is_fixed(call))
+        || head.contains(&it)
 }
 
 /// Characters mf's label adds to a summary (with the blank line after it), as planning counts.
@@ -360,8 +383,13 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
     }
     let considered = n - start;
 
-    let mut end = tail_start(ledger, cands, &seams, policy.recent, start);
-    if end <= start {
+    let tail = tail_start(ledger, cands, &seams, policy, start);
+    let mut end = tail.end;
+    let head: Vec<Item> = tail
+        .head
+        .map(|(a, b)| cands[a..b].to_vec())
+        .unwrap_or_default();
+    if end <= start || (start..end).all(|p| head.contains(&cands[p])) {
         return skip(SkipReason::NothingBeforeTail { considered }, None);
     }
 
@@ -375,10 +403,10 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
         let mut folded = 0usize;
         let mut chosen = None;
         for (p, &it) in cands.iter().enumerate().take(end).skip(start) {
-            if !kept_out(ledger, policy, it) {
+            if !kept_out(ledger, policy, &head, it) {
                 folded += ledger.item_chars(it);
             }
-            if seams.turn[p + 1] {
+            if seams.turn[p + 1] || p + 1 == end {
                 let after = view_chars - folded + summary_estimate(policy, folded);
                 if estimate_tokens(after) <= target {
                     chosen = Some(p + 1);
@@ -400,6 +428,7 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
             None => {
                 let tail: usize = cands[end..]
                     .iter()
+                    .chain(&head)
                     .map(|&it| ledger.item_chars(it))
                     .sum::<usize>()
                     + ledger.view[..first]
@@ -413,6 +442,12 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
             }
         }
     }
+    // A fold that ends before the split turn leaves it whole.
+    let head: Vec<Item> = match tail.head {
+        Some((a, _)) if a < end => head,
+        _ => Vec::new(),
+    };
+    let split_turn = (end < n && !seams.turn[end]).then(|| ledger.item_turns(cands[end]).0);
 
     let range = &cands[start..end];
     let protected: Vec<Item> = range
@@ -423,7 +458,7 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
     let items: Vec<Item> = range
         .iter()
         .copied()
-        .filter(|&it| !kept_out(ledger, policy, it))
+        .filter(|&it| !kept_out(ledger, policy, &head, it))
         .collect();
     if items.len() < policy.min_fold {
         let reason = SkipReason::TooFew {
@@ -436,7 +471,7 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
 
     // Chunks, when the fold is over the span budget.
     let (chunks, oversized, in_turn) = match policy.max_span_tokens {
-        Some(budget) => split(ledger, policy, cands, &seams, start, end, budget),
+        Some(budget) => split(ledger, policy, &head, cands, &seams, start, end, budget),
         None => (vec![items.clone()], Vec::new(), false),
     };
     // Only chunks with something new are asked about; with several, only chunks long enough
@@ -478,6 +513,17 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
                 },
                 Some(span),
             ),
+            None if stale == 0 && small == 0 && !oversized.is_empty() => {
+                let budget = policy.max_span_tokens.unwrap_or(0);
+                skip(
+                    SkipReason::TooLargeForACall {
+                        units: oversized.len(),
+                        budget,
+                        room: (budget * 4).saturating_sub(REQUEST_OVERHEAD_CHARS),
+                    },
+                    None,
+                )
+            }
             None => skip(SkipReason::NothingNew { stale, small }, None),
         };
     }
@@ -535,6 +581,7 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
     }
     let mut verbatim: Vec<Item> = ledger.view[..first + start].to_vec();
     verbatim.extend(protected.iter().copied());
+    verbatim.extend(head.iter().copied());
     verbatim.extend(idle);
     verbatim.extend(oversized.iter().flatten().copied());
     verbatim.extend(
@@ -552,6 +599,7 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
         protected,
         oversized,
         in_turn,
+        split_turn,
         view_chars,
         tail_line,
         note,
@@ -573,35 +621,92 @@ fn tail_line(ledger: &Ledger<'_>, whole: &Span, tail: &[Item]) -> Option<u32> {
         })
         .max()
         .unwrap_or(0);
-    tail.iter()
-        .map(|&it| match ledger.summaries.get(&it) {
+    let firsts = || {
+        tail.iter().map(|&it| match ledger.summaries.get(&it) {
             Some(s) => s.first_leaf as usize,
             None => it as usize,
         })
+    };
+    firsts()
         .filter(|&p| ledger.starts_turn(p))
         .map(|p| entries[p].line)
         .find(|&line| line > last_leaf)
+        // A fold inside a turn: the tail begins with that turn's newest tool units.
+        .or_else(|| {
+            firsts()
+                .map(|p| entries[p].line)
+                .find(|&line| line > last_leaf)
+        })
 }
 
-/// Where the verbatim tail starts among the candidates: the last `recent` entries and at least
-/// the last turn, the seam rounded outward to a turn start, never before `start`.
+/// The verbatim tail: where it starts among the candidates, and the head of a turn it splits.
+struct Tail {
+    end: usize,
+    /// Candidates `a..b`: the prompt that opened the turn the tail begins inside (with what
+    /// travels with it); it stays verbatim while the turn's older tool units fold.
+    head: Option<(usize, usize)>,
+}
+
+/// Where the verbatim tail starts among the candidates, never before `start`: the last `recent`
+/// entries (at least the newest one) at a tool-unit seam, rounded outward to the start of their
+/// turn when the tail then holds at most `recent_tokens`. A turn larger than that is folded
+/// inside: its prompt stays verbatim, and so do its newest tool units, as many as fit in
+/// `recent_tokens` (and at least the `recent` entries).
 fn tail_start(
     ledger: &Ledger<'_>,
     cands: &[Item],
     seams: &Seams,
-    recent: usize,
+    policy: &FoldPolicy,
     start: usize,
-) -> usize {
+) -> Tail {
     let n = cands.len();
-    let last_turn = (0..n)
-        .rev()
-        .find(|&p| seams.turn[p] && p > 0 && is_turn(ledger, cands[p]))
-        .unwrap_or(0);
-    let mut end = n.saturating_sub(recent).min(last_turn);
-    while end > start && !seams.turn[end] {
-        end -= 1;
+    let whole = |end: usize| Tail { end, head: None };
+    if n <= start {
+        return whole(start);
     }
-    end.max(start)
+    let mut p0 = n.saturating_sub(policy.recent.max(1)).max(start);
+    while p0 > start && !seams.unit[p0] {
+        p0 -= 1;
+    }
+    // The turn the seam falls in, and its first candidate.
+    let mut ts = p0.min(n - 1);
+    while ts > start && !seams.turn[ts] {
+        ts -= 1;
+    }
+    let chars =
+        |from: usize| -> usize { cands[from..].iter().map(|&it| ledger.item_chars(it)).sum() };
+    if p0 <= ts || estimate_tokens(chars(ts)) <= policy.recent_tokens {
+        return whole(ts);
+    }
+    // The head: the prompt and what travels with it, up to the first tool-unit seam. A turn
+    // whose prompt lies behind the agent's own compaction (or outside the window) has none.
+    let head_end = if is_turn(ledger, cands[ts]) {
+        (ts + 1..=n).find(|&p| seams.unit[p]).unwrap_or(n)
+    } else {
+        ts
+    };
+    if p0 <= head_end {
+        return whole(ts);
+    }
+    // The newest tool units that fit in `recent_tokens`, at least those the seam keeps.
+    let mut end = p0;
+    let mut q = p0;
+    while q > head_end {
+        q -= 1;
+        if seams.unit[q] {
+            if estimate_tokens(chars(q)) > policy.recent_tokens {
+                break;
+            }
+            end = q;
+        }
+    }
+    if end <= head_end {
+        return whole(ts);
+    }
+    Tail {
+        end,
+        head: (head_end > ts).then_some((ts, head_end)),
+    }
 }
 
 fn is_turn(ledger: &Ledger<'_>, it: Item) -> bool {
@@ -611,9 +716,11 @@ fn is_turn(ledger: &Ledger<'_>, it: Item) -> bool {
 /// Split candidates `start..end` into chunks whose requests fit `budget` tokens: at turn seams
 /// where possible, inside a turn at tool-unit seams where a turn is too big; a tool unit too big
 /// on its own is left out (verbatim).
+#[allow(clippy::too_many_arguments)]
 fn split(
     ledger: &Ledger<'_>,
     policy: &FoldPolicy,
+    head: &[Item],
     cands: &[Item],
     seams: &Seams,
     start: usize,
@@ -623,7 +730,7 @@ fn split(
     // What one request can carry: the framing and instruction, then each piece with its label.
     let room = (budget * 4).saturating_sub(REQUEST_OVERHEAD_CHARS);
     let cost = |it: Item| {
-        if kept_out(ledger, policy, it) {
+        if kept_out(ledger, policy, head, it) {
             0
         } else {
             ledger.item_chars(it) + PIECE_OVERHEAD_CHARS
@@ -674,15 +781,16 @@ fn split(
         used += size;
     }
     chunks.extend(current);
+    // (The fold's own end may lie inside a turn folded inside: that is not a chunk's doing.)
     let in_turn = chunks
         .iter()
         .chain(&oversized)
-        .any(|&(a, b)| !seams.turn[a] || !seams.turn[b]);
+        .any(|&(a, b)| !seams.turn[a] || (!seams.turn[b] && b != end));
     let items = |(a, b): (usize, usize)| -> Vec<Item> {
         cands[a..b]
             .iter()
             .copied()
-            .filter(|&it| !kept_out(ledger, policy, it))
+            .filter(|&it| !kept_out(ledger, policy, head, it))
             .collect()
     };
     (
@@ -731,7 +839,7 @@ pub const PIECE_OVERHEAD_CHARS: usize = 48;
 pub fn plan_mask(ledger: &Ledger<'_>, policy: &FoldPolicy) -> Result<Vec<Item>, SkipReason> {
     let (_, cands) = candidates(ledger);
     let seams = Seams::new(ledger, cands);
-    let tail = tail_start(ledger, cands, &seams, policy.recent, 0);
+    let tail = tail_start(ledger, cands, &seams, policy, 0).end;
     let is_result = |it: Item| {
         ledger.kind(it) == ItemKind::Message
             && !ledger.conv.answers(it as usize).is_empty()

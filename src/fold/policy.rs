@@ -25,12 +25,24 @@ impl Strategy {
     }
 }
 
+/// `--recent-tokens` by default: a verbatim tail of at most ~3,000 tokens. mf's goal is a recall
+/// view of at most about a third of the original once a session passes 20k tokens; a summary
+/// takes about a fifth of what it folds, so a kept tail of more than ~15% of 20k (3,000 tokens)
+/// would miss it on its own. (pi keeps 20k tokens because it compacts only near a full context
+/// window; mf compacts long before that.)
+pub const DEFAULT_RECENT_TOKENS: usize = 3_000;
+
 /// How the engine decides what to fold. Built by `settings` from flags, env and config.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FoldPolicy {
     /// Entries at the end of the view that stay verbatim (the seam is then rounded outward to a
     /// turn; the last turn always stays verbatim).
     pub recent: usize,
+    /// The most estimated tokens the verbatim tail holds when it is rounded outward to a whole
+    /// turn: a turn whose tail is larger is folded inside (its prompt and newest tool units stay
+    /// verbatim, its older tool units fold); inside such a turn, the newest tool units that fit
+    /// in it stay (at least the `recent` entries).
+    pub recent_tokens: usize,
     /// Consider only the newest `size` entries of the view; `None` considers every uncovered entry.
     pub size: Option<usize>,
     /// No call when fewer than this many uncovered entries exist.
@@ -58,6 +70,7 @@ impl Default for FoldPolicy {
     fn default() -> Self {
         Self {
             recent: 5,
+            recent_tokens: DEFAULT_RECENT_TOKENS,
             size: None,
             trigger: 20,
             min_fold: 2,

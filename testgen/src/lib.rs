@@ -6,6 +6,8 @@
 //!   results — some later corrected ("the billing port is 9090, not 8080"), wrapped in filler
 //!   prose and long tool outputs; with the list of planted facts and their latest values.
 //! - [`agent_session`]: an agent session with one giant turn of hundreds of tool calls.
+//! - [`long_session`]: one prompt and many tool calls in the session format of Claude Code,
+//!   Codex or pi (or chat), as the agents write a single long task.
 //! - [`bulk`]: a large synthetic transcript (a million lines, hundreds of MB) streamed to a
 //!   writer, for benchmarks.
 //!
@@ -17,8 +19,11 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
+mod long;
 pub mod score;
 mod words;
+
+pub use long::{Agent, LONG_PROMPT, long_session};
 
 use words::*;
 

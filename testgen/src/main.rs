@@ -3,6 +3,7 @@
 //! ```text
 //! testgen facts --turns 40 [--seed 1] [--out chat.jsonl] [--facts facts.json]
 //! testgen agent --calls 300 [--seed 1] [--out session.jsonl]
+//! testgen long --format claude|codex|pi|chat --calls 45 [--seed 1] [--out session.jsonl]
 //! testgen bulk [--lines 1000000] [--size 300M] [--seed 1] [--out big.jsonl]
 //! testgen fidelity [--mf PATH] [--model MODEL] [--strategy S]... [-- MF_COMPACT_ARGS...]
 //! ```
@@ -19,6 +20,8 @@ const USAGE: &str = "usage:
       a work conversation of N turns with planted facts (and, with --facts, the list of them)
   testgen agent --calls N [--seed S] [--out FILE]
       an agent session whose second turn makes N tool calls (one giant turn)
+  testgen long --format claude|codex|pi|chat --calls N [--seed S] [--out FILE]
+      a single-prompt agent session of N tool calls in that agent's own session format
   testgen bulk [--lines N] [--size BYTES] [--seed S] [--out FILE]
       a large transcript of at least N lines (default 1000000) and BYTES bytes (default 300M;
       K, M and G suffixes are powers of 1024)
@@ -49,6 +52,7 @@ struct Args {
     seed: u64,
     out: Option<String>,
     facts: Option<String>,
+    format: Option<String>,
     lines: u64,
     size: u64,
 }
@@ -68,7 +72,7 @@ fn parse_size(s: &str) -> Result<u64, String> {
 fn parse(args: Vec<String>) -> Result<Args, String> {
     let mut it = args.into_iter();
     let mode = it.next().ok_or("no mode given")?;
-    if !["facts", "agent", "bulk"].contains(&mode.as_str()) {
+    if !["facts", "agent", "long", "bulk"].contains(&mode.as_str()) {
         return Err(format!("unknown mode {mode:?}"));
     }
     let mut a = Args {
@@ -78,6 +82,7 @@ fn parse(args: Vec<String>) -> Result<Args, String> {
         seed: 1,
         out: None,
         facts: None,
+        format: None,
         lines: 1_000_000,
         size: 300 << 20,
     };
@@ -89,6 +94,7 @@ fn parse(args: Vec<String>) -> Result<Args, String> {
             "--seed" => a.seed = value()?.parse().map_err(|_| "--seed takes a number")?,
             "--out" | "-o" => a.out = Some(value()?),
             "--facts" => a.facts = Some(value()?),
+            "--format" => a.format = Some(value()?),
             "--lines" => a.lines = value()?.parse().map_err(|_| "--lines takes a number")?,
             "--size" => a.size = parse_size(&value()?)?,
             "-h" | "--help" => return Err("help".into()),
@@ -137,6 +143,19 @@ fn run(args: Vec<String>) -> Result<(), String> {
         eprintln!(
             "testgen: {} messages, {calls} tool calls in one turn",
             conv.messages.len()
+        );
+    } else if a.mode == "long" {
+        let calls = a.calls.ok_or("long needs --calls")?;
+        let format = a.format.as_deref().ok_or("long needs --format")?;
+        let agent =
+            testgen::Agent::parse(format).ok_or("--format is one of claude, codex, pi, chat")?;
+        let text = testgen::long_session(agent, calls, a.seed);
+        let mut out = output(&a.out).map_err(io_err)?;
+        out.write_all(text.as_bytes()).map_err(io_err)?;
+        out.flush().map_err(io_err)?;
+        eprintln!(
+            "testgen: a {format} session of one prompt and {calls} tool calls, {} lines",
+            text.lines().count()
         );
     } else {
         let out = output(&a.out).map_err(io_err)?;

@@ -35,5 +35,6 @@ mod scale;
 mod server;
 mod snapshots;
 mod trust;
+mod turns;
 mod unicode;
 mod util;

@@ -891,6 +891,9 @@ pub fn chat_message(obj: &Map<String, Value>) -> Value {
     }
 }
 
+/// What introduces, in the summary pi sends, the prompt of a turn mf folded inside.
+pub const SPLIT_TURN_PROMPT: &str = "[the request that opened the current turn, verbatim; the turn's older tool calls are summarized above and its newest follow]";
+
 /// The lines that write a `Write` to a pi session: mf's summaries and records as `custom`
 /// entries chained on the leaf, then (when there is a view to show) the entry that makes pi
 /// show exactly it.
@@ -973,13 +976,34 @@ pub fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, S
         }
     }
     // The kept entries must be exactly the path's entries from the first of them on.
-    if let Some(&first) = kept.first() {
-        let path: Vec<u32> = (first..t.entries.len() as u32)
+    let on_path = |from: u32| -> Vec<u32> {
+        (from..t.entries.len() as u32)
             .filter(|&j| {
                 let e = &t.entries[j as usize];
                 !e.has(flag::UNSEEN) && e.claim == NONE && !e.has(flag::NATIVE_SUMMARY)
             })
-            .collect();
+            .collect()
+    };
+    // A fold inside a turn keeps the prompt that opened it, then the turn's newest entries: pi
+    // can show only one run after its summary, so the prompt goes, verbatim, at the end of the
+    // summary it sends (as pi's own split-turn compaction puts the turn's start there).
+    if kept.len() > 1 && on_path(kept[0]) != kept && on_path(kept[1]) == kept[1..] {
+        let (prompt, run) = (kept[0], kept[1]);
+        let opens = t.entries[prompt as usize].has(flag::TURN_START)
+            && !texts.is_empty()
+            && on_path(prompt)
+                .iter()
+                .take_while(|&&j| j < run)
+                .skip(1)
+                .all(|&j| !t.entries[j as usize].has(flag::TURN_START));
+        if opens {
+            let text = t.text(prompt as usize).map_err(|e| e.to_string())?;
+            texts.push(format!("{SPLIT_TURN_PROMPT}\n\n{text}"));
+            kept.remove(0);
+        }
+    }
+    if let Some(&first) = kept.first() {
+        let path = on_path(first);
         if path != kept {
             return Err("pi keeps one unbroken run of entries after its summary; this fold would leave some entries out of the middle of it (--protect user, --size and oversized tool units cannot be expressed in a pi session)".into());
         }

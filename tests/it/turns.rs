@@ -1,0 +1,470 @@
+//! Long agent turns (issue 13): a single-prompt session — one prompt and dozens of tool calls, the
+//! shape `claude -p`, `codex exec` and `pi -p` write — is one turn, and it folds inside: the
+//! prompt stays verbatim, the older tool units fold, the newest stay; no tool unit is split; the
+//! recall view comes down to about a third; every summary written is honoured, and restore gives
+//! back the original recall. The sessions are `testgen long` sessions in each agent's own format
+//! (and chat), checked against the file as read independently (`corpus::Parsed`).
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+use testgen::{Agent, LONG_PROMPT};
+
+use crate::corpus::Parsed;
+use crate::util::*;
+
+const FORMATS: [(&str, Agent); 4] = [
+    ("claude", Agent::Claude),
+    ("codex", Agent::Codex),
+    ("pi", Agent::Pi),
+    ("chat", Agent::Chat),
+];
+
+/// A generated single-prompt session of `calls` tool calls in `format`, in the temp dir.
+fn long(env: &TestEnv, format: &str, agent: Agent, calls: usize) -> PathBuf {
+    let name = format!("long-{format}-{calls}.jsonl");
+    env.write(&name, &testgen::long_session(agent, calls, 3))
+}
+
+fn record(out: &Output) -> Value {
+    json_lines(&out.stdout)
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| panic!("no record: {out:?}"))
+}
+
+/// `mf recall FILE --format chat`: the messages a model would be sent.
+fn recall(env: &TestEnv, file: &str) -> Vec<Value> {
+    let out = env.mf(&["recall", file, "--format", "chat"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    json_lines(&out.stdout)
+}
+
+fn text(m: &Value) -> String {
+    match &m["content"] {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// Everything that must hold after a fold of a long single-prompt session: the record says it
+/// folded; each summary written names whole tool units (checked against the file as read here);
+/// recall opens with mf's summary, then the prompt verbatim as a user message of its own, and
+/// ends with the session's last message; `verify` is clean.
+fn assert_folded_inside(env: &TestEnv, file: &str, format: &str, rec: &Value, before: &[Value]) {
+    let what = format!("{file} {}", rec["reason"]);
+    assert_eq!(rec["action"], "folded", "{what}: {rec}");
+    let path = env.path(file);
+    let parsed = Parsed::read(&path, format);
+    let summaries = summary_lines(&path);
+    assert!(!summaries.is_empty(), "{what}");
+    for s in &summaries {
+        let cov = &s["mf"]["coverage"];
+        let ranges: Vec<(u32, u32)> = cov["lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| (r[0].as_u64().unwrap() as u32, r[1].as_u64().unwrap() as u32))
+            .collect();
+        let problems = parsed.problems(&ranges, cov["entryCount"].as_u64().unwrap());
+        assert!(problems.is_empty(), "{what}: {problems:?}");
+    }
+    let after = recall(env, file);
+    let first = after
+        .iter()
+        .position(|m| m["role"] != "system" || text(m).starts_with("[summary of earlier turns"))
+        .unwrap();
+    assert!(
+        text(&after[first]).starts_with("[summary of earlier turns"),
+        "{what}: recall does not open with mf's summary: {:?}",
+        &after[first]
+    );
+    let prompt = after
+        .iter()
+        .position(|m| m["role"] == "user" && text(m) == LONG_PROMPT);
+    assert!(
+        prompt.is_some_and(|p| p > first),
+        "{what}: the prompt is not verbatim after the summary in recall"
+    );
+    assert_eq!(
+        after.last(),
+        before.last(),
+        "{what}: the newest message changed"
+    );
+    assert!(after.len() < before.len(), "{what}: recall is no shorter");
+    let v = env.mf(&["verify", file]);
+    assert_eq!(v.code, 0, "{what}: {v:?}");
+}
+
+/// Restore every summary: the original recall comes back, and the original bytes are untouched.
+fn assert_restores(env: &TestEnv, file: &str, original: &[u8], before: &[Value]) {
+    for s in summary_lines(&env.path(file)) {
+        // pi keeps it in `data`, Codex in `payload`, Claude Code and chat at the top.
+        let id = s["data"]["id"]
+            .as_str()
+            .or(s["payload"]["id"].as_str())
+            .or(s["id"].as_str())
+            .map(str::to_string)
+            .unwrap_or_else(|| panic!("no id on {s}"));
+        let out = env.mf(&["expand", file, &id, "--restore", "--force"]);
+        assert_eq!(out.code, 0, "{file}: {out:?}");
+    }
+    let now = read(&env.path(file));
+    assert_eq!(&now[..original.len()], original, "{file}: original bytes");
+    assert_eq!(recall(env, file), before, "{file}: recall after restore");
+}
+
+#[test]
+fn a_long_single_prompt_session_of_every_agent_folds_inside_its_turn() {
+    for (format, agent) in FORMATS {
+        for flags in [&[][..], &["--recent", "1"], &["--recent-tokens", "0"]] {
+            let env = TestEnv::new();
+            let path = long(&env, format, agent, 45);
+            let file = path.file_name().unwrap().to_str().unwrap().to_string();
+            let original = read(&path);
+            let before = recall(&env, &file);
+            let mut args = vec![
+                "compact",
+                &file,
+                "--model",
+                "extractive",
+                "--min-retention",
+                "0",
+                "--force",
+                "--json",
+            ];
+            args.extend(flags);
+            let out = env.mf(&args);
+            assert_eq!(out.code, 0, "{format} {flags:?}: {out:?}");
+            let rec = record(&out);
+            assert_folded_inside(&env, &file, format, &rec, &before);
+            let notes = rec["notes"].to_string();
+            assert!(
+                notes.contains("folded inside") && notes.contains("prompt"),
+                "{format} {flags:?}: no note says the turn was folded inside: {notes}"
+            );
+            let (b, a) = (
+                rec["before"]["tokens"].as_f64().unwrap(),
+                rec["after"]["tokens"].as_f64().unwrap(),
+            );
+            assert!(b > 20_000.0, "{format}: the session is {b} tokens");
+            assert!(
+                a <= 0.35 * b,
+                "{format} {flags:?}: recall {a} of {b} tokens ({:.2})",
+                a / b
+            );
+            assert_restores(&env, &file, &original, &before);
+        }
+    }
+}
+
+#[test]
+fn a_target_that_cannot_be_met_folds_what_it_can_and_says_so() {
+    for (format, agent) in FORMATS {
+        let env = TestEnv::new();
+        let path = long(&env, format, agent, 45);
+        let file = path.file_name().unwrap().to_str().unwrap().to_string();
+        let before = recall(&env, &file);
+        let out = env.mf(&[
+            "compact",
+            &file,
+            "--model",
+            "extractive",
+            "--min-retention",
+            "0",
+            "--force",
+            "--target-tokens",
+            "200",
+            "--json",
+        ]);
+        assert_eq!(out.code, 0, "{format}: {out:?}");
+        let rec = record(&out);
+        assert_folded_inside(&env, &file, format, &rec, &before);
+        let notes = rec["notes"].to_string();
+        assert!(
+            notes.contains("target of 200 tokens cannot be met"),
+            "{format}: {notes}"
+        );
+        assert!(rec["after"]["tokens"].as_u64().unwrap() > 200, "{rec}");
+    }
+}
+
+#[test]
+fn mask_stubs_the_old_results_of_a_long_turn_where_the_format_can_show_a_stub() {
+    for (format, agent) in FORMATS {
+        let env = TestEnv::new();
+        let path = long(&env, format, agent, 45);
+        let file = path.file_name().unwrap().to_str().unwrap().to_string();
+        let original = read(&path);
+        let out = env.mf(&[
+            "compact",
+            &file,
+            "--strategy",
+            "mask",
+            "--model",
+            "extractive",
+            "--force",
+            "--json",
+        ]);
+        match format {
+            // Claude Code and pi keep the original entries: a stub cannot stand in place of a
+            // result there, and mf says so instead of skipping as if nothing were old.
+            "claude" | "pi" => {
+                assert_ne!(out.code, 0, "{format}: {out:?}");
+                assert!(
+                    out.stderr.contains("cannot show a stub"),
+                    "{format}: {out:?}"
+                );
+                assert_eq!(read(&path), original, "{format}: the file changed");
+            }
+            _ => {
+                assert_eq!(out.code, 0, "{format}: {out:?}");
+                let rec = record(&out);
+                assert_eq!(rec["action"], "masked", "{format}: {rec}");
+                let stubs = file_lines(&path)
+                    .into_iter()
+                    .filter(|v| v["mf"]["kind"] == "stub")
+                    .count();
+                assert!(stubs > 20, "{format}: {stubs} stubs");
+                let after = recall(&env, &file);
+                assert!(
+                    after
+                        .iter()
+                        .any(|m| m["role"] == "user" && text(m) == LONG_PROMPT),
+                    "{format}: the prompt"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_span_budget_too_small_for_any_unit_says_so_truthfully() {
+    for (format, agent) in FORMATS {
+        let env = TestEnv::new();
+        let path = long(&env, format, agent, 45);
+        let file = path.file_name().unwrap().to_str().unwrap().to_string();
+        let out = env.mf(&[
+            "compact",
+            &file,
+            "--model",
+            "extractive",
+            "--force",
+            "--max-span-tokens",
+            "400",
+            "--json",
+        ]);
+        assert_eq!(out.code, 0, "{format}: {out:?}");
+        let rec = record(&out);
+        let why = rec["reason"].as_str().unwrap();
+        assert_eq!(rec["action"], "skipped", "{format}: {rec}");
+        assert!(
+            why.contains("larger than one call may carry") && why.contains("400"),
+            "{format}: {why}"
+        );
+        assert!(!why.contains("nothing new"), "{format}: {why}");
+    }
+}
+
+/// Over tails and budgets: every fold is lawful (whole tool units, nothing before the prompt's
+/// turn left raw while the prompt folds, verify clean) and the prompt is verbatim in recall.
+#[test]
+fn long_turns_fold_lawfully_under_every_tail_and_span_setting() {
+    let mut folds = 0;
+    for (format, agent) in FORMATS {
+        let env = TestEnv::new();
+        let src = testgen::long_session(agent, 30, 11);
+        for recent in ["0", "1", "3", "8", "30"] {
+            for recent_tokens in ["0", "800", "3000", "100000"] {
+                for span in [None, Some("1500")] {
+                    let file = format!("{format}-{recent}-{recent_tokens}-{span:?}.jsonl");
+                    env.write(&file, &src);
+                    let mut args = vec![
+                        "compact",
+                        &file,
+                        "--model",
+                        "extractive",
+                        "--min-retention",
+                        "0",
+                        "--force",
+                        "--trigger",
+                        "0",
+                        "--recent",
+                        recent,
+                        "--recent-tokens",
+                        recent_tokens,
+                        "--json",
+                    ];
+                    if let Some(s) = span {
+                        args.extend(["--max-span-tokens", s]);
+                    }
+                    let out = env.mf(&args);
+                    let what = format!(
+                        "{format} --recent {recent} --recent-tokens {recent_tokens} --max-span-tokens {span:?}"
+                    );
+                    if format == "pi"
+                        && out.code == 1
+                        && out.stderr.contains("cannot show what this would leave")
+                    {
+                        continue; // pi shows one run after its summary; said up front
+                    }
+                    assert_eq!(out.code, 0, "{what}: {out:?}");
+                    let rec = record(&out);
+                    let path = env.path(&file);
+                    let parsed = Parsed::read(&path, format);
+                    for s in summary_lines(&path) {
+                        let cov = &s["mf"]["coverage"];
+                        let ranges: Vec<(u32, u32)> = cov["lines"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .map(|r| (r[0].as_u64().unwrap() as u32, r[1].as_u64().unwrap() as u32))
+                            .collect();
+                        let p = parsed.problems(&ranges, cov["entryCount"].as_u64().unwrap());
+                        assert!(p.is_empty(), "{what}: {p:?}");
+                    }
+                    if rec["action"] == "folded" {
+                        folds += 1;
+                        let after = recall(&env, &file);
+                        assert!(
+                            after
+                                .iter()
+                                .any(|m| m["role"] == "user" && text(m) == LONG_PROMPT),
+                            "{what}: the prompt is not verbatim in recall"
+                        );
+                        let v = env.mf(&["verify", &file]);
+                        assert_eq!(v.code, 0, "{what}: {v:?}");
+                    }
+                }
+            }
+        }
+    }
+    assert!(folds >= 80, "only {folds} folds");
+}
+
+/// Flip to `true` once the fidelity lane's audit (issue 14) is merged: the size target then holds
+/// with the default `--min-retention` too (today the retention audit declines some extractive
+/// summaries of agent sessions as lossy).
+const TARGET_WITH_DEFAULT_AUDIT: bool = false;
+
+#[test]
+fn with_default_flags_a_long_session_folds_to_a_third_or_is_declined_on_the_record() {
+    for (format, agent) in FORMATS {
+        let env = TestEnv::new();
+        let path = long(&env, format, agent, 45);
+        let file = path.file_name().unwrap().to_str().unwrap().to_string();
+        let before = recall(&env, &file);
+        let out = env.mf(&[
+            "compact",
+            &file,
+            "--model",
+            "extractive",
+            "--force",
+            "--json",
+        ]);
+        assert_eq!(out.code, 0, "{format}: {out:?}");
+        let rec = record(&out);
+        let (b, a) = (
+            rec["before"]["tokens"].as_f64().unwrap(),
+            rec["after"]["tokens"].as_f64().unwrap(),
+        );
+        eprintln!("{format}: {} {b} -> {a} ({:.2})", rec["action"], a / b);
+        match rec["action"].as_str().unwrap() {
+            "folded" => {
+                assert_folded_inside(&env, &file, format, &rec, &before);
+                assert!(a <= 0.35 * b, "{format}: {a} of {b}");
+            }
+            "declined" if !TARGET_WITH_DEFAULT_AUDIT => {
+                let why = rec["reason"].as_str().unwrap();
+                assert!(why.contains("lossy"), "{format}: {why}");
+                assert_eq!(
+                    recall(&env, &file),
+                    before,
+                    "{format}: a decline changed recall"
+                );
+            }
+            other => panic!("{format}: {other}: {}", rec["reason"]),
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs MF_CORPUS (the shared corpus; .ci/run sets it)"]
+fn long_corpus_turns_fold_inside() {
+    let dir = corpus_dir();
+    // One turn of 161 entries (~44k tokens) after Claude Code's own compaction; and a Codex
+    // rollout of two turns whose first holds nearly everything.
+    for (file, format, limit) in [
+        (
+            "claude-code/cc-2.1.39-autocompact-hooks-progress-1512l.jsonl",
+            "claude",
+            0.5,
+        ),
+        (
+            "codex/codex-0.40.0-vscode-shell-base64-image.jsonl",
+            "codex",
+            0.35,
+        ),
+    ] {
+        for flags in [&[][..], &["--recent", "1"]] {
+            let env = TestEnv::new();
+            let name = file.rsplit('/').next().unwrap();
+            let dest = env.path(name);
+            std::fs::write(&dest, read(&dir.join(file))).unwrap();
+            let original = read(&dest);
+            let before = recall(&env, name);
+            let mut args = vec![
+                "compact",
+                name,
+                "--model",
+                "extractive",
+                "--min-retention",
+                "0",
+                "--force",
+                "--json",
+            ];
+            args.extend(flags);
+            let out = env.mf(&args);
+            assert_eq!(out.code, 0, "{name} {flags:?}: {out:?}");
+            let rec = record(&out);
+            assert_eq!(rec["action"], "folded", "{name} {flags:?}: {rec}");
+            let parsed = Parsed::read(&dest, format);
+            for s in summary_lines(&dest) {
+                let cov = &s["mf"]["coverage"];
+                let ranges: Vec<(u32, u32)> = cov["lines"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|r| (r[0].as_u64().unwrap() as u32, r[1].as_u64().unwrap() as u32))
+                    .collect();
+                let p = parsed.problems(&ranges, cov["entryCount"].as_u64().unwrap());
+                assert!(p.is_empty(), "{name}: {p:?}");
+            }
+            let (b, a) = (
+                rec["before"]["tokens"].as_f64().unwrap(),
+                rec["after"]["tokens"].as_f64().unwrap(),
+            );
+            assert!(a <= limit * b, "{name} {flags:?}: {a} of {b}");
+            assert_eq!(env.mf(&["verify", name]).code, 0, "{name}");
+            let after = recall(&env, name);
+            assert_eq!(after.last(), before.last(), "{name}");
+            if format == "codex" {
+                // Both prompts (the IDE's wrapping included) stay verbatim; the first opens the
+                // turn folded inside. (The Claude Code session's prompt lies behind its own
+                // compaction: it was never in recall.)
+                for m in before.iter().filter(|m| m["role"] == "user") {
+                    let t = text(m);
+                    if t.starts_with("# Context from my IDE") {
+                        assert!(after.contains(m), "{name}: a prompt is gone: {t:.80}");
+                    }
+                }
+            }
+            assert_restores(&env, name, &original, &before);
+        }
+    }
+}
