@@ -165,6 +165,8 @@ impl Build {
         for (line, whole, of, lines) in unfinished {
             for c in &mut self.claims {
                 if lines.contains(&self.entries[c.entry as usize].line) {
+                    // Not shown either: the agent never sends mf's own lines.
+                    self.entries[c.entry as usize].flags |= crate::entry::flag::UNSEEN;
                     c.shape_ok = Err(format!(
                         "{} (line {line}: {whole} of its {of} lines are whole); the agent does not show it, so it does not stand",
                         crate::entry::UNFINISHED_WRITE
