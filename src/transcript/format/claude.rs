@@ -9,9 +9,10 @@
 //!
 //! What mf writes (verified with the real `claude` resuming against a loopback server): its
 //! summaries and records as rows of its own types, which Claude Code does not load; then a
-//! `compact_boundary` whose `preservedMessages` lists every kept row, a user row with
-//! `isCompactSummary` holding mf's standing summaries, and a trailer row on the kept tail — so
-//! Claude Code resumes from [mf's summaries, the kept turns]. Undo re-preserves the whole chain.
+//! trailer row on the kept tail, a `compact_boundary` whose `preservedMessages` lists mf's summary
+//! row and every kept row (in recall order), and last the user row with `isCompactSummary`
+//! holding mf's standing summaries — so Claude Code resumes from [mf's summaries, the kept turns],
+//! and, until that last row is whole, relinks nothing. Undo re-preserves the whole chain.
 
 use std::collections::{HashMap, HashSet};
 
