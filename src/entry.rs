@@ -11,6 +11,9 @@ pub const LABEL_PREFIX: &str = "[summary of earlier turns";
 /// The start of a stub's content (a tool result hidden by `--strategy mask`).
 pub const STUB_PREFIX: &str = "[tool result hidden by mf";
 
+/// How the reason begins for a claim whose write mf did not finish (`Claim::shape_ok`).
+pub const UNFINISHED_WRITE: &str = "part of a write mf did not finish";
+
 /// "No index" in the `u32` index fields below.
 pub const NONE: u32 = u32::MAX;
 

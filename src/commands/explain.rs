@@ -52,6 +52,21 @@ pub fn note_view(kind: &NoteKind) -> (&'static str, String) {
             "skipped",
             format!("not a line of this format, skipped as the agent skips it: {why}"),
         ),
+        NoteKind::UnfinishedWrite {
+            whole,
+            of,
+            repaired,
+        } => (
+            "unfinished-write",
+            format!(
+                "a write an interrupted mf began here and did not finish ({whole} of its {of} lines are whole): none of it counts, and the agent, which honours it only through its last line, shows what it showed before; {}",
+                if *repaired {
+                    "a later mf write landed whole"
+                } else {
+                    "the next `mf compact` (or `mf expand --restore`) writes it again"
+                }
+            ),
+        ),
     }
 }
 

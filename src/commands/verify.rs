@@ -59,6 +59,9 @@ pub fn verify_file(path: &std::path::Path, opts: &transcript::ReadOptions) -> Ve
         };
         match n.kind {
             NoteKind::TornMf => problems.push(finding),
+            NoteKind::UnfinishedWrite {
+                repaired: false, ..
+            } => problems.push(finding),
             NoteKind::Skipped(_) if t.format == transcript::Format::Chat => problems.push(finding),
             _ => notes.push(finding),
         }

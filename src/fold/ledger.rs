@@ -73,6 +73,10 @@ pub enum FlagKind {
     BadRetraction,
     /// A record this mf does not know.
     UnknownRecord,
+    /// A summary the agent's own later compaction took over: information, not a problem.
+    Superseded,
+    /// A summary in a write mf did not finish (the write itself is reported).
+    Unfinished,
 }
 
 impl FlagKind {
@@ -84,12 +88,20 @@ impl FlagKind {
             FlagKind::Unverifiable => "unverifiable",
             FlagKind::BadRetraction => "bad-retraction",
             FlagKind::UnknownRecord => "unknown-record",
+            FlagKind::Superseded => "superseded",
+            FlagKind::Unfinished => "unfinished",
         }
     }
 
     /// Whether `verify` counts it as a problem.
     pub fn is_problem(self) -> bool {
-        !matches!(self, FlagKind::Unverifiable | FlagKind::LookAlike)
+        !matches!(
+            self,
+            FlagKind::Unverifiable
+                | FlagKind::LookAlike
+                | FlagKind::Superseded
+                | FlagKind::Unfinished
+        )
     }
 }
 
@@ -151,15 +163,18 @@ pub struct Ledger<'a> {
     pub retry: bool,
 }
 
-/// Why a claim is not honoured, and whether it is only stale.
+/// Why a claim is not honoured, and whether it is only stale, or history the agent's own
+/// compaction took over.
 struct Refusal {
     stale: bool,
+    superseded: bool,
     why: String,
 }
 
 fn refuse(why: impl Into<String>) -> Refusal {
     Refusal {
         stale: false,
+        superseded: false,
         why: why.into(),
     }
 }
@@ -326,6 +341,14 @@ impl<'a> Ledger<'a> {
                         && matches!(&claim.coverage, Err(w) if w.contains("no coverage record"))
                     {
                         FlagKind::LookAlike
+                    } else if claim
+                        .shape_ok
+                        .as_ref()
+                        .is_err_and(|w| w.starts_with(crate::entry::UNFINISHED_WRITE))
+                    {
+                        FlagKind::Unfinished
+                    } else if r.superseded {
+                        FlagKind::Superseded
                     } else if r.stale {
                         FlagKind::Stale
                     } else {
@@ -531,10 +554,16 @@ impl<'a> Ledger<'a> {
         if let Err(why) = &claim.shape_ok {
             return Err(refuse(why.clone()));
         }
+        if conv.entries[s as usize].has(flag::HISTORY) {
+            return Err(Refusal {
+                superseded: true,
+                ..refuse(
+                    "the agent compacted the session itself after this summary: the agent's own summary now stands for what it folded (and mf folds only after the agent's compaction)",
+                )
+            });
+        }
         if conv.entries[s as usize].has(flag::UNSEEN) {
-            return Err(refuse(
-                "it is on a branch the agent no longer follows (or before the agent's own compaction)",
-            ));
+            return Err(refuse("it is on a branch the agent no longer follows"));
         }
         match &claim.content_fingerprint {
             None => return Err(refuse("its content is not a string")),
@@ -556,6 +585,7 @@ impl<'a> Ledger<'a> {
         if cov.entry_count != children.len() as u64 {
             return Err(Refusal {
                 stale: true,
+                superseded: false,
                 why: format!(
                     "its coverage says {} entries but its lines now hold {}: lines were added or removed inside it since it was written",
                     cov.entry_count,
@@ -571,6 +601,7 @@ impl<'a> Ledger<'a> {
             if d.finish() != *digest {
                 return Err(Refusal {
                     stale: true,
+                    superseded: false,
                     why: "the lines it covers are not the lines it was written over (edited, removed or shifted since); it is not honoured and its originals are shown".into(),
                 });
             }

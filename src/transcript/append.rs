@@ -1,6 +1,8 @@
 //! Appending to a transcript: opened for appending before anything is paid for, held under an
 //! exclusive lock while mf plans, calls and writes, and written as whole lines in one `write`,
-//! only when the file ends at a line boundary at that instant; synced; checked after.
+//! only when the file ends at a line boundary at that instant; synced; checked after. The lines
+//! of one append to an agent's session are tagged as one set (`wire::SetTag`): a crash can cut
+//! the write anywhere, and a reader counts a set only when all of it is there and whole.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -206,7 +208,14 @@ impl Locked {
             }
             std::thread::sleep(Duration::from_millis(2));
         };
-        let mut block = Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum::<usize>() + 1);
+        let mut tagged;
+        let mut lines = lines;
+        if t.format.is_agent() && lines.len() > 1 {
+            tagged = lines.to_vec();
+            super::wire::tag_set(&mut tagged, &format!("{:08x}", fastrand::u32(..)));
+            lines = &tagged;
+        }
+        let mut block = Vec::with_capacity(lines.iter().map(|l| l.len() + 40).sum::<usize>() + 1);
         block.extend_from_slice(prefix.as_bytes());
         for line in lines {
             debug_assert!(!line.contains('\n'));

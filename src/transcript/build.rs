@@ -50,6 +50,10 @@ pub enum NoteKind {
     /// A line that is not valid JSON, or not a line of the format, skipped as the agent itself
     /// skips it.
     Skipped(String),
+    /// The first line of a write mf did not finish (`whole` of its `of` lines are here and
+    /// whole): none of it counts, as the agent does not honour it either. `repaired`: a later
+    /// write of mf's landed whole.
+    UnfinishedWrite { whole: u32, of: u32, repaired: bool },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -90,6 +94,17 @@ pub struct Build {
     pub agent_models: Vec<String>,
     pub lines_read: u64,
     pub physical_lines: u32,
+    /// The lines of mf's multi-line writes seen (see `wire::SetTag`).
+    pub sets: Vec<SetLine>,
+}
+
+/// One line of a multi-line write of mf's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SetLine {
+    pub line: u32,
+    pub tag: crate::transcript::wire::SetTag,
+    /// Parsed whole (not cut short by a crash).
+    pub whole: bool,
 }
 
 /// All pieces of one entry after its first.
@@ -114,6 +129,60 @@ impl Build {
             agent_models: Vec::new(),
             lines_read: 0,
             physical_lines: 0,
+            sets: Vec::new(),
+        }
+    }
+
+    /// After the last line: a write of mf's that is not all there and whole counts for nothing.
+    /// Its summaries do not stand and its records do not apply — the agent, which honours the
+    /// write only through its last line (each format writes the line that makes the agent show
+    /// it last), shows what it showed before — and a note says so.
+    pub fn settle_sets(&mut self) {
+        let mut i = 0;
+        let mut unfinished: Vec<(u32, u32, u32, Vec<u32>)> = Vec::new();
+        let mut complete_after: Vec<u32> = Vec::new();
+        while i < self.sets.len() {
+            let first = &self.sets[i];
+            let mut j = i + 1;
+            while j < self.sets.len() && self.sets[j].tag.id == first.tag.id {
+                j += 1;
+            }
+            let run = &self.sets[i..j];
+            let n = first.tag.n;
+            let whole = run
+                .iter()
+                .enumerate()
+                .filter(|(k, l)| l.whole && l.tag.k == *k as u32 && l.tag.n == n)
+                .count() as u32;
+            if whole == n && run.len() as u32 == n {
+                complete_after.push(first.line);
+            } else {
+                let lines = run.iter().filter(|l| l.whole).map(|l| l.line).collect();
+                unfinished.push((first.line, whole, n, lines));
+            }
+            i = j;
+        }
+        for (line, whole, of, lines) in unfinished {
+            for c in &mut self.claims {
+                if lines.contains(&self.entries[c.entry as usize].line) {
+                    // Not shown either: the agent never sends mf's own lines.
+                    self.entries[c.entry as usize].flags |= crate::entry::flag::UNSEEN;
+                    c.shape_ok = Err(format!(
+                        "{} (line {line}: {whole} of its {of} lines are whole); the agent does not show it, so it does not stand",
+                        crate::entry::UNFINISHED_WRITE
+                    ));
+                }
+            }
+            self.records.retain(|r| !lines.contains(&r.line));
+            let repaired = complete_after.iter().any(|&l| l > line);
+            self.note(
+                line,
+                NoteKind::UnfinishedWrite {
+                    whole,
+                    of,
+                    repaired,
+                },
+            );
         }
     }
 

@@ -13,10 +13,10 @@ use std::io::{Read, Seek, SeekFrom};
 
 use memchr::{memchr, memchr_iter, memmem, memrchr};
 
-use super::build::{At, Build, NoteKind, PieceAt};
+use super::build::{At, Build, NoteKind, PieceAt, SetLine};
 use super::error::TranscriptError;
 use super::json;
-use super::wire::MF_PREFIX;
+use super::wire::{self, MF_PREFIX};
 use super::{Source, Tail};
 use crate::digest::line_hash;
 
@@ -147,6 +147,13 @@ struct Walker<'r, R: LineReader> {
     fragment: Option<Fragment>,
 }
 
+/// Remember where a line of mf's multi-line write stands (`body` begins at mf's prefix).
+fn note_set(b: &mut Build, line: u32, body: &[u8], whole: bool) {
+    if let Some(tag) = wire::set_tag(body) {
+        b.sets.push(SetLine { line, tag, whole });
+    }
+}
+
 impl<R: LineReader> Walker<'_, R> {
     /// One complete physical line (without its `\n`) at byte `pos` of the file.
     fn line(
@@ -171,6 +178,7 @@ impl<R: LineReader> Walker<'_, R> {
         match result {
             Ok(p) => {
                 self.build.lines_read += 1;
+                note_set(&mut self.build, self.line, content(raw, first), true);
                 self.reader.push(&mut self.build, &at, p)
             }
             Err(e) => {
@@ -199,6 +207,7 @@ impl<R: LineReader> Walker<'_, R> {
         // 1. mf's own line, cut short; another writer's line may have been glued after it.
         if body.starts_with(MF_PREFIX) {
             self.build.note(line, NoteKind::TornMf);
+            note_set(&mut self.build, line, body, false);
             for p in memchr_iter(b'{', &body[MF_PREFIX.len()..]).map(|p| p + MF_PREFIX.len()) {
                 if let Ok(parsed) = self.reader.parse(&body[p..])
                     && self.reader.may_be_line(&parsed)
@@ -235,6 +244,7 @@ impl<R: LineReader> Walker<'_, R> {
                 pos,
             });
             self.build.note(line, NoteKind::InterruptedByMf);
+            note_set(&mut self.build, line, sub, true);
             return self.reader.push(&mut self.build, &at, parsed);
         }
         // 3. The second half of a line mf's append interrupted.
@@ -472,19 +482,24 @@ pub fn read_lines<R: LineReader>(
                         pieces: None,
                     };
                     walker.build.lines_read += 1;
+                    note_set(&mut walker.build, walker.line, body, true);
                     walker.reader.push(&mut walker.build, &at, parsed)?;
                     Tail::Unterminated
                 }
-                Err(_) => Tail::Torn {
-                    line: walker.line as usize + 1,
-                    offset: base,
-                    bytes: filled,
-                    mf: body.starts_with(MF_PREFIX),
-                },
+                Err(_) => {
+                    note_set(&mut walker.build, walker.line + 1, body, false);
+                    Tail::Torn {
+                        line: walker.line as usize + 1,
+                        offset: base,
+                        bytes: filled,
+                        mf: body.starts_with(MF_PREFIX),
+                    }
+                }
             }
         }
     };
     walker.reader.finish(&mut walker.build)?;
+    walker.build.settle_sets();
     // An unterminated last line was counted when it was read; a torn one was not.
     walker.build.physical_lines = walker.line + u32::from(matches!(tail, Tail::Torn { .. }));
     Ok((walker.build, tail, base + filled as u64))

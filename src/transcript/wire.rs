@@ -338,6 +338,56 @@ pub fn view_object(op: &str) -> Value {
     serde_json::json!({"v": VERSION, "kind": "view", "op": op})
 }
 
+/// Where a line of a multi-line write stands in it: every line of one append to an agent's
+/// session carries `"set":"<id>:<k>/<n>"` right after its version (`{"mf":{"v":2,"set":…`), so a
+/// reader can tell a write that landed whole from one a crash cut short.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SetTag {
+    pub id: String,
+    /// 0-based position in the set.
+    pub k: u32,
+    /// Lines in the set.
+    pub n: u32,
+}
+
+/// The bytes every line mf writes now begins with, up to where the set tag goes.
+fn versioned_prefix() -> String {
+    format!(
+        "{}{VERSION},",
+        std::str::from_utf8(MF_PREFIX).expect("ASCII")
+    )
+}
+
+/// Tag `lines` (each beginning with mf's prefix) as one set. One line, or lines of another
+/// shape, are left as they are: a single line is whole or torn on its own.
+pub fn tag_set(lines: &mut [String], id: &str) {
+    let prefix = versioned_prefix();
+    if lines.len() < 2 || !lines.iter().all(|l| l.starts_with(&prefix)) {
+        return;
+    }
+    let n = lines.len();
+    for (k, l) in lines.iter_mut().enumerate() {
+        l.insert_str(prefix.len(), &format!("\"set\":\"{id}:{k}/{n}\","));
+    }
+}
+
+/// The set tag of a line (whole or cut short), if it carries one.
+pub fn set_tag(line: &[u8]) -> Option<SetTag> {
+    let prefix = versioned_prefix();
+    let rest = line.strip_prefix(prefix.as_bytes())?;
+    let rest = rest.strip_prefix(b"\"set\":\"")?;
+    let end = memchr::memchr(b'"', &rest[..rest.len().min(64)])?;
+    let tag = std::str::from_utf8(&rest[..end]).ok()?;
+    let (id, pos) = tag.split_once(':')?;
+    let (k, n) = pos.split_once('/')?;
+    let (k, n) = (k.parse().ok()?, n.parse().ok()?);
+    (k < n && !id.is_empty()).then(|| SetTag {
+        id: id.to_string(),
+        k,
+        n,
+    })
+}
+
 /// A complete record line (decline or retraction), beginning with [`MF_PREFIX`].
 pub fn record_line(kind: &RecordKind, at_ms: u64) -> String {
     let (name, fields) = match kind {
@@ -456,6 +506,56 @@ mod tests {
             key: None,
         };
         assert!(record_line(&kind, u64::MAX).len() < 1024);
+    }
+
+    #[test]
+    fn set_tags_go_after_the_version_and_read_back_from_a_cut_line() {
+        let mut lines = vec![
+            record_line(
+                &RecordKind::Retract {
+                    summary_id: "a".into(),
+                    fingerprint: "f".into(),
+                },
+                1,
+            ),
+            format!("{{\"mf\":{},\"x\":1}}", view_object("show")),
+        ];
+        tag_set(&mut lines, "0a1b2c3d");
+        for (k, l) in lines.iter().enumerate() {
+            assert!(l.as_bytes().starts_with(MF_PREFIX), "{l}");
+            let v: Value = serde_json::from_str(l).unwrap();
+            assert_eq!(v["mf"]["set"], format!("0a1b2c3d:{k}/2").as_str());
+            assert_eq!(
+                set_tag(l.as_bytes()),
+                Some(SetTag {
+                    id: "0a1b2c3d".into(),
+                    k: k as u32,
+                    n: 2
+                })
+            );
+            assert_eq!(
+                set_tag(&l.as_bytes()[..40]),
+                Some(SetTag {
+                    id: "0a1b2c3d".into(),
+                    k: k as u32,
+                    n: 2
+                })
+            );
+        }
+        assert_eq!(
+            parse_mf(&serde_json::from_str::<Value>(&lines[0]).unwrap()["mf"]),
+            MfObject::Record(
+                RecordKind::Retract {
+                    summary_id: "a".into(),
+                    fingerprint: "f".into()
+                },
+                1
+            )
+        );
+        assert_eq!(set_tag(&lines[0].as_bytes()[..20]), None);
+        let mut one = vec![lines[0].clone()];
+        tag_set(&mut one, "ffffffff");
+        assert_eq!(one[0], lines[0]);
     }
 
     #[test]

@@ -450,8 +450,9 @@ fn claude_code_compact_writes_a_boundary_that_preserves_exactly_the_kept_rows() 
     s.compact(&["--recent", "9"]);
     let out = s.appended_after(&s.original);
     let kinds: Vec<&str> = out.iter().map(|l| l["type"].as_str().unwrap()).collect();
-    assert_eq!(kinds, ["mf-summary", "system", "user", "system"], "{out:?}");
-    let (summary, boundary, shown, trailer) = (&out[0], &out[1], &out[2], &out[3]);
+    // The summary row last: Claude Code honours the write only once it is whole.
+    assert_eq!(kinds, ["mf-summary", "system", "system", "user"], "{out:?}");
+    let (summary, trailer, boundary, shown) = (&out[0], &out[1], &out[2], &out[3]);
     let cov = ranges(summary);
 
     // The boundary: a root, logically after the last folded row, preserving the kept rows.
@@ -464,7 +465,7 @@ fn claude_code_compact_writes_a_boundary_that_preserves_exactly_the_kept_rows() 
     );
     assert_cc_envelope(boundary, &lines);
     let tail = cc_tail(&lines);
-    let uuids = preserved(boundary);
+    let mut uuids = preserved(boundary);
     assert_eq!(
         uuids.last(),
         Some(&tail),
@@ -473,8 +474,12 @@ fn claude_code_compact_writes_a_boundary_that_preserves_exactly_the_kept_rows() 
     let meta = &boundary["compactMetadata"];
     assert_eq!(meta["preservedSegment"]["headUuid"], uuids[0].as_str());
     assert_eq!(meta["preservedSegment"]["tailUuid"], tail.as_str());
-    assert_eq!(meta["preservedMessages"]["anchorUuid"], shown["uuid"]);
-    assert_eq!(meta["preservedSegment"]["anchorUuid"], shown["uuid"]);
+    // The summary row is preserved first, hung on the boundary (Claude Code relinks nothing
+    // while a preserved row is missing: until the summary row is whole it shows the originals).
+    assert_eq!(uuids[0], shown["uuid"].as_str().unwrap());
+    assert_eq!(meta["preservedMessages"]["anchorUuid"], boundary["uuid"]);
+    assert_eq!(meta["preservedSegment"]["anchorUuid"], boundary["uuid"]);
+    uuids.remove(0);
     // Exactly the kept message rows: the chain after the fold and the side pieces of its
     // streamed responses (a parallel call's second piece and its result are off the chain).
     let last_folded = cov.iter().map(|r| r.1).max().unwrap();
@@ -552,7 +557,7 @@ fn claude_code_restore_re_preserves_the_whole_chain() {
     let out = s.appended_after(&compacted);
     let kinds: Vec<&str> = out.iter().map(|l| l["type"].as_str().unwrap()).collect();
     assert_eq!(kinds, ["mf-record", "system", "system"], "{out:?}");
-    let (boundary, trailer) = (&out[1], &out[2]);
+    let (trailer, boundary) = (&out[1], &out[2]);
     assert_eq!(boundary["subtype"], "compact_boundary");
     assert!(boundary["parentUuid"].is_null());
     // Anchored on itself: nothing extra reaches the model.
@@ -626,9 +631,9 @@ fn claude_codes_own_compaction_is_a_floor_and_mfs_fold_takes_its_summary_in() {
         cov.iter().all(|r| r.0 > floor),
         "the fold crosses the boundary: {cov:?}"
     );
-    let boundary = &out[1];
-    for u in preserved(boundary) {
-        assert!(rows[&u].0 > floor, "a row before the boundary is preserved");
+    let boundary = &out[2];
+    for u in preserved(boundary).iter().skip(1) {
+        assert!(rows[u].0 > floor, "a row before the boundary is preserved");
     }
     let after = s.recall_chat();
     assert_mf_summary(&after[0], CC_COMPACTED);
@@ -638,7 +643,7 @@ fn claude_codes_own_compaction_is_a_floor_and_mfs_fold_takes_its_summary_in() {
     let compacted = s.bytes();
     s.restore(&s.summary_id());
     let undo = s.appended_after(&compacted);
-    let uuids = preserved(&undo[1]);
+    let uuids = preserved(&undo[2]);
     assert_eq!(
         rows[&uuids[0]].0, agent_line,
         "the chain starts at the agent's summary"
@@ -684,7 +689,8 @@ fn assert_calls_paired(items: &[Value]) {
 /// message (when there is one), then `kept`; and `event_msg/context_compacted`.
 fn assert_codex_view(view: &[Value], lead: &[Value], summary: Option<&str>, kept: &[Value]) {
     assert_eq!(view.len(), 2, "{view:?}");
-    let (c, e) = (&view[0], &view[1]);
+    // The `compacted` line last: Codex honours the write only once it is whole.
+    let (e, c) = (&view[0], &view[1]);
     assert_eq!(c["type"], "compacted");
     assert_eq!(e["type"], "event_msg");
     assert_eq!(

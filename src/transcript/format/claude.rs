@@ -1,16 +1,18 @@
 //! The Claude Code session format: one row per line, typed (`user`, `assistant`, `system`,
 //! `progress`, `summary`, `file-history-snapshot`, …). Message rows carry `uuid`/`parentUuid`;
 //! the conversation is the chain walked from the leaf. One API response is written as several
-//! assistant rows sharing `message.id` (mf merges them into one entry); `tool_result` blocks
+//! assistant rows sharing `message.id`, one after another (mf merges such a run into one entry;
+//! the same id recurring after another message row is a new response); `tool_result` blocks
 //! answer `tool_use` blocks by id. Claude Code's own `compact_boundary` (with its
 //! `isCompactSummary` user row) is a floor: rows before it that it does not preserve are history.
 //! Progress, snapshots, queue operations, titles and system rows are kept but are not turns.
 //!
 //! What mf writes (verified with the real `claude` resuming against a loopback server): its
 //! summaries and records as rows of its own types, which Claude Code does not load; then a
-//! `compact_boundary` whose `preservedMessages` lists every kept row, a user row with
-//! `isCompactSummary` holding mf's standing summaries, and a trailer row on the kept tail — so
-//! Claude Code resumes from [mf's summaries, the kept turns]. Undo re-preserves the whole chain.
+//! trailer row on the kept tail, a `compact_boundary` whose `preservedMessages` lists mf's summary
+//! row and every kept row (in recall order), and last the user row with `isCompactSummary`
+//! holding mf's standing summaries — so Claude Code resumes from [mf's summaries, the kept turns],
+//! and, until that last row is whole, relinks nothing. Undo re-preserves the whole chain.
 
 use std::collections::{HashMap, HashSet};
 
@@ -86,8 +88,12 @@ pub struct State {
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub struct ClaudeReader {
     rows: Vec<Row>,
-    /// Open assistant messages by `message.id`: their entry.
-    messages: HashMap<String, u32>,
+    /// The assistant message whose rows are being read (`message.id` and its entry), for the
+    /// main conversation and for sub-agent rows: only the rows of one response that follow one
+    /// another (progress, system and other rows may lie between) are one message. Any other
+    /// message row closes it — a user turn, a tool result, another response — so an id that
+    /// recurs later (proxies and local servers that answer with one fixed id) starts a new one.
+    open: [Option<(String, u32)>; 2],
     seen_uuids: HashSet<String>,
     newest_ms: u64,
     #[serde(with = "super::common::json_text")]
@@ -439,8 +445,9 @@ impl LineReader for ClaudeReader {
                     b.agent_model(model);
                 }
                 let mid = m.get("id").and_then(Value::as_str).map(str::to_string);
-                match mid.as_ref().and_then(|k| self.messages.get(k)) {
-                    Some(&i) => {
+                let slot = &mut self.open[usize::from(sidechain)];
+                match slot.as_ref().filter(|(k, _)| mid.as_ref() == Some(k)) {
+                    Some(&(_, i)) => {
                         b.extend(i, at, chars, &calls, &[]);
                         i
                     }
@@ -456,13 +463,12 @@ impl LineReader for ClaudeReader {
                                 answers: &[],
                             },
                         );
-                        if let Some(k) = mid {
-                            self.messages.insert(k, i);
-                        }
+                        *slot = mid.map(|k| (k, i));
                         i
                     }
                 }
             } else {
+                self.open[usize::from(sidechain)] = None;
                 let summary = truthy("isCompactSummary");
                 let (role, flags) = if summary {
                     (Role::User, flag::NATIVE_SUMMARY)
@@ -789,15 +795,28 @@ pub fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, S
     }
     let kept_set: HashSet<u32> = kept_entries.iter().copied().collect();
     // Every row of a kept entry (pieces on side branches included), and the other rows of the
-    // visible chain among them (system rows, attachments), in file order; progress rows are not
-    // needed. The tail comes last.
+    // visible chain among them (system rows, attachments); progress rows are not needed. In
+    // recall order — the agent's own summary before the rows its compaction preserved, though
+    // it lies after them in the file — each other row after the entry row it follows in the
+    // file. The tail comes last.
+    let recall_pos: HashMap<u32, usize> = kept_entries
+        .iter()
+        .enumerate()
+        .map(|(p, &i)| (i, p))
+        .collect();
     let first_line = kept_entries
         .iter()
         .map(|&i| t.entries[i as usize].line)
         .min()
         .unwrap_or(u32::MAX);
-    let mut uuids: Vec<&str> = Vec::new();
+    let mut picked: Vec<(usize, u32, &str)> = Vec::new();
+    let mut after = 0usize;
     for (k, r) in st.rows.iter().enumerate() {
+        if r.entry != NONE
+            && let Some(&p) = recall_pos.get(&r.entry)
+        {
+            after = p;
+        }
         if r.mf || r.progress || k == tail {
             continue;
         }
@@ -808,10 +827,11 @@ pub fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, S
             r.line >= first_line && !r.boundary && st.on_path.get(k).copied().unwrap_or(false)
         };
         if keep {
-            uuids.push(r.uuid.as_str());
+            let p = recall_pos.get(&r.entry).copied().unwrap_or(after);
+            picked.push((p, r.line, r.uuid.as_str()));
         }
     }
-    uuids.push(st.rows[tail].uuid.as_str());
+    picked.sort_by_key(|&(p, line, _)| (p, line));
     let envelope = &st.envelope;
     let with_envelope = |m: &mut Map<String, Value>| {
         for (k, v) in envelope {
@@ -820,11 +840,14 @@ pub fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, S
         m.insert("isSidechain".into(), Value::from(false));
     };
     let boundary_uuid = fresh_uuid();
-    let anchor = if texts.is_empty() {
-        boundary_uuid.clone()
-    } else {
-        fresh_uuid()
-    };
+    let summary_uuid = fresh_uuid();
+    // mf's summary row, hung on the boundary, is the first row the boundary preserves.
+    let mut uuids: Vec<&str> = Vec::new();
+    if !texts.is_empty() {
+        uuids.push(summary_uuid.as_str());
+    }
+    uuids.extend(picked.iter().map(|&(_, _, u)| u));
+    uuids.push(st.rows[tail].uuid.as_str());
     let last_folded = t
         .entries
         .iter()
@@ -841,42 +864,6 @@ pub fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, S
         .next_back()
         .unwrap_or_else(|| st.rows[tail].uuid.clone());
     let op = if texts.is_empty() { "restore" } else { "show" };
-    let mut bnd = Map::new();
-    bnd.insert("parentUuid".into(), Value::Null);
-    bnd.insert("logicalParentUuid".into(), Value::from(last_folded));
-    with_envelope(&mut bnd);
-    bnd.insert("type".into(), Value::from("system"));
-    bnd.insert("subtype".into(), Value::from("compact_boundary"));
-    bnd.insert("content".into(), Value::from("Conversation compacted"));
-    bnd.insert("isMeta".into(), Value::from(false));
-    bnd.insert("timestamp".into(), Value::from(next_stamp()));
-    bnd.insert("uuid".into(), Value::from(boundary_uuid.clone()));
-    bnd.insert("level".into(), Value::from("info"));
-    bnd.insert(
-        "compactMetadata".into(),
-        json!({
-            "trigger": "manual",
-            "preTokens": w.tokens_before,
-            "preservedSegment": {"headUuid": uuids[0], "anchorUuid": anchor, "tailUuid": uuids[uuids.len() - 1]},
-            "preservedMessages": {"anchorUuid": anchor, "uuids": uuids},
-        }),
-    );
-    out.push(mf_first(wire::view_object(op), bnd));
-    if !texts.is_empty() {
-        let mut sm = Map::new();
-        sm.insert("parentUuid".into(), Value::from(boundary_uuid));
-        with_envelope(&mut sm);
-        sm.insert("type".into(), Value::from("user"));
-        sm.insert(
-            "message".into(),
-            json!({"role": "user", "content": format!("{}\n\n[end of mf's summaries; the conversation continues below]", texts.join("\n\n"))}),
-        );
-        sm.insert("isVisibleInTranscriptOnly".into(), Value::from(true));
-        sm.insert("isCompactSummary".into(), Value::from(true));
-        sm.insert("uuid".into(), Value::from(anchor));
-        sm.insert("timestamp".into(), Value::from(next_stamp()));
-        out.push(mf_first(wire::view_object(op), sm));
-    }
     let mut tr = Map::new();
     tr.insert("parentUuid".into(), Value::from(st.rows[tail].uuid.clone()));
     with_envelope(&mut tr);
@@ -895,7 +882,46 @@ pub fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, S
     tr.insert("timestamp".into(), Value::from(next_stamp()));
     tr.insert("uuid".into(), Value::from(fresh_uuid()));
     out.push(mf_first(wire::view_object(op), tr));
-    let _ = id_hash;
+    let mut bnd = Map::new();
+    bnd.insert("parentUuid".into(), Value::Null);
+    bnd.insert("logicalParentUuid".into(), Value::from(last_folded));
+    with_envelope(&mut bnd);
+    bnd.insert("type".into(), Value::from("system"));
+    bnd.insert("subtype".into(), Value::from("compact_boundary"));
+    bnd.insert("content".into(), Value::from("Conversation compacted"));
+    bnd.insert("isMeta".into(), Value::from(false));
+    bnd.insert("timestamp".into(), Value::from(next_stamp()));
+    bnd.insert("uuid".into(), Value::from(boundary_uuid.clone()));
+    bnd.insert("level".into(), Value::from("info"));
+    bnd.insert(
+        "compactMetadata".into(),
+        json!({
+            "trigger": "manual",
+            "preTokens": w.tokens_before,
+            "preservedSegment": {"headUuid": uuids[0], "anchorUuid": boundary_uuid, "tailUuid": uuids[uuids.len() - 1]},
+            "preservedMessages": {"anchorUuid": boundary_uuid, "uuids": uuids},
+        }),
+    );
+    out.push(mf_first(wire::view_object(op), bnd));
+    // The summary row comes last, and the boundary lists it first among the rows it preserves:
+    // Claude Code relinks nothing while a preserved row is missing, so until this last line is
+    // there and whole it shows what it showed before (and mf's reader counts none of the
+    // write). Before the boundary, the trailer makes the kept tail the newest leaf again.
+    if !texts.is_empty() {
+        let mut sm = Map::new();
+        sm.insert("parentUuid".into(), Value::from(boundary_uuid.clone()));
+        with_envelope(&mut sm);
+        sm.insert("type".into(), Value::from("user"));
+        sm.insert(
+            "message".into(),
+            json!({"role": "user", "content": format!("{}\n\n[end of mf's summaries; the conversation continues below]", texts.join("\n\n"))}),
+        );
+        sm.insert("isVisibleInTranscriptOnly".into(), Value::from(true));
+        sm.insert("isCompactSummary".into(), Value::from(true));
+        sm.insert("uuid".into(), Value::from(summary_uuid.clone()));
+        sm.insert("timestamp".into(), Value::from(next_stamp()));
+        out.push(mf_first(wire::view_object(op), sm));
+    }
     Ok(out)
 }
 

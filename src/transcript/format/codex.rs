@@ -511,15 +511,17 @@ pub fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, S
         history.push(json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}));
     }
     history.extend(entries);
-    out.push(line(
-        wire::view_object(if text.is_empty() { "restore" } else { "show" }),
-        "compacted",
-        json!({"message": text, "replacement_history": history}),
-    ));
+    // The `compacted` line last: Codex honours the write only once it is there and whole (mf's
+    // reader counts a write only when all of it is).
     out.push(line(
         wire::view_object("show"),
         "event_msg",
         json!({"type": "context_compacted"}),
+    ));
+    out.push(line(
+        wire::view_object(if text.is_empty() { "restore" } else { "show" }),
+        "compacted",
+        json!({"message": text, "replacement_history": history}),
     ));
     Ok(out)
 }
