@@ -20,6 +20,7 @@ mod fresh;
 mod fuzz_smoke;
 mod hostile;
 mod http;
+mod issue16;
 mod json_contract;
 mod live_writer;
 mod mask;
