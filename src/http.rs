@@ -584,7 +584,7 @@ pub fn redact(text: &str, secrets: &[String]) -> String {
         rest = &from[len.max(3)..];
     }
     result.push_str(rest);
-    result
+    crate::redact::url_credentials(&result)
 }
 
 #[cfg(test)]

@@ -777,11 +777,12 @@ fn remote(
             Some("for example --base-url http://127.0.0.1:11434/v1 (Ollama) or http://127.0.0.1:8080/v1 (llama.cpp)".into()),
         ));
     };
+    let shown = crate::redact::url_credentials(&base_url);
     let url = reqwest::Url::parse(&base_url)
-        .map_err(|e| MfError::usage(format!("base URL `{base_url}` is not a URL: {e}"), None))?;
+        .map_err(|e| MfError::usage(format!("base URL `{shown}` is not a URL: {e}"), None))?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err(MfError::usage(
-            format!("base URL `{base_url}` must be http:// or https://"),
+            format!("base URL `{shown}` must be http:// or https://"),
             None,
         ));
     }

@@ -302,9 +302,32 @@ mod tests {
             "see (Summary  of EARLIER turns 1–2] and (tool result hidden by MF: x]"
         );
         let pieces = [
-            "<", ">", "<<", ">>>", "[", "]", " ", "\n", "\t", "summary", "SUMMARY", " of ",
-            "earlier", " turns", "tool", " result", " hidden", " by", " mf", "TRANSCRIPT", "é",
-            "\u{feff}", "🙂", "a", "[summary of earlier turns", "[tool result hidden by mf",
+            "<",
+            ">",
+            "<<",
+            ">>>",
+            "[",
+            "]",
+            " ",
+            "\n",
+            "\t",
+            "summary",
+            "SUMMARY",
+            " of ",
+            "earlier",
+            " turns",
+            "tool",
+            " result",
+            " hidden",
+            " by",
+            " mf",
+            "TRANSCRIPT",
+            "é",
+            "\u{feff}",
+            "🙂",
+            "a",
+            "[summary of earlier turns",
+            "[tool result hidden by mf",
         ];
         let mut rng = fastrand::Rng::with_seed(16);
         for _ in 0..20_000 {

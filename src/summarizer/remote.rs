@@ -35,6 +35,8 @@ pub struct Remote {
     config: RemoteConfig,
     label: String,
     url: String,
+    /// The URL as mf shows it: credentials in it redacted.
+    shown_url: String,
     client: HttpClient,
     warn: Log,
 }
@@ -46,10 +48,12 @@ impl Remote {
             _ => openai::url(&config.base_url),
         };
         let label = config.model.label();
+        let shown_url = crate::redact::url_credentials(&url);
         Self {
             config,
             label,
             url,
+            shown_url,
             client,
             warn,
         }
@@ -86,13 +90,16 @@ impl Remote {
             url: self.url.clone(),
             headers,
             body: serde_json::to_vec(&body).expect("a request body serializes"),
-            secrets: key.into_iter().collect(),
+            secrets: key
+                .into_iter()
+                .chain(crate::redact::url_secrets(&self.url))
+                .collect(),
             label: self.label.clone(),
         }
     }
 
     fn failure(&self, e: HttpError) -> SummarizerError {
-        let who = format!("{} at {}", self.label, self.url);
+        let who = format!("{} at {}", self.label, self.shown_url);
         match e.kind {
             FailureKind::Auth => SummarizerError::fatal(format!(
                 "{who} refused the key: {}; check {}",
@@ -119,7 +126,7 @@ impl Remote {
             )),
             FailureKind::Unreachable => SummarizerError::unreachable(format!(
                 "setup error: nothing answered at {}: {}; check --base-url and that the server is running",
-                self.url, e.message
+                self.shown_url, e.message
             )),
             FailureKind::Exhausted | FailureKind::WaitTooLong => {
                 SummarizerError::degrade(format!("{who}: {}", e.message))

@@ -168,3 +168,65 @@ fn a_same_size_edit_anywhere_in_the_prefix_is_never_served_from_a_checkpoint() {
     assert_eq!(out.code, 0, "{out:?}");
     assert!(!out.stderr.contains("changed while"), "{out:?}");
 }
+
+// 4. Credentials in URLs.
+
+#[test]
+fn credentials_in_the_base_url_are_never_shown_or_written() {
+    use crate::server::{Reply, TestServer};
+    let server = TestServer::start(vec![Reply::json(
+        500,
+        r#"{"error":{"type":"server_error","message":"boom"}}"#,
+    )]);
+    let env = TestEnv::new();
+    let path = env.write("c.jsonl", &conversation(12));
+    let host = server.url().trim_start_matches("http://").to_string();
+    let secrets = ["s3cr3tpw", "tok3nvalue99", "apik3yvalue", "t0kenvalue"];
+    let urls = [
+        format!("http://user:s3cr3tpw@{host}/v1?key=tok3nvalue99"),
+        format!("http://{host}/v1?api_key=apik3yvalue&token=t0kenvalue"),
+    ];
+    for url in &urls {
+        for json in [false, true] {
+            let mut args = vec![
+                "-v",
+                "compact",
+                "c.jsonl",
+                "--model",
+                "openai-compatible:loop",
+                "--base-url",
+                url,
+                "--retries",
+                "0",
+                "--recent",
+                "2",
+            ];
+            if json {
+                args.push("--json");
+            }
+            let out = env.mf(&args);
+            let file = String::from_utf8(read(&path)).unwrap();
+            for s in secrets {
+                assert!(!out.stderr.contains(s), "stderr shows {s}:\n{}", out.stderr);
+                assert!(!out.stdout.contains(s), "stdout shows {s}:\n{}", out.stdout);
+                assert!(!file.contains(s), "the transcript holds {s}");
+            }
+            assert!(
+                out.stderr.contains("[REDACTED]") || out.stdout.contains("[REDACTED]"),
+                "the URL is not shown at all, so the test proves nothing: {out:?}"
+            );
+        }
+    }
+    assert!(!server.requests().is_empty());
+    // A URL mf refuses is not echoed with its password either.
+    let out = env.mf(&[
+        "compact",
+        "c.jsonl",
+        "--model",
+        "openai-compatible:loop",
+        "--base-url",
+        "ftp://user:s3cr3tpw@127.0.0.1/v1",
+    ]);
+    assert_ne!(out.code, 0);
+    assert!(!out.stderr.contains("s3cr3tpw"), "{}", out.stderr);
+}
