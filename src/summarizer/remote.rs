@@ -128,6 +128,9 @@ impl Remote {
                 "setup error: nothing answered at {}: {}; check --base-url and that the server is running",
                 self.shown_url, e.message
             )),
+            FailureKind::ReplyTooLarge => {
+                SummarizerError::degrade(format!("summarizer failure: {who}: {}", e.message))
+            }
             FailureKind::Exhausted | FailureKind::WaitTooLong => {
                 SummarizerError::degrade(format!("{who}: {}", e.message))
             }
@@ -143,9 +146,13 @@ impl Summarizer for Remote {
     fn summarize<'a>(&'a self, req: &'a SummaryRequest) -> SummaryFuture<'a> {
         Box::pin(async move {
             let request = self.request(req);
+            let max_tokens = self
+                .config
+                .max_output_tokens
+                .unwrap_or(req.max_output_tokens);
             let response = self
                 .client
-                .post(&request)
+                .post_bounded(&request, crate::http::reply_bound(max_tokens))
                 .await
                 .map_err(|e| self.failure(e))?;
             let reply = match self.config.model.provider {

@@ -11,6 +11,7 @@ mod copy;
 mod error;
 pub mod format;
 mod read;
+pub mod scan;
 pub mod wire;
 
 use std::fs::File;

@@ -230,3 +230,246 @@ fn credentials_in_the_base_url_are_never_shown_or_written() {
     assert_ne!(out.code, 0);
     assert!(!out.stderr.contains("s3cr3tpw"), "{}", out.stderr);
 }
+
+// 3. A reply size bound.
+
+/// A loopback server that answers every request with `total` bytes of an OpenAI-shaped reply,
+/// streamed without a length (so only a bound enforced while reading can stop it).
+fn flood_server(total: usize) -> (String, std::thread::JoinHandle<()>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let handle = std::thread::spawn(move || {
+        // One request (mf does not retry this failure), then stop.
+        let Ok((mut s, _)) = listener.accept() else {
+            return;
+        };
+        let mut req = Vec::new();
+        let mut buf = [0u8; 65536];
+        loop {
+            let n = s.read(&mut buf).unwrap_or(0);
+            if n == 0 {
+                return;
+            }
+            req.extend_from_slice(&buf[..n]);
+            let text = String::from_utf8_lossy(&req);
+            if let Some(h) = text.find("\r\n\r\n") {
+                let len = text[..h]
+                    .lines()
+                    .find_map(|l| {
+                        let (k, v) = l.split_once(':')?;
+                        k.eq_ignore_ascii_case("content-length")
+                            .then(|| v.trim().parse::<usize>().ok())?
+                    })
+                    .unwrap_or(0);
+                if req.len() >= h + 4 + len {
+                    break;
+                }
+            }
+        }
+        let head = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n";
+        let _ = s.write_all(head.as_bytes());
+        let _ = s.write_all(br#"{"choices":[{"message":{"role":"assistant","content":""#);
+        let chunk = vec![b'a'; 1 << 20];
+        let mut sent = 0;
+        while sent < total {
+            if s.write_all(&chunk).is_err() {
+                return;
+            }
+            sent += chunk.len();
+        }
+        let _ = s.write_all(br#""}}]}"#);
+    });
+    (url, handle)
+}
+
+/// Run mf to the end, sampling its peak resident memory (VmHWM) while it runs; kilobytes.
+fn run_measuring_peak(env: &TestEnv, args: &[&str]) -> (Output, u64) {
+    let mut child = env
+        .command(args, &[])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status = format!("/proc/{}/status", child.id());
+    let mut peak = 0u64;
+    let started = std::time::Instant::now();
+    loop {
+        if let Ok(s) = std::fs::read_to_string(&status)
+            && let Some(kb) = s
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        {
+            peak = peak.max(kb);
+        }
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        assert!(started.elapsed().as_secs() < 300, "mf did not finish");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    let out = child.wait_with_output().unwrap();
+    let out = Output {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    (out, peak)
+}
+
+#[test]
+fn a_100_mb_reply_is_a_summarizer_failure_with_memory_bounded() {
+    let (url, server) = flood_server(100 << 20);
+    let env = TestEnv::new();
+    let path = env.write("c.jsonl", &conversation(12));
+    let before = read(&path);
+    let (out, peak_kb) = run_measuring_peak(
+        &env,
+        &[
+            "compact",
+            "c.jsonl",
+            "--model",
+            "openai-compatible:loop",
+            "--base-url",
+            &url,
+            "--retries",
+            "0",
+            "--recent",
+            "2",
+            "--json",
+        ],
+    );
+    let _ = server.join();
+    assert!(
+        peak_kb > 0 && peak_kb < 256 * 1024,
+        "peak memory {} MB for a 100 MB reply\n{out:?}",
+        peak_kb / 1024
+    );
+    assert!(
+        out.stderr.contains("summarizer failure") && out.stderr.contains("larger than"),
+        "the failure is not named as a too-large reply: {out:?}"
+    );
+    // Degraded to verbatim: no summary written; the originals untouched.
+    let after = read(&path);
+    assert_eq!(&after[..before.len()], &before[..]);
+    assert!(!String::from_utf8_lossy(&after).contains("[summary of earlier turns"));
+}
+
+// 8. `verify` tells the truth.
+
+/// A conversation compacted by the built-in summarizer; the file's path and its summary line's
+/// number.
+fn compacted(env: &TestEnv) -> (PathBuf, usize) {
+    let path = env.write("c.jsonl", &conversation(16));
+    let out = env.mf(&[
+        "compact",
+        "c.jsonl",
+        "--model",
+        "extractive",
+        "--min-retention",
+        "0",
+        "--recent",
+        "2",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let text = String::from_utf8(read(&path)).unwrap();
+    let n = text
+        .lines()
+        .position(|l| l.contains("[summary of earlier turns"))
+        .expect("a summary was written")
+        + 1;
+    (path, n)
+}
+
+fn replace_line(path: &Path, n: usize, new: &str) {
+    let text = String::from_utf8(read(path)).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    lines[n - 1] = new.to_string();
+    std::fs::write(path, lines.join("\n") + "\n").unwrap();
+}
+
+#[test]
+fn verify_fails_on_a_summary_line_re_serialized_after_an_edit() {
+    let env = TestEnv::new();
+    let (path, n) = compacted(&env);
+    let text = String::from_utf8(read(&path)).unwrap();
+    let line = text.lines().nth(n - 1).unwrap();
+    // Another program edits the summary and writes the object back with its keys in another
+    // order (serde_json without preserve_order sorts them).
+    let mut v: serde_json::Map<String, serde_json::Value> = serde_json::from_str(line).unwrap();
+    let content = v["content"]
+        .as_str()
+        .unwrap()
+        .replace("Goal", "Goal (edited)");
+    v.insert("content".into(), content.into());
+    let sorted: std::collections::BTreeMap<_, _> = v.into_iter().collect();
+    replace_line(&path, n, &serde_json::to_string(&sorted).unwrap());
+    let out = env.mf(&["verify", "c.jsonl"]);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(!out.stdout.contains("clean"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .lines()
+            .any(|l| l.starts_with(&format!("c.jsonl:{n}: "))),
+        "no `file:line:` finding for line {n}:\n{}",
+        out.stdout
+    );
+    let (code, report) = crate::trust::verify(&env, &path);
+    assert_eq!(code, 1);
+    assert_eq!(report["clean"], false);
+}
+
+#[test]
+fn verify_prints_file_line_kind_what_and_real_line_numbers_in_json() {
+    let env = TestEnv::new();
+    // Line 1 is not JSON.
+    env.write(
+        "bad.jsonl",
+        &format!("{{\"role\":\"user\",\"content\":\"cut\n{}", conversation(2)),
+    );
+    let out = env.mf(&["verify", "bad.jsonl", "--json"]);
+    assert_eq!(out.code, 1, "{out:?}");
+    let rep = json_lines(&out.stdout).remove(0);
+    assert_eq!(rep["problems"][0]["line"], 1, "{rep:#}");
+    // The text output: one `file:line: kind: what` line per problem, no table.
+    let out = env.mf(&["verify", "bad.jsonl"]);
+    assert_eq!(out.code, 1, "{out:?}");
+    let first = out.stdout.lines().next().unwrap();
+    assert!(first.starts_with("bad.jsonl:1: "), "{}", out.stdout);
+    let kind = first["bad.jsonl:1: ".len()..].split(": ").next().unwrap();
+    assert!(
+        !kind.is_empty() && kind.chars().all(|c| c.is_ascii_lowercase() || c == '-'),
+        "{first}"
+    );
+    assert!(
+        !out.stdout.contains('│') && !out.stdout.contains('|'),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn verify_reads_every_line_even_those_the_adapter_passes_over() {
+    let env = TestEnv::new();
+    let (path, _) = compacted(&env);
+    let mut text = String::from_utf8(read(&path)).unwrap();
+    // A line with junk before an mf record, in the middle of the chat.
+    let record = text
+        .lines()
+        .find(|l| l.starts_with(r#"{"mf":{"v":2,"kind":"decline""#))
+        .map(str::to_string)
+        .unwrap_or_else(|| {
+            r#"{"mf":{"v":2,"kind":"decline","reason":"not-smaller","model":"extractive","span":{"from":1,"to":2,"digest":"00"},"at":1}}"#.to_string()
+        });
+    let cut = text.find("\n").unwrap() + 1;
+    text.insert_str(cut, &format!("GARBAGE{record}\n"));
+    std::fs::write(&path, text).unwrap();
+    let out = env.mf(&["verify", "c.jsonl"]);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        out.stdout.lines().any(|l| l.starts_with("c.jsonl:2: ")),
+        "{}",
+        out.stdout
+    );
+}
