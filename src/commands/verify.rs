@@ -75,12 +75,20 @@ pub fn verify_file(path: &std::path::Path, opts: &transcript::ReadOptions) -> Ve
     // carries mf's object in a shape mf does not write, is a problem unless mf's own recovery
     // already explains that line (its torn line, a line its append interrupted).
     if path.as_os_str() != "-" {
-        let explained: std::collections::HashSet<u32> = t
-            .notes
-            .iter()
-            .filter(|n| !matches!(n.kind, NoteKind::Skipped(_)))
-            .map(|n| n.line)
-            .collect();
+        // A line mf's append interrupted is explained only when its halves were rejoined.
+        let mut explained = std::collections::HashSet::new();
+        for n in &t.notes {
+            match n.kind {
+                NoteKind::TornMf | NoteKind::GluedAfterTornMf => {
+                    explained.insert(n.line);
+                }
+                NoteKind::Rejoined { first } => {
+                    explained.insert(n.line);
+                    explained.insert(first);
+                }
+                NoteKind::InterruptedByMf | NoteKind::Skipped(_) => {}
+            }
+        }
         match transcript::scan::scan(path) {
             Ok(issues) => {
                 for i in issues {
