@@ -241,6 +241,7 @@ pub fn read_options(from: Option<InputFormat>, cache: Option<&CacheOptions>) -> 
             InputFormat::Pi => Format::Pi,
         }),
         cache: cache.cloned(),
+        vet: Some(crate::fold::summary::vet_claim),
     }
 }
 
