@@ -17,6 +17,15 @@ const INITIAL_RETRY_DELAY: f64 = 0.5;
 const MAX_RETRY_DELAY: f64 = 8.0;
 /// Longest error text kept from a response body.
 const MAX_ERROR_TEXT: usize = 512;
+/// The largest reply body read when the caller names no bound.
+pub const DEFAULT_MAX_REPLY: usize = 16 << 20;
+
+/// The most bytes a reply to a request for at most `max_tokens` output tokens can honestly take:
+/// every token as several escaped characters (`\uXXXX` is six bytes a character), plus the
+/// envelope (ids, usage, a reasoning summary) — a margin of many times what any real reply needs.
+pub fn reply_bound(max_tokens: u32) -> usize {
+    (1 << 20) + max_tokens as usize * 64
+}
 
 /// Sleeping, injectable so tests can record waits instead of taking them.
 pub trait Sleeper: Send + Sync {
@@ -107,6 +116,9 @@ pub enum FailureKind {
     Redirect,
     /// Nothing answered: connection refused, or the host name did not resolve (a setup error).
     Unreachable,
+    /// The reply was larger than any reply to this request can honestly be; reading stopped at
+    /// the bound.
+    ReplyTooLarge,
 }
 
 #[derive(Debug, Clone, thiserror::Error)]
@@ -177,8 +189,20 @@ impl HttpClient {
         }
     }
 
-    /// POST with retries. Returns the first 2xx response, or the final failure.
+    /// POST with retries. Returns the first 2xx response, or the final failure. A body is read
+    /// up to [`DEFAULT_MAX_REPLY`] bytes.
     pub async fn post(&self, req: &Request) -> Result<Response, HttpError> {
+        self.post_bounded(req, DEFAULT_MAX_REPLY).await
+    }
+
+    /// [`post`](Self::post), reading no more than `max_reply` bytes of any response body: a
+    /// bigger one (by its `content-length`, or as it streams in) is a `ReplyTooLarge` failure,
+    /// not retried, and never held in memory beyond the bound.
+    pub async fn post_bounded(
+        &self,
+        req: &Request,
+        max_reply: usize,
+    ) -> Result<Response, HttpError> {
         let mut headers = HeaderMap::new();
         for (name, value, sensitive) in &req.headers {
             let mut v = HeaderValue::from_str(value).map_err(|_| HttpError {
@@ -224,8 +248,23 @@ impl HttpClient {
                 Ok(resp) => {
                     let status = resp.status().as_u16();
                     let resp_headers = resp.headers().clone();
-                    match resp.bytes().await {
-                        Ok(body) => Ok((status, resp_headers, body.to_vec())),
+                    match read_bounded(resp, max_reply).await {
+                        Ok(Some(body)) => Ok((status, resp_headers, body)),
+                        Ok(None) => {
+                            let message = format!(
+                                "the reply (HTTP {status}) was larger than {} bytes, more than any reply to this request can be; mf stopped reading it",
+                                max_reply
+                            );
+                            self.log(req, &message);
+                            return Err(HttpError {
+                                kind: FailureKind::ReplyTooLarge,
+                                status: Some(status),
+                                error_type: None,
+                                request_id: request_id(&resp_headers),
+                                attempts: attempt,
+                                message,
+                            });
+                        }
                         Err(e) => Err((transport_message(e, &self.settings), false)),
                     }
                 }
@@ -352,6 +391,25 @@ impl HttpClient {
 
 fn plural(n: u32) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+/// A response body, chunk by chunk, or `None` once it is more than `max` bytes (announced or
+/// streamed): memory stays within the bound whatever the server sends.
+async fn read_bounded(
+    mut resp: reqwest::Response,
+    max: usize,
+) -> Result<Option<Vec<u8>>, reqwest::Error> {
+    if resp.content_length().is_some_and(|n| n > max as u64) {
+        return Ok(None);
+    }
+    let mut body = Vec::with_capacity(resp.content_length().map_or(8 << 10, |n| n as usize));
+    while let Some(chunk) = resp.chunk().await? {
+        if body.len() + chunk.len() > max {
+            return Ok(None);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(Some(body))
 }
 
 fn transport_message(e: reqwest::Error, s: &HttpSettings) -> String {
@@ -580,7 +638,7 @@ pub fn redact(text: &str, secrets: &[String]) -> String {
         rest = &from[len.max(3)..];
     }
     result.push_str(rest);
-    result
+    crate::redact::url_credentials(&result)
 }
 
 #[cfg(test)]

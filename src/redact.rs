@@ -71,6 +71,58 @@ fn patterns() -> &'static [Pattern] {
     })
 }
 
+/// A URL's userinfo (`user:password@`, or a bare token `token@`) and the values of query
+/// parameters that carry credentials (`?key=`, `api_key`, `token`, `access_token`, …).
+fn url_patterns() -> &'static (Regex, Regex) {
+    static P: OnceLock<(Regex, Regex)> = OnceLock::new();
+    P.get_or_init(|| {
+        (
+            Regex::new(r"(?i)\b([a-z][a-z0-9+.\-]*://)([^/?#\s@]+)@").expect("a valid pattern"),
+            Regex::new(
+                r"(?i)([?&;](?:key|api[_\-]?key|apikey|token|access[_\-]?token|auth[_\-]?token|auth|secret|client[_\-]?secret|password|passwd|pwd|sig|signature|x-amz-signature|x-goog-signature|code)=)([^&#\s\x22'<>]+)",
+            )
+            .expect("a valid pattern"),
+        )
+    })
+}
+
+/// `text` with every credential in a URL replaced: the password of `user:password@` (the user
+/// stays), a bare `token@` whole, and the values of credential query parameters. For anything
+/// mf prints or writes that may hold a URL the user gave (`--base-url`, errors, records).
+pub fn url_credentials(text: &str) -> String {
+    let (userinfo, query) = url_patterns();
+    if !text.contains("://") && !text.contains('=') {
+        return text.to_string();
+    }
+    let out = userinfo.replace_all(text, |c: &regex::Captures<'_>| {
+        let info = &c[2];
+        match info.split_once(':') {
+            Some((user, _)) => format!("{}{user}:[REDACTED]@", &c[1]),
+            None => format!("{}[REDACTED]@", &c[1]),
+        }
+    });
+    query.replace_all(&out, "${1}[REDACTED]").into_owned()
+}
+
+/// The credential values in a URL (its userinfo password or token, credential query values), to
+/// be scrubbed as exact strings wherever they appear.
+pub fn url_secrets(url: &str) -> Vec<String> {
+    let (userinfo, query) = url_patterns();
+    let mut out = Vec::new();
+    for c in userinfo.captures_iter(url) {
+        let info = &c[2];
+        out.push(match info.split_once(':') {
+            Some((_, pass)) => pass.to_string(),
+            None => info.to_string(),
+        });
+    }
+    for c in query.captures_iter(url) {
+        out.push(c[2].to_string());
+    }
+    out.retain(|s| s.len() >= 4);
+    out
+}
+
 /// Finds and replaces secrets.
 #[derive(Debug, Clone, Default)]
 pub struct Redactor {
@@ -207,6 +259,43 @@ mod tests {
             !out.contains("hunter2secret") && out.contains("admin:"),
             "{out}"
         );
+    }
+
+    #[test]
+    fn credentials_in_urls_are_redacted_and_the_rest_kept() {
+        let u = "http://user:s3cr3tpw@127.0.0.1:8080/v1?key=tok3nvalue&model=x";
+        let out = url_credentials(&format!("POST {u} failed"));
+        assert_eq!(
+            out,
+            "POST http://user:[REDACTED]@127.0.0.1:8080/v1?key=[REDACTED]&model=x failed"
+        );
+        assert_eq!(
+            url_credentials("https://ghp_abcdef123456@github.com/x"),
+            "https://[REDACTED]@github.com/x"
+        );
+        for q in [
+            "api_key",
+            "api-key",
+            "apikey",
+            "token",
+            "access_token",
+            "TOKEN",
+            "sig",
+        ] {
+            let out = url_credentials(&format!("https://h/p?a=1&{q}=v4lue-9"));
+            assert!(!out.contains("v4lue-9"), "{q}: {out}");
+        }
+        assert_eq!(
+            url_secrets(u),
+            vec!["s3cr3tpw".to_string(), "tok3nvalue".to_string()]
+        );
+        for plain in [
+            "see https://example.com/a?c=d",
+            "a=b",
+            "mail me@example.com",
+        ] {
+            assert_eq!(url_credentials(plain), plain);
+        }
     }
 
     #[test]

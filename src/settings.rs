@@ -48,7 +48,7 @@ pub mod env_vars {
     /// Where Codex keeps its state (default `~/.codex`).
     pub const CODEX_HOME: &str = "CODEX_HOME";
     pub const HOME: &str = "HOME";
-    /// Where checkpoints are kept (default `$XDG_CACHE_HOME/mf`, else `~/.cache/mf`).
+    /// The cache directory; checkpoints go to `mf/checkpoints` in it (default `$XDG_CACHE_HOME`, else `~/.cache`).
     pub const MF_CACHE_DIR: &str = "MF_CACHE_DIR";
     /// Set to anything but `0` to read every file in full (as `--no-cache`).
     pub const MF_NO_CACHE: &str = "MF_NO_CACHE";
@@ -261,6 +261,7 @@ pub fn read_options(from: Option<InputFormat>, cache: Option<&CacheOptions>) -> 
             InputFormat::Pi => Format::Pi,
         }),
         cache: cache.cloned(),
+        vet: Some(crate::fold::summary::vet_claim),
     }
 }
 
@@ -270,13 +271,18 @@ pub fn cache_options(no_cache: bool) -> Option<CacheOptions> {
     if no_cache || var(ev::MF_NO_CACHE).is_some_and(|v| v.trim() != "0") {
         return None;
     }
-    let dir = var(ev::MF_CACHE_DIR).map(PathBuf::from).or_else(|| {
-        var(ev::XDG_CACHE_HOME)
-            .map(PathBuf::from)
-            .filter(|p| p.is_absolute())
-            .or_else(|| var(ev::HOME).map(|h| PathBuf::from(h).join(".cache")))
-            .map(|d| d.join("mf"))
-    })?;
+    // The cache directory, and mf's own directory of checkpoints in it (whatever else the cache
+    // directory holds, mf reads, writes and prunes only there).
+    let dir = var(ev::MF_CACHE_DIR)
+        .map(PathBuf::from)
+        .or_else(|| {
+            var(ev::XDG_CACHE_HOME)
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+                .or_else(|| var(ev::HOME).map(|h| PathBuf::from(h).join(".cache")))
+        })?
+        .join("mf")
+        .join("checkpoints");
     let min_bytes = var(ev::MF_CACHE_MIN_BYTES)
         .and_then(|v| v.trim().parse().ok())
         .unwrap_or(4 << 20);
@@ -844,11 +850,12 @@ fn remote(
             Some("for example --base-url http://127.0.0.1:11434/v1 (Ollama) or http://127.0.0.1:8080/v1 (llama.cpp)".into()),
         ));
     };
+    let shown = crate::redact::url_credentials(&base_url);
     let url = reqwest::Url::parse(&base_url)
-        .map_err(|e| MfError::usage(format!("base URL `{base_url}` is not a URL: {e}"), None))?;
+        .map_err(|e| MfError::usage(format!("base URL `{shown}` is not a URL: {e}"), None))?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err(MfError::usage(
-            format!("base URL `{base_url}` must be http:// or https://"),
+            format!("base URL `{shown}` must be http:// or https://"),
             None,
         ));
     }

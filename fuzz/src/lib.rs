@@ -47,6 +47,7 @@ pub fn read_bytes(bytes: &[u8], chat: bool) -> Result<Transcript, transcript::Tr
             &ReadOptions {
                 format: chat.then_some(Format::Chat),
                 cache: None,
+                vet: Some(mf::fold::summary::vet_claim),
             },
         )
     })

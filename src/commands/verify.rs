@@ -1,7 +1,8 @@
 //! `mf verify`: a file's integrity, without calling anything — every summary's coverage exists
 //! and still hashes to its digest, fingerprints match, retractions name real summaries, mf's
-//! lines are well formed, torn mf lines are explained, and the tail is whole. Exit 0 when
-//! clean, 1 with the list of problems.
+//! lines are well formed, torn mf lines are explained, the tail is whole, and every line, read on
+//! its own, is one an agent can read. Exit 0 when clean; 1 when there is any problem, each a
+//! `file:line: kind: what` line.
 
 use anyhow::Result;
 
@@ -19,6 +20,13 @@ pub fn verify_file(path: &std::path::Path, opts: &transcript::ReadOptions) -> Ve
     let t = match transcript::read(path, opts) {
         Ok(t) => t,
         Err(e) => {
+            use transcript::TranscriptError as E;
+            let line = match &e {
+                E::Malformed { line, .. } | E::NotMessage { line, .. } | E::Torn { line, .. } => {
+                    *line as u32
+                }
+                _ => 0,
+            };
             return VerifyReport {
                 file: path.display().to_string(),
                 format: None,
@@ -27,7 +35,7 @@ pub fn verify_file(path: &std::path::Path, opts: &transcript::ReadOptions) -> Ve
                 lines: 0,
                 standing: 0,
                 problems: vec![Finding {
-                    line: 0,
+                    line,
                     kind: "unreadable".into(),
                     what: e.to_string(),
                 }],
@@ -66,6 +74,49 @@ pub fn verify_file(path: &std::path::Path, opts: &transcript::ReadOptions) -> Ve
             _ => notes.push(finding),
         }
     }
+    // Every line on its own, whatever the format's reader made of it: one that is not JSON, or
+    // carries mf's object in a shape mf does not write, is a problem unless mf's own recovery
+    // already explains that line (its torn line, a line its append interrupted).
+    if path.as_os_str() != "-" {
+        // A line mf's append interrupted is explained only when its halves were rejoined.
+        let mut explained = std::collections::HashSet::new();
+        for n in &t.notes {
+            match n.kind {
+                NoteKind::TornMf | NoteKind::GluedAfterTornMf => {
+                    explained.insert(n.line);
+                }
+                NoteKind::Rejoined { first } => {
+                    explained.insert(n.line);
+                    explained.insert(first);
+                }
+                NoteKind::InterruptedByMf
+                | NoteKind::Skipped(_)
+                | NoteKind::UnfinishedWrite { .. } => {}
+            }
+        }
+        match transcript::scan::scan(path) {
+            Ok(issues) => {
+                for i in issues {
+                    if explained.contains(&i.line) {
+                        continue;
+                    }
+                    // The reader's own note for the same line gives way to the plainer finding.
+                    notes.retain(|n: &Finding| !(n.line == i.line && n.kind == "skipped"));
+                    problems.retain(|n: &Finding| !(n.line == i.line && n.kind == "skipped"));
+                    problems.push(Finding {
+                        line: i.line,
+                        kind: i.kind.into(),
+                        what: i.what,
+                    });
+                }
+            }
+            Err(e) => problems.push(Finding {
+                line: 0,
+                kind: "unreadable".into(),
+                what: format!("cannot read every line: {e}"),
+            }),
+        }
+    }
     match t.tail {
         Tail::Torn { line, bytes, mf, .. } => problems.push(Finding {
             line: line as u32,
@@ -100,7 +151,7 @@ pub fn verify_file(path: &std::path::Path, opts: &transcript::ReadOptions) -> Ve
     }
 }
 
-pub fn verify(args: &VerifyArgs, ui: &Ui) -> Result<ExitStatus> {
+pub fn verify(args: &VerifyArgs, _ui: &Ui) -> Result<ExitStatus> {
     // Always the whole file, never a checkpoint.
     let opts = read_options(args.from, None);
     let reports: Vec<VerifyReport> = args.files.iter().map(|f| verify_file(f, &opts)).collect();
@@ -112,7 +163,7 @@ pub fn verify(args: &VerifyArgs, ui: &Ui) -> Result<ExitStatus> {
         }
         render::stdout(&text)?;
     } else {
-        render::stdout(&render::verify::table(ui, &reports))?;
+        render::stdout(&render::verify::lines(&reports))?;
     }
     Ok(if reports.iter().all(|r| r.clean) {
         ExitStatus::Success

@@ -919,6 +919,28 @@ fn match_pattern(words: &[(String, Range<usize>)], at: usize, pat: &[&[&str]]) -
     go(words, at, pat)
 }
 
+/// Byte ranges of the phrases addressed to the reading model in one line (for
+/// `summary::sanitize`, which quotes them, and the re-vet on read, which wants them quoted).
+pub(crate) fn instruction_ranges(line: &str) -> Vec<Range<usize>> {
+    let words = words_lower(line);
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let hit = INSTRUCTION_PATTERNS
+            .iter()
+            .filter_map(|p| match_pattern(&words, i, p))
+            .max();
+        match hit {
+            Some(end) if end > i => {
+                out.push(words[i].1.start..words[end - 1].1.end);
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
 fn instructions_in(summary: &str) -> Vec<String> {
     let mut out = Vec::new();
     for line in summary.lines() {

@@ -225,6 +225,32 @@ impl<'a> Ledger<'a> {
         !self.conv.entries[i].has(flag::UNSEEN) && self.real_user_message(i)
     }
 
+    /// The seam rule, for the planner and for the re-vet of a claim on read alike: a fold may
+    /// begin at entry `i`, or end just before it, only when `i` starts a turn, or starts a tool
+    /// unit inside one — it is no tool result, and every tool call before it in its turn has all
+    /// its results before it. A tool unit is never split; a streamed response is one entry.
+    pub fn seam_before(&self, i: usize) -> bool {
+        if self.starts_turn(i) {
+            return true;
+        }
+        let turn = self.turns[i];
+        if turn == 0 || self.call_of[i] != NONE || !self.conv.answers(i).is_empty() {
+            return false;
+        }
+        let mut j = i;
+        while j > 0 {
+            j -= 1;
+            if self.turns[j] != turn {
+                break;
+            }
+            let last = self.last_result[j];
+            if last != NONE && last as usize >= i {
+                return false;
+            }
+        }
+        true
+    }
+
     /// Turns: a turn starts at each real user message that the agent sees, or saw before its own
     /// compaction (history still counts, so turn numbers stay those the user knows).
     fn number_turns(&mut self) {
@@ -722,6 +748,42 @@ impl<'a> Ledger<'a> {
                                 )));
                             }
                         }
+                    }
+                }
+                // A question is never folded while its answer stays. (Where a fold may begin
+                // and end is `seam_before`, the planner's rule; a claim is not refused by it,
+                // as files edited by hand shift turns under summaries mf wrote.)
+                let leaf_range = |c: u32| match self.summaries.get(&c) {
+                    Some(inner) => {
+                        let last = conv
+                            .entries
+                            .partition_point(|e| e.line <= inner.last_leaf_line);
+                        (inner.first_leaf as usize, last.saturating_sub(1))
+                    }
+                    None => (c as usize, c as usize),
+                };
+                let first_leaf = children.iter().map(|&c| leaf_range(c).0).min().unwrap_or(0);
+                let last_index = children.iter().map(|&c| leaf_range(c).1).max().unwrap_or(0);
+                let visible = |j: usize| {
+                    let e = &conv.entries[j];
+                    !e.has(flag::UNSEEN)
+                        && parent[j] == NONE
+                        && j != s as usize
+                        && e.line < here
+                        && !self.summaries.contains_key(&(j as u32))
+                };
+                if let Some(next) = (last_index + 1..conv.entries.len())
+                    .take_while(|&j| conv.entries[j].line < here)
+                    .find(|&j| visible(j) && !covers(j as u32))
+                {
+                    let turn = self.turns[next];
+                    let asked = (first_leaf..next)
+                        .any(|j| self.turns[j] == turn && self.starts_turn(j) && covers(j as u32));
+                    if !self.starts_turn(next) && asked {
+                        return Err(refuse(format!(
+                            "it covers the question of turn {turn} but not its answer (line {}): a question is never summarized while its answer stays",
+                            conv.entries[next].line
+                        )));
                     }
                 }
                 // The verbatim tail: a whole turn the agent sees must follow what it covers.

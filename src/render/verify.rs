@@ -1,8 +1,6 @@
-//! Renderer for `mf verify`: the report type (filled by the command) and its table.
+//! Renderer for `mf verify`: the report type (filled by the command) and its lines.
 
 use serde::Serialize;
-
-use crate::render::Ui;
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -28,51 +26,62 @@ pub struct Finding {
     pub what: String,
 }
 
-/// One table for all files: a row per problem and note, and a verdict per file.
-pub fn table(ui: &Ui, reports: &[VerifyReport]) -> String {
-    let mut t = ui.table();
-    t.set_header(vec!["file", "line", "kind", "what"]);
-    for r in reports {
-        if r.clean && r.notes.is_empty() {
-            t.add_row(vec![
-                r.file.clone(),
-                "—".into(),
-                "clean".into(),
-                format!(
-                    "{} entries, {} standing summar{}; every summary checked",
-                    r.entries,
-                    r.standing,
-                    if r.standing == 1 { "y" } else { "ies" }
-                ),
-            ]);
+/// One line per finding, `file:line: kind: what` (notes as `file:line: note: kind: what`), then
+/// a line per clean file and the verdict. Every line stands alone, for grep and editors.
+pub fn lines(reports: &[VerifyReport]) -> String {
+    let mut out = String::new();
+    let at = |r: &VerifyReport, line: u32| {
+        if line == 0 {
+            r.file.clone()
+        } else {
+            format!("{}:{line}", r.file)
         }
-        for p in r.problems.iter().chain(&r.notes) {
-            t.add_row(vec![
-                r.file.clone(),
-                if p.line == 0 {
-                    "—".into()
-                } else {
-                    p.line.to_string()
-                },
-                p.kind.clone(),
-                p.what.clone(),
-            ]);
+    };
+    for r in reports {
+        for p in &r.problems {
+            out.push_str(&format!(
+                "{}: {}: {}\n",
+                at(r, p.line),
+                p.kind,
+                one_line(&p.what)
+            ));
+        }
+        for n in &r.notes {
+            out.push_str(&format!(
+                "{}: note: {}: {}\n",
+                at(r, n.line),
+                n.kind,
+                one_line(&n.what)
+            ));
+        }
+        if r.clean {
+            out.push_str(&format!(
+                "{}: clean: {} entries, {} standing summar{}; every summary checked\n",
+                r.file,
+                r.entries,
+                r.standing,
+                if r.standing == 1 { "y" } else { "ies" }
+            ));
         }
     }
     let bad = reports.iter().filter(|r| !r.clean).count();
-    let verdict = if bad == 0 {
-        format!(
-            "clean: {} file{}",
-            reports.len(),
-            if reports.len() == 1 { "" } else { "s" }
-        )
+    let problems: usize = reports.iter().map(|r| r.problems.len()).sum();
+    let files = |n: usize| format!("{n} file{}", if n == 1 { "" } else { "s" });
+    if bad == 0 {
+        out.push_str(&format!("clean: {}\n", files(reports.len())));
     } else {
-        format!(
-            "{} of {} file{} with problems",
+        out.push_str(&format!(
+            "{} problem{} in {} of {}\n",
+            problems,
+            if problems == 1 { "" } else { "s" },
             bad,
-            reports.len(),
-            if reports.len() == 1 { "" } else { "s" }
-        )
-    };
-    format!("{t}\n{verdict}\n")
+            files(reports.len())
+        ));
+    }
+    out
+}
+
+/// A finding's text on one line.
+fn one_line(s: &str) -> String {
+    s.replace(['\n', '\r'], " ")
 }

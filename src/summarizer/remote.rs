@@ -38,6 +38,8 @@ pub struct Remote {
     config: RemoteConfig,
     label: String,
     url: String,
+    /// The URL as mf shows it: credentials in it redacted.
+    shown_url: String,
     client: HttpClient,
     warn: Log,
 }
@@ -49,10 +51,12 @@ impl Remote {
             _ => openai::url(&config.base_url),
         };
         let label = config.model.label();
+        let shown_url = crate::redact::url_credentials(&url);
         Self {
             config,
             label,
             url,
+            shown_url,
             client,
             warn,
         }
@@ -107,7 +111,10 @@ impl Remote {
             url: self.url.clone(),
             headers,
             body: serde_json::to_vec(&body).expect("a request body serializes"),
-            secrets: key.into_iter().collect(),
+            secrets: key
+                .into_iter()
+                .chain(crate::redact::url_secrets(&self.url))
+                .collect(),
             label: self.label.clone(),
         }
     }
@@ -121,7 +128,7 @@ impl Remote {
         let request = self.request(req, max_tokens);
         let response = self
             .client
-            .post(&request)
+            .post_bounded(&request, crate::http::reply_bound(max_tokens))
             .await
             .map_err(|e| self.failure(e))?;
         match self.config.model.provider {
@@ -131,7 +138,7 @@ impl Remote {
     }
 
     fn failure(&self, e: HttpError) -> SummarizerError {
-        let who = format!("{} at {}", self.label, self.url);
+        let who = format!("{} at {}", self.label, self.shown_url);
         match e.kind {
             FailureKind::Auth => SummarizerError::fatal(format!(
                 "{who} refused the key: {}; check {}",
@@ -158,8 +165,11 @@ impl Remote {
             )),
             FailureKind::Unreachable => SummarizerError::unreachable(format!(
                 "setup error: nothing answered at {}: {}; check --base-url and that the server is running",
-                self.url, e.message
+                self.shown_url, e.message
             )),
+            FailureKind::ReplyTooLarge => {
+                SummarizerError::degrade(format!("summarizer failure: {who}: {}", e.message))
+            }
             FailureKind::Exhausted | FailureKind::WaitTooLong => {
                 SummarizerError::degrade(format!("{who}: {}", e.message))
             }

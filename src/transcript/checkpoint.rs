@@ -2,17 +2,20 @@
 //! reader's state — kept in the user cache so that a rerun after the file grew reads only the new
 //! bytes.
 //!
+//! Checkpoints live in a directory of mf's own (`<cache>/mf/checkpoints`, private to the user),
+//! each file opening with a header that names mf and the checkpoint format; pruning removes only
+//! files there that carry that header and belong to this user — never a file by its name alone.
+//!
 //! A checkpoint is never trusted blindly. It is used only when all of these hold:
 //! - it was written by this very mf binary (the settings module stamps the build), for this
 //!   path, for the same file (device, inode, and birth time where the filesystem records one);
-//! - the file is at least as long as the prefix, and a fingerprint of the prefix — its first and
-//!   last 64 KiB and sixteen 4 KiB windows spread across it — is unchanged;
+//! - the file is at least as long as the prefix, and a hash (xxh3) of every byte of the prefix
+//!   is the one saved: an edit anywhere in the prefix, even one that keeps its size, is seen;
 //! - its own bytes hash to the hash it was saved with;
 //! - sixteen entries picked at random still hash to what they hashed to when read.
 //!
-//! An edit that changes none of those bytes can still slip past; `--no-cache` (and `mf verify`,
-//! always) read the whole file. Nothing here fails a command: a checkpoint that cannot be read,
-//! checked or written is simply not used.
+//! Nothing here fails a command: a checkpoint that cannot be read, checked or written is simply
+//! not used.
 
 use std::fs::{self, File};
 use std::io::Write as _;
@@ -28,13 +31,10 @@ use super::build::Build;
 use crate::digest::line_hash;
 use crate::entry::{Entry, NONE, Role};
 
-/// The first bytes of every checkpoint file.
-const MAGIC: &[u8; 8] = b"mf-ckpt\x01";
-/// Bytes hashed at each end of the prefix.
-const EDGE: u64 = 64 << 10;
-/// Bytes of each window hashed inside the prefix, and how many windows.
-const WINDOW: u64 = 4 << 10;
-const WINDOWS: u64 = 16;
+/// The first bytes of every checkpoint file: who wrote it, and in which format.
+const MAGIC: &[u8] = b"mf checkpoint, format 2\n";
+/// Bytes read at a time when hashing the prefix.
+const HASH_CHUNK: usize = 1 << 20;
 /// Entries re-hashed from the file when a checkpoint is loaded.
 const SPOT_CHECKS: usize = 16;
 /// Checkpoints kept in the cache directory; the oldest beyond this are removed.
@@ -43,6 +43,8 @@ const KEEP: usize = 256;
 /// Where checkpoints live and when they are worth writing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CacheOptions {
+    /// mf's checkpoint directory (`<cache>/mf/checkpoints`): mf's alone, whatever else the
+    /// cache directory holds.
     pub dir: PathBuf,
     /// Files shorter than this are not checkpointed (reading them is already fast).
     pub min_bytes: u64,
@@ -278,21 +280,18 @@ fn born(meta: &fs::Metadata) -> Option<u128> {
         .map(|d| d.as_nanos())
 }
 
-/// A fingerprint of the file's first `offset` bytes: both ends and windows across it.
+/// A hash of every byte of the file's first `offset` bytes (and of `offset`): no edit of the
+/// prefix, of any size, keeps it.
 fn fingerprint(file: &File, offset: u64) -> std::io::Result<u64> {
     let mut h = Xxh3::new();
-    let mut buf = vec![0; EDGE as usize];
-    let mut take = |start: u64, len: u64, h: &mut Xxh3| -> std::io::Result<()> {
-        let len = len.min(offset - start) as usize;
-        file.read_exact_at(&mut buf[..len], start)?;
+    let mut buf = vec![0; HASH_CHUNK.min(offset as usize)];
+    let mut at = 0u64;
+    while at < offset {
+        let len = (offset - at).min(HASH_CHUNK as u64) as usize;
+        file.read_exact_at(&mut buf[..len], at)?;
         h.update(&buf[..len]);
-        Ok(())
-    };
-    take(0, EDGE, &mut h)?;
-    for k in 1..=WINDOWS {
-        take(offset / (WINDOWS + 1) * k, WINDOW, &mut h)?;
+        at += len as u64;
     }
-    take(offset.saturating_sub(EDGE), EDGE, &mut h)?;
     h.update(&offset.to_le_bytes());
     Ok(h.digest())
 }
@@ -325,7 +324,7 @@ fn read_own(dir: &Path, file: &Path) -> Option<Vec<u8>> {
 pub fn find(opts: &CacheOptions, path: &Path, file: &File) -> Option<Found> {
     let path = fs::canonicalize(path).ok()?;
     let bytes = read_own(&opts.dir, &slot(opts, &path))?;
-    let rest = bytes.strip_prefix(MAGIC.as_slice())?;
+    let rest = bytes.strip_prefix(MAGIC)?;
     let (header, rest): (Header, &[u8]) = postcard::take_from_bytes(rest).ok()?;
     let meta = file.metadata().ok()?;
     let holds = header.stamp == opts.stamp
@@ -398,12 +397,7 @@ pub fn save<R: Serialize>(
         body_hash: xxh3_64(&body),
     };
     let head = postcard::to_stdvec(&header).map_err(other)?;
-    if !opts.dir.exists() {
-        // Only a directory mf made is made private; an existing one is left as it is (and a
-        // checkpoint in a directory others may write is never read: `read_own`).
-        fs::create_dir_all(&opts.dir)?;
-        fs::set_permissions(&opts.dir, fs::Permissions::from_mode(0o700))?;
-    }
+    make_private_dir(&opts.dir)?;
     let target = slot(opts, &path);
     let tmp = opts.dir.join(format!(
         ".{}.{}.tmp",
@@ -432,12 +426,59 @@ pub fn save<R: Serialize>(
     Ok(())
 }
 
-/// Keep the newest [`KEEP`] checkpoints.
+/// Make `dir` and the parents it lacks, each new one private (`0700`); a directory that was
+/// there already keeps its mode. Refuses a `dir` that others could write: mf writes only where
+/// nobody else can replace or read what it wrote.
+fn make_private_dir(dir: &Path) -> std::io::Result<()> {
+    let missing: Vec<&Path> = dir.ancestors().take_while(|d| !d.exists()).collect();
+    for d in missing.iter().rev() {
+        match fs::create_dir(d) {
+            Ok(()) => fs::set_permissions(d, fs::Permissions::from_mode(0o700))?,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let meta = fs::symlink_metadata(dir)?;
+    let me = rustix::process::geteuid().as_raw();
+    if !meta.is_dir() || meta.uid() != me || meta.mode() & 0o022 != 0 {
+        return Err(std::io::Error::other(
+            "the checkpoint directory is not mf's own",
+        ));
+    }
+    Ok(())
+}
+
+/// Whether `path` is a checkpoint this mf wrote: a regular file named like one, owned by this
+/// user, that opens with mf's header. Nothing else is ever removed.
+fn is_ours(path: &Path) -> bool {
+    use std::io::Read as _;
+    let named = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_suffix(".ckpt"))
+        .is_some_and(|k| k.len() == 16 && k.bytes().all(|b| b.is_ascii_hexdigit()));
+    if !named {
+        return false;
+    }
+    let me = rustix::process::geteuid().as_raw();
+    let Ok(mut f) = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+        .open(path)
+    else {
+        return false;
+    };
+    let Ok(meta) = f.metadata() else { return false };
+    let mut head = vec![0u8; MAGIC.len()];
+    meta.is_file() && meta.uid() == me && f.read_exact(&mut head).is_ok() && head == MAGIC
+}
+
+/// Keep the newest [`KEEP`] checkpoints (of those mf can prove it wrote).
 fn prune(dir: &Path) {
     let Ok(read) = fs::read_dir(dir) else { return };
     let mut files: Vec<(std::time::SystemTime, PathBuf)> = read
         .filter_map(Result::ok)
-        .filter(|e| e.file_name().to_string_lossy().ends_with(".ckpt"))
+        .filter(|e| is_ours(&e.path()))
         .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
         .collect();
     if files.len() <= KEEP {
@@ -445,7 +486,10 @@ fn prune(dir: &Path) {
     }
     files.sort();
     for (_, p) in &files[..files.len() - KEEP] {
-        let _ = fs::remove_file(p);
+        // Checked again just before: only a file that is still ours goes.
+        if is_ours(p) {
+            let _ = fs::remove_file(p);
+        }
     }
 }
 
@@ -490,6 +534,68 @@ mod tests {
                 e
             })
             .collect()
+    }
+
+    #[test]
+    fn pruning_removes_only_mfs_own_checkpoints() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let t0 = std::time::SystemTime::now() - std::time::Duration::from_secs(100_000);
+        let age = |p: &Path, k: u64| {
+            let f = File::options().write(true).open(p).unwrap();
+            f.set_modified(t0 + std::time::Duration::from_secs(k))
+                .unwrap();
+        };
+        // Others' files, oldest of all: named like mf's, or with the extension only.
+        let mut foreign = Vec::new();
+        for k in 0..50u64 {
+            let p = d.join(format!("{:016x}.ckpt", 0xf000 + k));
+            fs::write(&p, b"not mf's").unwrap();
+            age(&p, k);
+            foreign.push(p);
+            let p = d.join(format!("epoch={k}.ckpt"));
+            fs::write(&p, [MAGIC, b"same header, another name"].concat()).unwrap();
+            age(&p, k);
+            foreign.push(p);
+        }
+        let mut ours = Vec::new();
+        for k in 0..(KEEP as u64 + 10) {
+            let p = d.join(format!("{k:016x}.ckpt"));
+            fs::write(&p, [MAGIC, b"body"].concat()).unwrap();
+            age(&p, 1_000 + k);
+            ours.push(p);
+        }
+        prune(d);
+        assert!(
+            foreign.iter().all(|p| p.exists()),
+            "a foreign file was removed"
+        );
+        let kept = ours.iter().filter(|p| p.exists()).count();
+        assert_eq!(kept, KEEP);
+        assert!(
+            ours[..10].iter().all(|p| !p.exists()),
+            "not the oldest went"
+        );
+    }
+
+    #[test]
+    fn the_fingerprint_covers_every_byte_of_the_prefix() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f");
+        let bytes: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
+        fs::write(&p, &bytes).unwrap();
+        let f = File::open(&p).unwrap();
+        let n = bytes.len() as u64 - 7;
+        let want = fingerprint(&f, n).unwrap();
+        let mut rng = fastrand::Rng::with_seed(5);
+        for _ in 0..20 {
+            let mut b = bytes.clone();
+            let at = rng.usize(..n as usize);
+            b[at] ^= 1 << rng.u8(0..8);
+            fs::write(&p, &b).unwrap();
+            let f = File::open(&p).unwrap();
+            assert_ne!(fingerprint(&f, n).unwrap(), want, "a flip at {at} kept it");
+        }
     }
 
     #[test]

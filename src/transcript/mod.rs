@@ -12,6 +12,7 @@ mod error;
 pub mod format;
 pub mod json;
 mod read;
+pub mod scan;
 pub mod wire;
 
 use std::fs::File;
@@ -30,7 +31,7 @@ pub use copy::{OutputTarget, stage, write_copy};
 pub use error::TranscriptError;
 pub use format::{Detected, Format};
 
-use crate::entry::{Claim, Conversation, Draft, Entry, Link, NONE, Record};
+use crate::entry::{Claim, ClaimKind, Conversation, Draft, Entry, Link, NONE, Record};
 use build::Build;
 use format::chat::{self, ChatReader};
 use read::LineReader;
@@ -200,7 +201,14 @@ pub struct ReadOptions {
     pub format: Option<Format>,
     /// Where checkpoints are kept; `None` reads the whole file every time.
     pub cache: Option<CacheOptions>,
+    /// The rule a claim's content must meet to be one mf could have written (the engine's
+    /// write-time rule, `fold::summary::vet_claim`), applied on every read; a claim that fails
+    /// it keeps its place as an ordinary entry, with the reason.
+    pub vet: Option<ClaimVet>,
 }
+
+/// Judges a claim's content: `Err(why)` when mf could not have written it.
+pub type ClaimVet = fn(ClaimKind, &str) -> Result<(), String>;
 
 /// A read transcript: its index, and the file to read entries back from.
 #[derive(Debug)]
@@ -238,6 +246,27 @@ pub fn read(path: &Path, opts: &ReadOptions) -> Result<Transcript, TranscriptErr
         Source::open(path)?
     };
     read_source(src, opts)
+}
+
+impl Transcript {
+    /// Re-vet every claim's content on read by `vet`: one that fails is not mf's, whatever its
+    /// checksums say (a local file has no secret to sign with, so the checksums prove nothing
+    /// about who wrote a line).
+    fn vet_claims(&mut self, vet: ClaimVet) {
+        for k in 0..self.claims.len() {
+            if self.claims[k].shape_ok.is_err() || self.claims[k].coverage.is_err() {
+                continue;
+            }
+            let entry = self.claims[k].entry as usize;
+            let verdict = match self.text(entry) {
+                Ok(text) => vet(self.claims[k].kind, &text),
+                Err(e) => Err(format!("its content cannot be read back: {e}")),
+            };
+            if let Err(why) = verdict {
+                self.claims[k].shape_ok = Err(why);
+            }
+        }
+    }
 }
 
 /// A format's line reader, as a checkpoint keeps it.
@@ -351,7 +380,12 @@ pub fn read_source(mut src: Source, opts: &ReadOptions) -> Result<Transcript, Tr
             Format::Claude => resume::<format::claude::ClaudeReader>(src, found, cache)?,
         };
         match resumed {
-            Ok(t) => return Ok(t),
+            Ok(mut t) => {
+                if let Some(vet) = opts.vet {
+                    t.vet_claims(vet);
+                }
+                return Ok(t);
+            }
             Err(back) => src = back,
         }
     }
@@ -382,7 +416,7 @@ pub fn read_source(mut src: Source, opts: &ReadOptions) -> Result<Transcript, Tr
     };
     let cache = opts.cache.as_ref();
     let start = read::Start::Head(head);
-    match format {
+    let mut t = match format {
         Format::Chat => read_with(src, format, cache, ChatReader, start),
         Format::Pi => read_with(src, format, cache, format::pi::PiReader::default(), start),
         Format::Codex => read_with(
@@ -399,7 +433,11 @@ pub fn read_source(mut src: Source, opts: &ReadOptions) -> Result<Transcript, Tr
             format::claude::ClaudeReader::default(),
             start,
         ),
+    }?;
+    if let Some(vet) = opts.vet {
+        t.vet_claims(vet);
     }
+    Ok(t)
 }
 
 impl Transcript {

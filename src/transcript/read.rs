@@ -177,6 +177,11 @@ impl<R: LineReader> Walker<'_, R> {
         };
         match result {
             Ok(p) => {
+                // The rest of a line mf's append interrupted follows mf's lines at once; after
+                // any other line it never will.
+                if !content(raw, first).starts_with(MF_PREFIX) {
+                    self.drop_fragment();
+                }
                 self.build.lines_read += 1;
                 note_set(&mut self.build, self.line, content(raw, first), true);
                 self.reader.push(&mut self.build, &at, p)
@@ -195,8 +200,24 @@ impl<R: LineReader> Walker<'_, R> {
     fn push_repaired(&mut self, body: &[u8], at: &At<'_>) -> Option<Result<(), TranscriptError>> {
         let fixed = json::lone_surrogates_replaced(body)?;
         let parsed = self.reader.parse(&fixed).ok()?;
+        if !body.starts_with(MF_PREFIX) {
+            self.drop_fragment();
+        }
         self.build.lines_read += 1;
+        note_set(&mut self.build, self.line, body, true);
         Some(self.reader.push(&mut self.build, at, parsed))
+    }
+
+    /// A first half whose rest did not follow mf's lines: not rejoined, and said so.
+    fn drop_fragment(&mut self) {
+        if let Some(f) = self.fragment.take() {
+            self.build.note(
+                f.line,
+                NoteKind::Skipped(
+                    "the first half of a line before mf's line, whose rest did not follow mf's lines; not read".into(),
+                ),
+            );
+        }
     }
 
     /// A line that does not parse: mf's own torn line, a line glued to mf's, the second half of
@@ -226,10 +247,18 @@ impl<R: LineReader> Walker<'_, R> {
             }
             return Ok(());
         }
-        // 2. Another writer's half line, then mf's complete line.
+        // 2. Another writer's half line, then mf's complete line. Only what mf's append could
+        //    have interrupted: the half begins a JSON object and is not one by itself, and what
+        //    follows is one whole line of mf's (anything else before mf's bytes is garbage).
+        let half_line = |half: &[u8]| {
+            half.first() == Some(&b'{')
+                && serde_json::from_slice::<serde::de::IgnoredAny>(half).is_err()
+        };
         if let Some(p) = memmem::find(body, MF_PREFIX)
+            && half_line(&body[..p])
             && let Ok(parsed) = self.reader.parse(&body[p..])
         {
+            self.drop_fragment();
             let sub = &body[p..];
             let at = At {
                 line,
@@ -247,7 +276,7 @@ impl<R: LineReader> Walker<'_, R> {
             note_set(&mut self.build, line, sub, true);
             return self.reader.push(&mut self.build, &at, parsed);
         }
-        // 3. The second half of a line mf's append interrupted.
+        // 3. The second half of a line mf's append interrupted: right after mf's lines.
         if let Some(f) = self.fragment.take() {
             let mut joined = f.bytes.clone();
             joined.extend_from_slice(body);
@@ -282,6 +311,7 @@ impl<R: LineReader> Walker<'_, R> {
                 return self.reader.push(&mut self.build, &at, parsed);
             }
             self.fragment = Some(f);
+            self.drop_fragment();
         }
         if R::STRICT {
             Err(TranscriptError::Malformed {

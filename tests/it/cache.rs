@@ -21,8 +21,13 @@ fn run(env: &TestEnv, args: &[&str], vars: &[(&'static str, String)]) -> Output 
     env.mf_env(args, &vars)
 }
 
+/// mf's checkpoint directory under the cache directory `cache`.
+fn checkpoint_dir(env: &TestEnv) -> PathBuf {
+    env.path("cache").join("mf").join("checkpoints")
+}
+
 fn checkpoints(env: &TestEnv) -> Vec<PathBuf> {
-    std::fs::read_dir(env.path("cache"))
+    std::fs::read_dir(checkpoint_dir(env))
         .map(|d| {
             d.map(|e| e.unwrap().path())
                 .filter(|p| p.extension().is_some_and(|e| e == "ckpt"))
@@ -321,13 +326,13 @@ fn a_checkpoint_someone_else_could_have_written_is_not_used() {
     assert!(!used(&env), "a world-writable checkpoint was used");
     set(&ckpt, 0o600);
     assert!(used(&env));
-    // A cache directory others may write (a shared /tmp-like directory): not used.
-    set(&env.path("cache"), 0o777);
+    // A checkpoint directory others may write: not used.
+    set(&checkpoint_dir(&env), 0o777);
     assert!(
         !used(&env),
         "a checkpoint in a world-writable directory was used"
     );
-    set(&env.path("cache"), 0o700);
+    set(&checkpoint_dir(&env), 0o700);
     // A symlink in the checkpoint's place: not followed.
     let moved = env.path("elsewhere.ckpt");
     std::fs::rename(&ckpt, &moved).unwrap();
@@ -341,13 +346,29 @@ fn a_checkpoint_someone_else_could_have_written_is_not_used() {
         ("MF_CACHE_DIR", shared.display().to_string()),
         ("MF_CACHE_MIN_BYTES", "0".to_string()),
     ];
-    for _ in 0..2 {
-        let out = run(&env, &["-v", "explain", "c.jsonl"], &vars);
-        assert!(!out.stderr.contains("from a checkpoint"), "{out:?}");
+    // mf keeps its checkpoints in a private directory of its own there, so they are used.
+    let out = run(&env, &["-v", "explain", "c.jsonl"], &vars);
+    assert!(!out.stderr.contains("from a checkpoint"), "{out:?}");
+    let out = run(&env, &["-v", "explain", "c.jsonl"], &vars);
+    assert!(out.stderr.contains("from a checkpoint"), "{out:?}");
+    let own = shared.join("mf").join("checkpoints");
+    for d in [shared.join("mf"), own.clone()] {
+        let mode = std::fs::metadata(&d).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode, 0o700, "{}", d.display());
     }
     let mode = std::fs::metadata(&shared).unwrap().permissions().mode() & 0o7777;
     assert_eq!(
         mode, 0o1777,
         "mf changed the mode of a directory it did not make"
     );
+    // A checkpoint directory someone else made writable for all is not written to.
+    set(&own, 0o777);
+    for f in std::fs::read_dir(&own).unwrap() {
+        std::fs::remove_file(f.unwrap().path()).unwrap();
+    }
+    for _ in 0..2 {
+        let out = run(&env, &["-v", "explain", "c.jsonl"], &vars);
+        assert!(!out.stderr.contains("from a checkpoint"), "{out:?}");
+    }
+    assert_eq!(std::fs::read_dir(&own).unwrap().count(), 0);
 }

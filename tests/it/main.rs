@@ -22,6 +22,7 @@ mod fresh_agents;
 mod fuzz_smoke;
 mod hostile;
 mod http;
+mod issue16;
 mod json_contract;
 mod live_writer;
 mod mask;

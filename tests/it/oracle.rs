@@ -247,8 +247,82 @@ fn step(env: &TestEnv, f: &Path, c: &mut Case) {
     }
 }
 
+/// A same-size edit of one line by hand (one ASCII letter or digit of its text changed to
+/// another), with the file's mtime put back: what a sampled checkpoint fingerprint could miss.
+fn same_size_edit(f: &Path, c: &mut Case) {
+    let mut bytes = read(f);
+    let meta = std::fs::metadata(f).unwrap();
+    // Letters and digits inside message text only (a changed key or role would make the line
+    // another kind of line, not an edited one).
+    let pat = b"\"content\":\"";
+    let mut spots: Vec<usize> = Vec::new();
+    for start in
+        (0..bytes.len().saturating_sub(pat.len())).filter(|&i| &bytes[i..i + pat.len()] == pat)
+    {
+        let mut i = start + pat.len();
+        while i < bytes.len() && bytes[i] != b'"' && bytes[i] != b'\\' && bytes[i] != b'\n' {
+            if bytes[i].is_ascii_alphanumeric() {
+                spots.push(i);
+            }
+            i += 1;
+        }
+    }
+    if spots.is_empty() {
+        return;
+    }
+    let at = spots[c.rng.usize(0..spots.len())];
+    let was = bytes[at];
+    let now = loop {
+        let b = b"abcdefghijklmnopqrstuvwxyz0123456789"[c.rng.usize(0..36)];
+        if b != was {
+            break b;
+        }
+    };
+    bytes[at] = now;
+    let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+    c.log
+        .push(format!("same-size edit at byte {at} (line {line})"));
+    *c.tally.entry("same-size edits").or_default() += 1;
+    std::fs::write(f, &bytes).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(f)
+        .unwrap()
+        .set_modified(meta.modified().unwrap())
+        .unwrap();
+    c.damaged = true;
+}
+
+/// Recall and explain through the checkpoint equal a full read.
+fn assert_checkpoint_agrees(env: &TestEnv) {
+    for args in [
+        &["recall", "o.jsonl"][..],
+        &["explain", "o.jsonl", "--json"][..],
+    ] {
+        let cached = env.mf(args);
+        let full = env.mf(&[&["--no-cache"][..], args].concat());
+        assert_eq!(cached.code, full.code, "{args:?}: {cached:?}");
+        assert_eq!(
+            cached.stdout, full.stdout,
+            "{args:?}: a read through the checkpoint differs from a full read"
+        );
+    }
+}
+
 #[test]
 fn recall_equals_the_model_after_every_step() {
+    oracle(false);
+}
+
+/// The same oracle with checkpoints on (kept for files of any size), a random same-size edit
+/// by hand between steps now and then, and every read through the checkpoint compared with a
+/// full read.
+#[test]
+fn recall_equals_the_model_and_a_full_read_with_checkpoints_and_same_size_edits() {
+    oracle(true);
+}
+
+fn oracle(checkpoints: bool) {
     let cases = figure("MF_TRUST_CASES", 6);
     let steps = figure("MF_TRUST_STEPS", 30);
     let base = seed("oracle");
@@ -257,7 +331,12 @@ fn recall_equals_the_model_after_every_step() {
     let mut tally: std::collections::BTreeMap<&'static str, usize> = Default::default();
     for case in 0..cases {
         let s = base.wrapping_add(case as u64);
-        let env = TestEnv::without_audit();
+        let mut env = TestEnv::without_audit();
+        if checkpoints {
+            let dir: &'static str = Box::leak(env.path("cache").display().to_string().into());
+            env.vars.push(("MF_CACHE_DIR", dir));
+            env.vars.push(("MF_CACHE_MIN_BYTES", "0"));
+        }
         let mut c = Case {
             rng: fastrand::Rng::with_seed(s),
             counter: 0,
@@ -275,8 +354,14 @@ fn recall_equals_the_model_after_every_step() {
         }
         for k in 0..steps {
             let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                if checkpoints && c.rng.u8(0..4) == 0 {
+                    same_size_edit(&f, &mut c);
+                }
                 step(&env, &f, &mut c);
                 assert_recall_is_models(&env, &f);
+                if checkpoints {
+                    assert_checkpoint_agrees(&env);
+                }
             }));
             calls += 2;
             if let Err(e) = outcome {

@@ -241,9 +241,16 @@ impl LineReader for ChatReader {
 
     fn parse(&self, bytes: &[u8]) -> Result<Parsed, LineError> {
         if bytes.starts_with(MF_PREFIX) {
-            return serde_json::from_slice::<Value>(bytes)
-                .map(Parsed::Mf)
-                .map_err(|e| LineError::from_json(&e));
+            let v = serde_json::from_slice::<Value>(bytes).map_err(|e| LineError::from_json(&e))?;
+            // mf's record lines hold nothing but the mf object (its summaries and stubs carry a
+            // role and content): a line with more is someone's message that starts like mf's,
+            // read as a message.
+            let own = v.as_object().is_some_and(|o| {
+                o.len() == 1 || matches!(wire::parse_mf(&o["mf"]), MfObject::Claim { .. })
+            });
+            if own {
+                return Ok(Parsed::Mf(v));
+            }
         }
         let line: Line<'_> = match serde_json::from_slice(bytes) {
             Ok(l) => l,
@@ -255,7 +262,9 @@ impl LineReader for ChatReader {
                 };
             }
         };
-        if line.mf_record.is_some() {
+        // mf 0.1.0's record lines have no role: a message carrying an `mfRecord` field is a
+        // message.
+        if line.mf_record.is_some() && line.role.is_none() {
             return serde_json::from_slice::<Value>(bytes)
                 .map(Parsed::LegacyRecord)
                 .map_err(|e| LineError::from_json(&e));
