@@ -41,7 +41,8 @@ pub mod env_vars {
     pub const MF_CONFIG: &str = "MF_CONFIG";
     /// How long an append waits for another program to finish its line (milliseconds).
     pub const MF_TAIL_WAIT_MS: &str = "MF_TAIL_WAIT_MS";
-    /// How recently an agent session may have been written and still be compacted (seconds).
+    /// How long after its last write an agent session whose tail shows the agent in the middle
+    /// of a step still counts as live (seconds).
     pub const MF_LIVE_SECONDS: &str = "MF_LIVE_SECONDS";
     /// Where Claude Code keeps its state (default `~/.claude`).
     pub const CLAUDE_CONFIG_DIR: &str = "CLAUDE_CONFIG_DIR";
@@ -284,13 +285,23 @@ pub fn tail_wait() -> Duration {
     )
 }
 
-/// How recently an agent session may have been written and still count as not live.
+/// How long after its last write an agent session whose tail shows the agent in the middle of
+/// a step (a line being written, a tool call without its result, a prompt without its reply)
+/// still counts as live: a model's reply or a tool often takes this long (default 60 s).
 pub fn live_window() -> Duration {
     Duration::from_secs(
         var(ev::MF_LIVE_SECONDS)
             .and_then(|v| v.trim().parse().ok())
-            .unwrap_or(10),
+            .unwrap_or(60),
     )
+}
+
+/// The live-session guard: where the agents leave their traces, and the window.
+pub fn live_guard() -> crate::transcript::Guard {
+    crate::transcript::Guard {
+        dirs: agent_dirs(),
+        window: live_window(),
+    }
 }
 
 /// Where the agents say which sessions they are running.
@@ -489,8 +500,7 @@ pub struct CompactSettings {
     /// The model's context window, for `--dry-run` warnings.
     pub context_tokens: Option<u64>,
     pub tail_wait: Duration,
-    pub live_window: Duration,
-    pub agent_dirs: crate::transcript::AgentDirs,
+    pub live: crate::transcript::Guard,
     pub allow_degraded: bool,
     pub audit: AuditSettings,
 }
@@ -666,8 +676,7 @@ impl CompactSettings {
             rollup,
             context_tokens,
             tail_wait: tail_wait(),
-            live_window: live_window(),
-            agent_dirs: agent_dirs(),
+            live: live_guard(),
             allow_degraded,
             audit: AuditSettings {
                 min_retention: match min_retention {
@@ -717,8 +726,10 @@ impl CompactSettings {
             rollup: false,
             context_tokens: None,
             tail_wait: Duration::from_millis(200),
-            live_window: Duration::from_secs(10),
-            agent_dirs: crate::transcript::AgentDirs::default(),
+            live: crate::transcript::Guard {
+                dirs: crate::transcript::AgentDirs::default(),
+                window: Duration::from_secs(60),
+            },
             allow_degraded: false,
             audit: AuditSettings {
                 min_retention: 0.5,

@@ -21,6 +21,7 @@ mod fuzz_smoke;
 mod hostile;
 mod http;
 mod json_contract;
+mod live;
 mod live_writer;
 mod mask;
 mod model;
