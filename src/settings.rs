@@ -345,6 +345,16 @@ fn files_from(source: &Path, nul: bool) -> Result<Vec<PathBuf>, MfError> {
         .collect())
 }
 
+/// Where `compact` prints its decision records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RecordsTo {
+    Stdout,
+    /// `--output -`: standard output carries the transcript.
+    Stderr,
+    /// `--record PATH`: JSON records, written to PATH (created or truncated).
+    File(PathBuf),
+}
+
 /// Where each input's copy goes with `--output`: checked before any work. Two inputs mapping to
 /// one output, or an existing output without `--force`, is a usage error.
 fn output_targets(
@@ -485,6 +495,8 @@ pub struct CompactSettings {
     pub outputs: Option<Vec<OutputTarget>>,
     pub force: bool,
     pub json: bool,
+    /// Where the decision records go.
+    pub records_to: RecordsTo,
     pub jobs: usize,
     pub http: HttpSettings,
     /// USD per million input and output tokens, when known.
@@ -519,6 +531,7 @@ impl CompactSettings {
             output,
             force,
             json,
+            record,
             jobs,
             allow_degraded,
             audit,
@@ -600,6 +613,20 @@ impl CompactSettings {
             Some(out) => Some(output_targets(out, &files, force)?),
             None => None,
         };
+        let streams = matches!(outputs.as_deref(), Some([OutputTarget::Stdout]));
+        let records_to = match record {
+            Some(p) if p.as_os_str() == "-" && streams => {
+                return Err(MfError::usage(
+                    "`--record -` and `--output -` both want standard output, which carries the transcript",
+                    Some("name a file or a descriptor for the records: `--record records.jsonl`, or `--record /dev/fd/3 3>records.jsonl`".into()),
+                ));
+            }
+            Some(p) if p.as_os_str() == "-" => RecordsTo::Stdout,
+            Some(p) => RecordsTo::File(p),
+            // Standard output carries the transcript: the records go to stderr.
+            None if streams => RecordsTo::Stderr,
+            None => RecordsTo::Stdout,
+        };
 
         let timeout = match timeout {
             Some(t) => t,
@@ -665,6 +692,7 @@ impl CompactSettings {
             outputs,
             force,
             json,
+            records_to,
             jobs,
             http,
             price,
@@ -712,6 +740,7 @@ impl CompactSettings {
             instruction: None,
             dry_run: false,
             outputs: None,
+            records_to: RecordsTo::Stdout,
             force: false,
             json: true,
             jobs: 1,

@@ -34,5 +34,6 @@ mod regressions;
 mod scale;
 mod server;
 mod snapshots;
+mod stream;
 mod trust;
 mod util;
