@@ -205,10 +205,37 @@ def compact(w, agent, f):
         finally:
             open(cfg, "w").write(keep)
     else:
-        cmds = json.dumps({"id": "c1", "type": "compact"}) + "\n"
-        run(w, agent, pi_argv(agent) + ["--provider", "anthropic", "--model", "claude-sonnet-4-5", "--session", f,
-                                        "--mode", "rpc"], stdin=cmds)
+        rpc_compact(w, agent, f)
     print(f)
+
+
+def rpc_compact(w, agent, f):
+    """pi's RPC mode: send {"type":"compact"}, wait for its response, then close stdin."""
+    argv = pi_argv(agent) + ["--provider", "anthropic", "--model", "claude-sonnet-4-5", "--session", f, "--mode", "rpc"]
+    err = open(os.path.join(w, "pi-rpc.err"), "w")
+    p = subprocess.Popen(argv, cwd=os.path.join(w, "cwd"), env=env_for(w, agent), stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=err, text=True)
+    p.stdin.write(json.dumps({"id": "c1", "type": "compact"}) + "\n")
+    p.stdin.flush()
+    deadline = time.time() + TIMEOUT
+    reply = None
+    for line in p.stdout:
+        try:
+            o = json.loads(line)
+        except ValueError:
+            continue
+        if o.get("type") == "response" and o.get("id") == "c1":
+            reply = o
+            break
+        if time.time() > deadline:
+            break
+    p.stdin.close()
+    try:
+        p.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+    if not reply or not reply.get("success", False):
+        die(f"pi rpc compact: {json.dumps(reply)[:500] if reply else 'no response'}")
 
 
 def main(a):

@@ -34,7 +34,8 @@ step's calls; when every step has its result (or the prompt has no plan) it answ
 "DONE <label>: <k> tool calls" where <label> is the prompt's first word, or --reply TEXT when
 the prompt has no plan. A request whose prompt asks for a summary (the agents' own compaction:
 "summary"/"summarize"/"compact" in the prompt, or Codex's /responses/compact) gets a summary
-text naming the prompts it saw. Tool calls get fresh ids (toolu_..., call_...); every message
+text naming the prompts it saw; Codex's compaction request (its input ends with a
+`compaction_trigger` item) gets one `compaction` item. Tool calls get fresh ids (toolu_..., call_...); every message
 id is fresh, as the real APIs do.
 Each request is saved as DIR/NNNN-<method>-<path>.json = {"method","path","headers","body"}.
 """
@@ -334,7 +335,15 @@ class H(BaseHTTPRequestHandler):
         base = {"id": rid, "object": "response", "created_at": int(time.time()), "model": model, "status": "in_progress", "output": []}
         kind, what = decide(body)
         items = []
-        if kind == "text":
+        inp = body.get("input")
+        if isinstance(inp, list) and inp and isinstance(inp[-1], dict) and inp[-1].get("type") == "compaction_trigger":
+            # Codex's compaction (responses_compaction_v2): one opaque compaction item replaces
+            # the history. The fake's "encryption" is plain text, which Codex only carries.
+            prompts = [t for k, t in conversation(body) if k == "prompt"]
+            items.append({"type": "compaction", "id": "cmp_" + uuid.uuid4().hex,
+                          "encrypted_content": f"FAKE-COMPACTION of {len(prompts)} prompts"})
+            kind = "compaction"
+        elif kind == "text":
             items.append({"type": "message", "id": "msg_" + uuid.uuid4().hex, "role": "assistant", "status": "completed",
                           "content": [{"type": "output_text", "text": what, "annotations": []}]})
         else:
@@ -359,6 +368,8 @@ class H(BaseHTTPRequestHandler):
                            "delta": it["content"][0]["text"]}))
                 ev.append(("response.output_text.done", {"type": "response.output_text.done", "item_id": it["id"], "output_index": i, "content_index": 0,
                            "text": it["content"][0]["text"]}))
+            elif it["type"] == "compaction":
+                ev.append(("response.output_item.added", {"type": "response.output_item.added", "output_index": i, "item": it}))
             elif it["type"] == "function_call":
                 ev.append(("response.output_item.added", {"type": "response.output_item.added", "output_index": i, "item": dict(it, status="in_progress", arguments="")}))
                 ev.append(("response.function_call_arguments.delta", {"type": "response.function_call_arguments.delta", "item_id": it["id"], "output_index": i, "delta": it["arguments"]}))
