@@ -20,7 +20,7 @@ both read it). Tools run for real, in cwd/ (Claude Code --allowedTools Bash,Read
 --dangerously-bypass-approvals-and-sandbox; pi's default read,bash,edit,write).
 
 The agents' own compaction: Claude Code `claude -p --resume ID /compact`; pi through its RPC mode
-(`--mode rpc`, the `compact` command); Codex `codex exec resume ID PROMPT` with
+(`--mode rpc`, the `compact` command, with compaction.keepRecentTokens = 40); Codex `codex exec resume ID PROMPT` with
 model_auto_compact_token_limit = 1 in config.toml, so it compacts before answering (with this
 fake model as the OpenAI provider Codex asks POST /v1/responses/compact).
 
@@ -210,7 +210,18 @@ def compact(w, agent, f):
 
 
 def rpc_compact(w, agent, f):
-    """pi's RPC mode: send {"type":"compact"}, wait for its response, then close stdin."""
+    """pi's RPC mode: send {"type":"compact"}, wait for its response, then close stdin. pi keeps
+    keepRecentTokens (20k) verbatim and has nothing to compact in a small session: the harness's
+    settings.json lowers it to 40 for this run."""
+    settings = os.path.join(w, agent, "settings.json")
+    json.dump({"compaction": {"keepRecentTokens": 40}}, open(settings, "w"))
+    try:
+        _rpc_compact(w, agent, f)
+    finally:
+        os.remove(settings)
+
+
+def _rpc_compact(w, agent, f):
     argv = pi_argv(agent) + ["--provider", "anthropic", "--model", "claude-sonnet-4-5", "--session", f, "--mode", "rpc"]
     err = open(os.path.join(w, "pi-rpc.err"), "w")
     p = subprocess.Popen(argv, cwd=os.path.join(w, "cwd"), env=env_for(w, agent), stdin=subprocess.PIPE,
