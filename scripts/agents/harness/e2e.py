@@ -17,9 +17,9 @@ The steps (each on the session in the agent's own store, as a user would run the
   ctx3       what the agent sends: every prompt of the session, in order, once; no mf summary;
              every tool call with its result
   resume3    the agent resumes the restored session
-  native     the agent's own compaction after mf's (a copy of the session as compact1 left it,
-             in the agent's store): the agent compacts (harness/agent.py compact), resumes; mf
-             verify
+  native     the agent's own compaction after mf's (the session as compact1 left it, put back in
+             the agent's store, and one more turn): the agent compacts (harness/agent.py
+             compact), resumes; mf verify
   mf-after-native  mf compact after the agent's own compaction (and 4 more turns); verify;
              judged as ctx1 (the agent's own summary is history mf carries)
   long       a single-prompt run of 160 tool calls; mf compact (default flags); verify; judged
@@ -80,17 +80,23 @@ def ctx(path, out, mark):
 
 
 def compact(path, tag):
-    """mf compact with default flags; again with --min-retention 0 when the audit alone declined."""
-    rc, out, err = sh([MF, "compact", path, "--model", "extractive", "--json"])
-    note = ""
+    """mf compact with default flags; with --min-retention 0 when the audit alone declined (found
+    on a copy first, so that the decline mf remembers does not stand in the way)."""
+    trial = os.path.join(W, tag + "-trial.jsonl")
+    shutil.copy(path, trial)
+    rc, out, err = sh([MF, "compact", trial, "--model", "extractive", "--json", "--force"])
+    extra, note = [], ""
+    try:
+        rec = json.loads(out.splitlines()[0])
+        if rec["action"] == "declined" and "lossy" in rec["reason"].lower():
+            extra, note = ["--min-retention", "0"], f" (--min-retention 0: with default flags the audit alone declined: {rec['reason'][:160]})"
+    except Exception:
+        pass
+    rc, out, err = sh([MF, "compact", path, "--model", "extractive", "--json", *extra])
     try:
         rec = json.loads(out.splitlines()[0])
     except Exception:
         return None, f"mf compact exit {rc}: {err.strip()[-300:]}"
-    if rec["action"] == "declined" and "retain" in rec["reason"].lower() or "lossy" in rec["reason"].lower():
-        rc, out, err = sh([MF, "compact", path, "--model", "extractive", "--json", "--min-retention", "0"])
-        rec = json.loads(out.splitlines()[0]) if out.strip() else {"action": "error", "reason": err}
-        note = " (--min-retention 0: the audit alone declined with default flags)"
     if rec["action"] != "folded":
         return None, f"mf compact exit {rc}: {rec['action']}: {rec.get('reason', '')[:300]} {err.strip()[-200:]}"
     ids = [s["id"] for s in rec["summaries"] if s["outcome"].startswith("written")]
@@ -227,6 +233,10 @@ def native(f, mf_folded):
     session as compact1 left it, put back in the agent's store under its own id."""
     store_copy = f
     shutil.copy(os.path.join(W, "after-compact1.jsonl"), store_copy)
+    # One turn first: an agent does not compact a session whose last entry is a compaction (pi:
+    # "Already compacted").
+    if not resume("native-resume", store_copy, "prenative: one turn before the agent compacts. PLAN[bash:echo pre ;; read:notes.md]"):
+        return
     before = os.path.getsize(store_copy)
     rc, out, err = ag("compact", W, agent, store_copy)
     grew = os.path.getsize(store_copy) - before
