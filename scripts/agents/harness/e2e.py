@@ -240,7 +240,7 @@ def native(f, mf_folded):
     before = os.path.getsize(store_copy)
     rc, out, err = ag("compact", W, agent, store_copy)
     grew = os.path.getsize(store_copy) - before
-    text = open(store_copy, errors="replace").read()[before:]
+    text = open(store_copy, "rb").read()[before:].decode("utf-8", "replace")
     marker = {"claude": '"compact_boundary"', "codex": '"type":"compacted"', "pi": '"type":"compaction"'}[FMT]
     if rc != 0 or marker not in text:
         say("FAIL", "native", f"the agent's own compaction did not happen (exit {rc}, {grew} bytes appended, no {marker}): {(err or out)[-300:]}")
