@@ -167,6 +167,10 @@ def decide(body):
     prompt = seq[pi][1] if pi is not None else ""
     label = (prompt.split() or ["?"])[0]
     plan = parse_plan(prompt) if prompt else None
+    if plan is not None and not tools_of(body):
+        # A request without tools (an agent's own summarization, whose prompt quotes the
+        # conversation, plans included) is answered with text.
+        plan = None
     if plan is None:
         if any(c in prompt.lower() for c in SUMMARY_CUES):
             prompts = [t for k, t in seq if k == "prompt"]
