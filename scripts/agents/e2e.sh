@@ -46,10 +46,10 @@ for a in "${AGENTS[@]}"; do
   python3 "$HERE/harness/e2e.py" "$a" "$W/$a" | tee "$W/$a.txt" || rc=1
 done
 echo
-printf '%-16s' step; for a in "${AGENTS[@]}"; do printf '%-8s' "$a"; done; echo
+printf '%-18s' step; for a in "${AGENTS[@]}"; do printf '%-8s' "$a"; done; echo
 steps=$(cat "$W"/*.txt | awk '{print $3}' | sed 's/:$//' | awk '!seen[$0]++')
 for s in $steps; do
-  printf '%-16s' "$s"
+  printf '%-18s' "$s"
   for a in "${AGENTS[@]}"; do
     st=$(awk -v s="$s:" '$3==s{print $1}' "$W/$a.txt" | sort -u | tr '\n' '/' | sed 's#/$##')
     printf '%-8s' "${st:--}"
