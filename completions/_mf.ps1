@@ -61,6 +61,7 @@ Register-ArgumentCompleter -Native -CommandName 'mf' -ScriptBlock {
             [CompletionResult]::new('--system-prompt', '--system-prompt', [CompletionResultType]::ParameterName, 'Replace the summarizer instruction: TEXT, or @FILE to read it from a file')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Leave the input untouched; write its bytes plus the new lines to PATH (a directory for several files; `-` for stdout)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Leave the input untouched; write its bytes plus the new lines to PATH (a directory for several files; `-` for stdout)')
+            [CompletionResult]::new('--record', '--record', [CompletionResultType]::ParameterName, 'Write the JSON decision records to PATH instead of stdout (`-`: stdout; `/dev/fd/N`: a descriptor the shell opened)')
             [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Files compacted and summarizer calls in flight at once')
             [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Files compacted and summarizer calls in flight at once')
             [CompletionResult]::new('--min-retention', '--min-retention', [CompletionResultType]::ParameterName, 'Decline a summary that keeps less than this share of the span''s items (0 turns it off) [default: 0.5] [env: MF_MIN_RETENTION]')

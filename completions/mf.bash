@@ -95,7 +95,7 @@ _mf() {
             return 0
             ;;
         mf__subcmd__compact)
-            opts="-0 -m -o -j -q -v -h --files-from --null --model --recent --recent-tokens --size --trigger --min-fold --target-tokens --max-span-tokens --protect --strategy --keep-tool-results --from --rollup --system-prompt --dry-run --output --force --json --jobs --allow-degraded --min-retention --retry-lossy --retry --strict-audit --audit-tool-results --base-url --timeout --retries --temperature --seed --count-tokens --max-output-tokens --anthropic-version --agent-model --allow-same-model --allow-insecure-http --no-redact --price-in --price-out --max-cost --debug-bodies --quiet --no-progress --verbose --no-cache --config --help"
+            opts="-0 -m -o -j -q -v -h --files-from --null --model --recent --recent-tokens --size --trigger --min-fold --target-tokens --max-span-tokens --protect --strategy --keep-tool-results --from --rollup --system-prompt --dry-run --output --force --json --record --jobs --allow-degraded --min-retention --retry-lossy --retry --strict-audit --audit-tool-results --base-url --timeout --retries --temperature --seed --count-tokens --max-output-tokens --anthropic-version --agent-model --allow-same-model --allow-insecure-http --no-redact --price-in --price-out --max-cost --debug-bodies --quiet --no-progress --verbose --no-cache --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -166,6 +166,10 @@ _mf() {
                     return 0
                     ;;
                 -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --record)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

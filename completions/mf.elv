@@ -57,6 +57,7 @@ set edit:completion:arg-completer[mf] = {|@words|
             cand --system-prompt 'Replace the summarizer instruction: TEXT, or @FILE to read it from a file'
             cand -o 'Leave the input untouched; write its bytes plus the new lines to PATH (a directory for several files; `-` for stdout)'
             cand --output 'Leave the input untouched; write its bytes plus the new lines to PATH (a directory for several files; `-` for stdout)'
+            cand --record 'Write the JSON decision records to PATH instead of stdout (`-`: stdout; `/dev/fd/N`: a descriptor the shell opened)'
             cand -j 'Files compacted and summarizer calls in flight at once'
             cand --jobs 'Files compacted and summarizer calls in flight at once'
             cand --min-retention 'Decline a summary that keeps less than this share of the span''s items (0 turns it off) [default: 0.5] [env: MF_MIN_RETENTION]'

@@ -75,6 +75,7 @@ codex\t'A Codex CLI rollout'
 pi\t'A pi coding-agent session'"
 complete -c mf -n "__fish_mf_using_subcommand compact" -l system-prompt -d 'Replace the summarizer instruction: TEXT, or @FILE to read it from a file' -r
 complete -c mf -n "__fish_mf_using_subcommand compact" -s o -l output -d 'Leave the input untouched; write its bytes plus the new lines to PATH (a directory for several files; `-` for stdout)' -r -F
+complete -c mf -n "__fish_mf_using_subcommand compact" -l record -d 'Write the JSON decision records to PATH instead of stdout (`-`: stdout; `/dev/fd/N`: a descriptor the shell opened)' -r -F
 complete -c mf -n "__fish_mf_using_subcommand compact" -s j -l jobs -d 'Files compacted and summarizer calls in flight at once' -r
 complete -c mf -n "__fish_mf_using_subcommand compact" -l min-retention -d 'Decline a summary that keeps less than this share of the span\'s items (0 turns it off) [default: 0.5] [env: MF_MIN_RETENTION]' -r
 complete -c mf -n "__fish_mf_using_subcommand compact" -l base-url -d 'API base URL (beats ANTHROPIC_BASE_URL / OPENAI_BASE_URL; required for openai-compatible:NAME) [env: MF_BASE_URL]' -r

@@ -291,6 +291,10 @@ pub struct CompactArgs {
     #[arg(long)]
     pub json: bool,
 
+    /// Write the JSON decision records to PATH instead of stdout (`-`: stdout; `/dev/fd/N`: a descriptor the shell opened)
+    #[arg(long, value_name = "PATH")]
+    pub record: Option<PathBuf>,
+
     /// Files compacted and summarizer calls in flight at once
     #[arg(short = 'j', long, value_name = "N", default_value_t = 4, value_parser = positive_usize)]
     pub jobs: usize,

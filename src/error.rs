@@ -61,8 +61,11 @@ pub fn classify(err: &anyhow::Error) -> ExitStatus {
                 MfError::Internal { .. } => ExitStatus::Error,
             };
         }
-        if cause.downcast_ref::<TranscriptError>().is_some() {
-            return ExitStatus::Failure;
+        if let Some(e) = cause.downcast_ref::<TranscriptError>() {
+            return match e {
+                TranscriptError::Live { .. } => ExitStatus::Busy,
+                _ => ExitStatus::Failure,
+            };
         }
         if cause.downcast_ref::<PolicyError>().is_some() {
             return ExitStatus::Error;

@@ -11,6 +11,9 @@ pub enum ExitStatus {
     Error,
     /// 3: not compacted — the summarizer failed or could not be reached (0 with `--allow-degraded`).
     NotCompacted,
+    /// 75: an agent session in use (the agent is running it); nothing written, try again later
+    /// (`EX_TEMPFAIL` of sysexits.h).
+    Busy,
     /// 128 + the signal: interrupted (130 SIGINT, 143 SIGTERM, 129 SIGHUP).
     Interrupted(i32),
 }
@@ -22,19 +25,22 @@ impl ExitStatus {
             ExitStatus::Failure => 1,
             ExitStatus::Error => 2,
             ExitStatus::NotCompacted => 3,
+            ExitStatus::Busy => 75,
             ExitStatus::Interrupted(sig) => crate::interrupt::exit_code(sig),
         }
     }
 
     /// The more serious of two statuses (an interruption beats everything, then usage errors,
-    /// then refusals, then an uncompacted file).
+    /// then refusals, then a session in use, then an uncompacted file): what a retry cannot mend
+    /// beats what it can.
     pub fn worst(self, other: ExitStatus) -> ExitStatus {
         let rank = |s: ExitStatus| match s {
             ExitStatus::Success => 0,
             ExitStatus::NotCompacted => 1,
-            ExitStatus::Failure => 2,
-            ExitStatus::Error => 3,
-            ExitStatus::Interrupted(_) => 4,
+            ExitStatus::Busy => 2,
+            ExitStatus::Failure => 3,
+            ExitStatus::Error => 4,
+            ExitStatus::Interrupted(_) => 5,
         };
         if rank(other) > rank(self) {
             other
@@ -54,11 +60,20 @@ mod tests {
         assert_eq!(ExitStatus::Failure.code(), 1);
         assert_eq!(ExitStatus::Error.code(), 2);
         assert_eq!(ExitStatus::NotCompacted.code(), 3);
+        assert_eq!(ExitStatus::Busy.code(), 75);
         assert_eq!(ExitStatus::Interrupted(2).code(), 130);
         assert_eq!(ExitStatus::Interrupted(15).code(), 143);
         assert_eq!(
             ExitStatus::Failure.worst(ExitStatus::NotCompacted),
             ExitStatus::Failure
+        );
+        assert_eq!(
+            ExitStatus::Busy.worst(ExitStatus::Failure),
+            ExitStatus::Failure
+        );
+        assert_eq!(
+            ExitStatus::NotCompacted.worst(ExitStatus::Busy),
+            ExitStatus::Busy
         );
     }
 }

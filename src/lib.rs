@@ -175,7 +175,7 @@ fn finish_compact(
         ));
     }
     // What was written stands even if stdout is closed: printing comes last.
-    if let Err(e) = render::decisions(ui, &records, settings.json)
+    if let Err(e) = render::decisions(ui, &records, settings.json, &settings.records_to)
         && e.kind() != std::io::ErrorKind::BrokenPipe
     {
         return Err(e.into());

@@ -41,7 +41,8 @@ pub mod env_vars {
     pub const MF_CONFIG: &str = "MF_CONFIG";
     /// How long an append waits for another program to finish its line (milliseconds).
     pub const MF_TAIL_WAIT_MS: &str = "MF_TAIL_WAIT_MS";
-    /// How recently an agent session may have been written and still be compacted (seconds).
+    /// How long after its last write an agent session whose tail shows the agent in the middle
+    /// of a step still counts as live (seconds).
     pub const MF_LIVE_SECONDS: &str = "MF_LIVE_SECONDS";
     /// Where Claude Code keeps its state (default `~/.claude`).
     pub const CLAUDE_CONFIG_DIR: &str = "CLAUDE_CONFIG_DIR";
@@ -310,13 +311,23 @@ pub fn tail_wait() -> Duration {
     )
 }
 
-/// How recently an agent session may have been written and still count as not live.
+/// How long after its last write an agent session whose tail shows the agent in the middle of
+/// a step (a line being written, a tool call without its result, a prompt without its reply)
+/// still counts as live: a model's reply or a tool often takes this long (default 60 s).
 pub fn live_window() -> Duration {
     Duration::from_secs(
         var(ev::MF_LIVE_SECONDS)
             .and_then(|v| v.trim().parse().ok())
-            .unwrap_or(10),
+            .unwrap_or(60),
     )
+}
+
+/// The live-session guard: where the agents leave their traces, and the window.
+pub fn live_guard() -> crate::transcript::Guard {
+    crate::transcript::Guard {
+        dirs: agent_dirs(),
+        window: live_window(),
+    }
 }
 
 /// Where the agents say which sessions they are running.
@@ -358,6 +369,16 @@ fn files_from(source: &Path, nul: bool) -> Result<Vec<PathBuf>, MfError> {
             PathBuf::from(std::ffi::OsStr::from_bytes(p))
         })
         .collect())
+}
+
+/// Where `compact` prints its decision records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RecordsTo {
+    Stdout,
+    /// `--output -`: standard output carries the transcript.
+    Stderr,
+    /// `--record PATH`: JSON records, written to PATH (created or truncated).
+    File(PathBuf),
 }
 
 /// Where each input's copy goes with `--output`: checked before any work. Two inputs mapping to
@@ -507,6 +528,8 @@ pub struct CompactSettings {
     pub outputs: Option<Vec<OutputTarget>>,
     pub force: bool,
     pub json: bool,
+    /// Where the decision records go.
+    pub records_to: RecordsTo,
     pub jobs: usize,
     pub http: HttpSettings,
     /// USD per million input and output tokens, when known.
@@ -529,8 +552,7 @@ pub struct CompactSettings {
     /// The model's context window, for `--dry-run` warnings.
     pub context_tokens: Option<u64>,
     pub tail_wait: Duration,
-    pub live_window: Duration,
-    pub agent_dirs: crate::transcript::AgentDirs,
+    pub live: crate::transcript::Guard,
     pub allow_degraded: bool,
     pub audit: AuditSettings,
 }
@@ -549,6 +571,7 @@ impl CompactSettings {
             output,
             force,
             json,
+            record,
             jobs,
             allow_degraded,
             audit,
@@ -632,6 +655,20 @@ impl CompactSettings {
             Some(out) => Some(output_targets(out, &files, force)?),
             None => None,
         };
+        let streams = matches!(outputs.as_deref(), Some([OutputTarget::Stdout]));
+        let records_to = match record {
+            Some(p) if p.as_os_str() == "-" && streams => {
+                return Err(MfError::usage(
+                    "`--record -` and `--output -` both want standard output, which carries the transcript",
+                    Some("name a file or a descriptor for the records: `--record records.jsonl`, or `--record /dev/fd/3 3>records.jsonl`".into()),
+                ));
+            }
+            Some(p) if p.as_os_str() == "-" => RecordsTo::Stdout,
+            Some(p) => RecordsTo::File(p),
+            // Standard output carries the transcript: the records go to stderr.
+            None if streams => RecordsTo::Stderr,
+            None => RecordsTo::Stdout,
+        };
 
         let timeout = match timeout {
             Some(t) => t,
@@ -708,6 +745,7 @@ impl CompactSettings {
             outputs,
             force,
             json,
+            records_to,
             jobs,
             http,
             pricing,
@@ -722,8 +760,7 @@ impl CompactSettings {
             rollup,
             context_tokens,
             tail_wait: tail_wait(),
-            live_window: live_window(),
-            agent_dirs: agent_dirs(),
+            live: live_guard(),
             allow_degraded,
             audit: AuditSettings {
                 min_retention: match min_retention {
@@ -760,6 +797,7 @@ impl CompactSettings {
             instruction: None,
             dry_run: false,
             outputs: None,
+            records_to: RecordsTo::Stdout,
             force: false,
             json: true,
             jobs: 1,
@@ -777,8 +815,10 @@ impl CompactSettings {
             rollup: false,
             context_tokens: None,
             tail_wait: Duration::from_millis(200),
-            live_window: Duration::from_secs(10),
-            agent_dirs: crate::transcript::AgentDirs::default(),
+            live: crate::transcript::Guard {
+                dirs: crate::transcript::AgentDirs::default(),
+                window: Duration::from_secs(60),
+            },
             allow_degraded: false,
             audit: AuditSettings {
                 min_retention: 0.5,

@@ -255,50 +255,6 @@ fn check_same_model(t: &Transcript, settings: &CompactSettings) -> Result<()> {
     Ok(())
 }
 
-/// An agent session that its agent says it is running, or that was modified in the last few
-/// seconds, may be in use: refuse to write to it.
-pub fn live_check(
-    t: &Transcript,
-    window: Duration,
-    dirs: &crate::transcript::AgentDirs,
-) -> Result<()> {
-    if let Some(why) = t.live_signal(dirs) {
-        return Err(MfError::refused(
-            format!(
-                "`{}` is {} in use: {why}; mf does not write to a live session",
-                t.display(),
-                t.format.describe()
-            ),
-            Some("stop the agent, then run mf again; pass --force to write anyway".into()),
-        )
-        .into());
-    }
-    let Ok(meta) = std::fs::metadata(&t.path) else {
-        return Ok(());
-    };
-    let age = meta
-        .modified()
-        .ok()
-        .and_then(|m| m.elapsed().ok())
-        .unwrap_or(Duration::MAX);
-    if age < window {
-        return Err(MfError::refused(
-            format!(
-                "`{}` is {} that was written {:.1} s ago: the agent may still be running, and mf does not write to a live session",
-                t.display(),
-                t.format.describe(),
-                age.as_secs_f64()
-            ),
-            Some(format!(
-                "stop the agent (or wait {} s), then run mf again; pass --force to write anyway",
-                window.as_secs()
-            )),
-        )
-        .into());
-    }
-    Ok(())
-}
-
 /// Wait for the file's lock without blocking the runtime, so a signal still lands.
 async fn wait_lock(h: &Locked, ctx: &Compaction) -> Result<()> {
     let mut said = false;
@@ -365,8 +321,11 @@ pub async fn compact_file(
     super::recall::log_read(&ctx.ui, &t);
     let mut r = DecisionRecord::new(&t.display(), Some(&model));
     r.format = Some(t.format.name().to_string());
-    if in_place && t.format.is_agent() && !settings.force {
-        live_check(&t, settings.live_window, &settings.agent_dirs)?;
+    if let Some(h) = &handle
+        && t.format.is_agent()
+        && !settings.force
+    {
+        settings.live.check(&t, h.file())?;
     }
     t.check_tail()?;
     check_same_model(&t, settings)?;
@@ -1618,6 +1577,11 @@ fn write(
     let h = sink.handle.as_mut().expect("in place, the file is open");
     let _critical = ctx.interrupt.critical();
     let size = h.check_same(t)?;
+    if t.format.is_agent() && !settings.force {
+        // Again, under the lock, right before the write: an agent that wrote while mf was
+        // working (or started meanwhile) is running, and mf's lines would land among its own.
+        settings.live.check_before_write(t, h.file())?;
+    }
     if let Some(plan) = plan {
         if size > t.len {
             // An agent appended meanwhile: the fold must still be lawful with its lines.

@@ -128,12 +128,9 @@ pub fn expand(args: &ExpandArgs, ui: &Ui, interrupt: &Interrupt) -> Result<()> {
             )
             .into());
         } else {
+            let guard = crate::settings::live_guard();
             if t.format.is_agent() && !args.force {
-                crate::commands::compact::live_check(
-                    &t,
-                    crate::settings::live_window(),
-                    &crate::settings::agent_dirs(),
-                )?;
+                guard.check(&t, h.file())?;
             }
             t.check_tail()?;
             let fingerprint = t
@@ -161,6 +158,9 @@ pub fn expand(args: &ExpandArgs, ui: &Ui, interrupt: &Interrupt) -> Result<()> {
                 let _critical = interrupt.critical();
                 if interrupt.received().is_some() {
                     return Err(MfError::Interrupted.into());
+                }
+                if t.format.is_agent() && !args.force {
+                    guard.check_before_write(&t, h.file())?;
                 }
                 h.append(&t, &lines, tail_wait())?;
             }

@@ -10,7 +10,7 @@ use comfy_table::{ContentArrangement, Table};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::decision::{Action, DecisionRecord};
-use crate::settings::UiSettings;
+use crate::settings::{RecordsTo, UiSettings};
 
 pub mod explain;
 pub mod recall;
@@ -142,26 +142,56 @@ pub fn usd(v: f64) -> String {
 }
 
 /// Print decision records: JSON lines with `--json`; else a table for one file, or one summary
-/// table for several.
-pub fn decisions(ui: &Ui, records: &[DecisionRecord], json: bool) -> io::Result<()> {
+/// table for several. To stdout, or to stderr when stdout carries the transcript (`--output -`);
+/// with `--record PATH`, JSON lines to PATH.
+pub fn decisions(
+    ui: &Ui,
+    records: &[DecisionRecord],
+    json: bool,
+    to: &RecordsTo,
+) -> io::Result<()> {
+    let write: fn(&str) -> io::Result<()> = match to {
+        RecordsTo::Stdout => stdout,
+        RecordsTo::Stderr => stderr,
+        RecordsTo::File(path) => {
+            let mut text = String::new();
+            for r in records {
+                text.push_str(&serde_json::to_string(r).expect("a decision record serializes"));
+                text.push('\n');
+            }
+            return std::fs::write(path, text).map_err(|e| {
+                io::Error::new(
+                    e.kind(),
+                    format!("cannot write the records to `{}`: {e}", path.display()),
+                )
+            });
+        }
+    };
     let mut text = String::new();
     if json {
         for r in records {
             text.push_str(&serde_json::to_string(r).expect("a decision record serializes"));
             text.push('\n');
         }
-        return stdout(&text);
+        return write(&text);
     }
     match records {
         [] => Ok(()),
         [one] if one.action != Action::Error => {
             text.push_str(&decision_table(ui, one));
             text.push('\n');
-            stdout(&text)
+            write(&text)
         }
         [_] => Ok(()),
-        many => stdout(&format!("{}\n", summary_table(ui, many))),
+        many => write(&format!("{}\n", summary_table(ui, many))),
     }
+}
+
+/// Write text to stderr (records, when stdout carries a transcript).
+fn stderr(text: &str) -> io::Result<()> {
+    let mut out = io::stderr().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()
 }
 
 fn turns(from: Option<u64>, to: Option<u64>) -> String {

@@ -53,6 +53,14 @@ pub enum TranscriptError {
         "`{path}` changed while mf was working ({what}); nothing was written. Run the command again"
     )]
     Changed { path: PathBuf, what: String },
+    #[error(
+        "`{path}` is {format} in use: {why}. mf does not write to a live session; nothing was written"
+    )]
+    Live {
+        path: PathBuf,
+        format: &'static str,
+        why: String,
+    },
     #[error("cannot lock `{path}`: {source}")]
     Lock {
         path: PathBuf,
@@ -88,6 +96,10 @@ impl TranscriptError {
             )),
             TranscriptError::Torn { .. } | TranscriptError::MidLine { .. } => Some(
                 "if no program is still writing the file, complete or remove the last line by hand, then run mf again"
+                    .into(),
+            ),
+            TranscriptError::Live { .. } => Some(
+                "let the agent finish (or quit it), then run mf again: this exit status (75) means \"try again later\"; pass --force to write anyway"
                     .into(),
             ),
             TranscriptError::NotWritable { .. } => Some(

@@ -11,6 +11,7 @@ mod copy;
 mod error;
 pub mod format;
 pub mod json;
+pub mod live;
 mod read;
 pub mod scan;
 pub mod wire;
@@ -30,6 +31,7 @@ pub use checkpoint::CacheOptions;
 pub use copy::{OutputTarget, stage, write_copy};
 pub use error::TranscriptError;
 pub use format::{Detected, Format};
+pub use live::{AgentDirs, Guard};
 
 use crate::entry::{Claim, ClaimKind, Conversation, Draft, Entry, Link, NONE, Record};
 use build::Build;
@@ -183,15 +185,6 @@ pub enum FormatState {
     Pi(format::pi::State),
     Codex(format::codex::State),
     Claude(Box<format::claude::State>),
-}
-
-/// Where the agents keep the files that say a session is in use.
-#[derive(Debug, Clone, Default)]
-pub struct AgentDirs {
-    /// Claude Code's `sessions/` directory (`~/.claude/sessions`): `<pid>.json` per running process.
-    pub claude_sessions: Option<PathBuf>,
-    /// `$CODEX_HOME` (`~/.codex`): `thread-writer-locks/<thread-id>.lock` while a thread runs.
-    pub codex_home: Option<PathBuf>,
 }
 
 /// Options for reading.
@@ -663,50 +656,6 @@ impl Transcript {
             FormatState::Pi(st) => format::pi::lines(self, st, w).map_err(unexpressible),
             FormatState::Codex(st) => format::codex::lines(self, st, w).map_err(unexpressible),
             FormatState::Claude(st) => format::claude::lines(self, st, w).map_err(unexpressible),
-        }
-    }
-
-    /// Whether the agent that owns this session says it is running it now, and how it says so.
-    pub fn live_signal(&self, dirs: &AgentDirs) -> Option<String> {
-        match &self.state {
-            FormatState::Claude(st) => {
-                let sid = st.session_id.as_deref()?;
-                let dir = dirs.claude_sessions.as_ref()?;
-                for e in std::fs::read_dir(dir).ok()?.flatten() {
-                    let p = e.path();
-                    if p.extension().is_none_or(|x| x != "json") {
-                        continue;
-                    }
-                    let Ok(text) = std::fs::read_to_string(&p) else {
-                        continue;
-                    };
-                    let Ok(v) = serde_json::from_str::<Value>(&text) else {
-                        continue;
-                    };
-                    let pid = v.get("pid").and_then(Value::as_u64);
-                    if v.get("sessionId").and_then(Value::as_str) == Some(sid)
-                        && pid.is_some_and(|pid| Path::new(&format!("/proc/{pid}")).exists())
-                    {
-                        return Some(format!(
-                            "Claude Code process {} is running this session ({})",
-                            pid.unwrap_or_default(),
-                            p.display()
-                        ));
-                    }
-                }
-                None
-            }
-            FormatState::Codex(st) => {
-                let thread = st.thread.as_deref()?;
-                let lock = dirs
-                    .codex_home
-                    .as_ref()?
-                    .join("thread-writer-locks")
-                    .join(format!("{thread}.lock"));
-                lock.exists()
-                    .then(|| format!("Codex holds {} while it runs this thread", lock.display()))
-            }
-            _ => None,
         }
     }
 

@@ -8,10 +8,38 @@ Anthropic Messages API:  POST /v1/messages[?beta=true]  -> SSE stream (or JSON i
 OpenAI Responses API:    GET  /v1/responses (websocket upgrade) -> 426 Upgrade Required
                          POST /v1/responses -> SSE (response.created ... response.completed)
                          GET  /v1/models -> small model list
+                         POST /v1/responses/compact -> {"output": [...]} (Codex's remote compaction)
+OpenAI Chat Completions: POST /v1/chat/completions -> JSON
 Anything else: 200 {} (GET/POST/PUT...).
+
+The model is scripted by the prompt (stateless: everything is decided from the request, so it
+works across resumes, compactions and restarts). The latest user prompt (the last text block of
+a user message that is neither a tool result nor an injected context such as <system-reminder>
+or <environment_context>) may hold a plan:
+
+    PLAN[step ;; step ;; ...]  each step is one model reply; a reply may ask for several tool
+                             calls at once, joined with ' ++ ' (parallel calls in one message)
+    step = KIND[*N]:ARG      KIND is bash, read or write; *N repeats it N times (N replies);
+                             in ARG, {n} is replaced by the 1-based repetition number
+      bash:CMD               the agent's shell tool (Claude Code Bash, Codex exec_command or
+                             shell, pi bash)
+      read:PATH              the agent's file read (Claude Code Read, pi read; Codex: `cat`)
+      write:PATH=TEXT        the agent's file write (Claude Code Write, pi write; Codex: the
+                             apply_patch custom tool, an Add File patch)
+    PATH is relative to the agent's working directory (taken from the request: Claude Code's
+    "Primary working directory:", Codex's and pi's <cwd>), or absolute.
+
+The model counts the tool results that follow that prompt in the request and asks for the next
+step's calls; when every step has its result (or the prompt has no plan) it answers text:
+"DONE <label>: <k> tool calls" where <label> is the prompt's first word, or --reply TEXT when
+the prompt has no plan. A request whose prompt asks for a summary (the agents' own compaction:
+"summary"/"summarize"/"compact" in the prompt, or Codex's /responses/compact) gets a summary
+text naming the prompts it saw; Codex's compaction request (its input ends with a
+`compaction_trigger` item) gets one `compaction` item. Tool calls get fresh ids (toolu_..., call_...); every message
+id is fresh, as the real APIs do.
 Each request is saved as DIR/NNNN-<method>-<path>.json = {"method","path","headers","body"}.
 """
-import argparse, json, os, sys, threading, time, uuid
+import argparse, json, os, re, sys, threading, time, uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 ap = argparse.ArgumentParser()
@@ -38,6 +66,162 @@ def record(h, body_bytes):
     with open(os.path.join(A.record, f"{n:04d}-{h.command}-{safe}.json"), "w") as f:
         json.dump({"method": h.command, "path": h.path, "headers": dict(h.headers), "body": body}, f)
     return body
+
+# ---- the scripted model ------------------------------------------------------------------
+
+INJECTED = ("<system-reminder>", "<environment_context>", "<user_instructions>", "# AGENTS.md", "<INSTRUCTIONS>",
+            "<permissions instructions>", "<skills_instructions>", "<local-command", "<command-name>", "<turn_aborted>")
+SUMMARY_CUES = ("summary", "summarize", "summarise", "compact", "checkpoint")
+
+
+def parse_plan(text):
+    """PLAN[...] -> list of replies, each a list of (kind, arg)."""
+    m = re.search(r"PLAN\[(.*)\]", text, re.S)
+    if not m:
+        return None
+    replies = []
+    for step in m.group(1).split(";;"):
+        step = step.strip()
+        if not step:
+            continue
+        calls = []
+        reps = 1
+        for part in step.split(" ++ "):
+            kind, _, arg = part.strip().partition(":")
+            k, _, n = kind.partition("*")
+            if n:
+                reps = int(n)
+            calls.append((k.strip(), arg))
+        for i in range(1, reps + 1):
+            replies.append([(k, a.replace("{n}", str(i))) for k, a in calls])
+    return replies
+
+
+def block_texts(content):
+    if isinstance(content, str):
+        return [content]
+    out = []
+    for b in content or []:
+        if isinstance(b, dict) and b.get("type") in ("text", "input_text", "output_text"):
+            out.append(b.get("text", ""))
+    return out
+
+
+def conversation(body):
+    """The request as a list of (kind, text): kind 'prompt' (a user text), 'result' (a tool
+    result), 'other'. Anthropic Messages (messages) or OpenAI Responses (input)."""
+    seq = []
+    if "messages" in body:
+        for m in body.get("messages") or []:
+            c = m.get("content")
+            blocks = c if isinstance(c, list) else [{"type": "text", "text": c or ""}]
+            for b in blocks:
+                if not isinstance(b, dict):
+                    continue
+                if b.get("type") == "tool_result":
+                    seq.append(("result", ""))
+                elif m.get("role") == "user" and b.get("type") == "text":
+                    t = b.get("text", "")
+                    seq.append(("prompt", t) if t.strip() and not t.lstrip().startswith(INJECTED) else ("other", t))
+                else:
+                    seq.append(("other", ""))
+    else:
+        inp = body.get("input")
+        if isinstance(inp, str):
+            inp = [{"type": "message", "role": "user", "content": inp}]
+        for it in inp or []:
+            t = it.get("type", "message" if "role" in it else "?")
+            if t.endswith("_call_output") or t == "function_call_output":
+                seq.append(("result", ""))
+            elif t == "message" and it.get("role") == "user":
+                for x in block_texts(it.get("content")):
+                    seq.append(("prompt", x) if x.strip() and not x.lstrip().startswith(INJECTED) else ("other", x))
+            else:
+                seq.append(("other", ""))
+    return seq
+
+
+def find_cwd(body):
+    s = json.dumps(body.get("system", "")) + json.dumps(body.get("instructions", "")) + json.dumps(body.get("messages") or body.get("input") or "")
+    for pat in (r"Primary working directory: ([^\s\\]+)", r"<cwd>(?:\\n|\s)*([^<\\]+?)(?:\\n|\s)*</cwd>",
+                r"Current working directory: ([^\s\\]+)"):
+        m = re.search(pat, s)
+        if m:
+            return m.group(1)
+    return None
+
+
+def tools_of(body):
+    names = {}
+    for t in body.get("tools") or []:
+        n = t.get("name") or (t.get("function") or {}).get("name")
+        if n:
+            names[n] = t.get("type", "function")
+    return names
+
+
+def decide(body):
+    """-> ("calls", [(name, args, is_custom)]) or ("text", TEXT)."""
+    seq = conversation(body)
+    pi = max((i for i, (k, _) in enumerate(seq) if k == "prompt"), default=None)
+    prompt = seq[pi][1] if pi is not None else ""
+    label = (prompt.split() or ["?"])[0]
+    plan = parse_plan(prompt) if prompt else None
+    if plan is not None and not tools_of(body):
+        # A request without tools (an agent's own summarization, whose prompt quotes the
+        # conversation, plans included) is answered with text.
+        plan = None
+    if plan is None:
+        if any(c in prompt.lower() for c in SUMMARY_CUES):
+            prompts = [t for k, t in seq if k == "prompt"]
+            firsts = ", ".join((t.split() or ["?"])[0] for t in prompts[:-1]) or "none"
+            return ("text", f"<summary>Fake summary of {len(prompts) - 1} earlier prompts ({firsts}); "
+                            f"{sum(1 for k, _ in seq if k == 'result')} tool results.</summary>")
+        return ("text", A.reply)
+    done = sum(1 for k, _ in seq[pi + 1:] if k == "result")
+    total = 0
+    for reply in plan:
+        if done < total + len(reply):
+            return ("calls", [tool_call(body, k, a) for k, a in reply])
+        total += len(reply)
+    return ("text", f"DONE {label}: {total} tool calls")
+
+
+def tool_call(body, kind, arg):
+    tools = tools_of(body)
+    cwd = find_cwd(body) or "."
+    path = lambda p: p if p.startswith("/") else os.path.join(cwd, p)
+    if kind == "read":
+        if "Read" in tools:
+            return ("Read", {"file_path": path(arg)}, False)
+        if "read" in tools:
+            return ("read", {"path": arg}, False)
+        kind, arg = "bash", f"cat {arg}"
+    if kind == "write":
+        p, _, text = arg.partition("=")
+        if "Write" in tools:
+            return ("Write", {"file_path": path(p), "content": text + "\n"}, False)
+        if "write" in tools:
+            return ("write", {"path": p, "content": text + "\n"}, False)
+        if "apply_patch" in tools:
+            patch = f"*** Begin Patch\n*** Add File: {p}\n+{text}\n*** End Patch\n"
+            if tools["apply_patch"] == "custom":
+                return ("apply_patch", patch, True)
+            return ("apply_patch", {"input": patch}, False)
+        kind, arg = "bash", f"printf '%s\\n' {json.dumps(text)} > {p}"
+    if kind == "bash":
+        if "Bash" in tools:
+            return ("Bash", {"command": arg, "description": "run a command"}, False)
+        if "bash" in tools:
+            return ("bash", {"command": arg}, False)
+        if "exec_command" in tools:
+            return ("exec_command", {"cmd": arg, "workdir": cwd}, False)
+        if "shell_command" in tools:
+            return ("shell_command", {"command": arg, "workdir": cwd}, False)
+        if "shell" in tools:
+            return ("shell", {"command": ["bash", "-lc", arg], "workdir": cwd}, False)
+    raise ValueError(f"no tool for {kind!r} among {sorted(tools)}")
+
 
 class H(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
@@ -92,18 +276,29 @@ class H(BaseHTTPRequestHandler):
         raw = self._body()
         p = self.path.split("?")[0]
         body = record(self, raw)
+        try:
+            return self.answer(p, body)
+        except Exception as e:  # a broken plan: say so, loudly, in the log and to the agent
+            sys.stderr.write(f"fakeapi: {p}: {e!r}\n"); sys.stderr.flush()
+            return self._json(400, {"type": "error", "error": {"type": "invalid_request_error", "message": f"fakeapi: {e}"}})
+
+    def answer(self, p, body):
         if p.endswith("/messages/count_tokens"):
             return self._json(200, {"input_tokens": 1000})
-        if A.delay and (p.endswith("/v1/messages") or p.endswith("/responses")):
+        if A.delay and (p.endswith("/v1/messages") or p.endswith("/responses") or p.endswith("/compact")):
             time.sleep(A.delay)
         if p.endswith("/v1/messages"):
             return self.anthropic(body or {})
         if p.endswith("/responses"):
             return self.openai(body or {})
+        if p.endswith("/responses/compact"):
+            return self.openai_compact(body or {})
         if p.endswith("/chat/completions"):
+            kind, what = decide(body or {})
+            text = what if kind == "text" else A.reply
             return self._json(200, {"id": "chatcmpl-1", "object": "chat.completion", "created": int(time.time()),
                 "model": (body or {}).get("model", "x"), "choices": [{"index": 0, "finish_reason": "stop",
-                "message": {"role": "assistant", "content": A.reply}}], "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
+                "message": {"role": "assistant", "content": text}}], "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
         return self._json(200, {})
 
     def anthropic(self, body):
@@ -112,38 +307,95 @@ class H(BaseHTTPRequestHandler):
         usage = {"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
         msg = {"id": mid, "type": "message", "role": "assistant", "model": model, "content": [],
                "stop_reason": None, "stop_sequence": None, "usage": usage}
+        kind, what = decide(body)
+        if kind == "text":
+            blocks, stop = [{"type": "text", "text": what}], "end_turn"
+        else:
+            blocks = [{"type": "text", "text": f"Running {len(what)} tool call(s)."}]
+            blocks += [{"type": "tool_use", "id": "toolu_" + uuid.uuid4().hex[:24], "name": n, "input": a} for n, a, _ in what]
+            stop = "tool_use"
         if not body.get("stream"):
-            msg = dict(msg, content=[{"type": "text", "text": A.reply}], stop_reason="end_turn")
-            return self._json(200, msg)
-        self._sse([
-            ("message_start", {"type": "message_start", "message": msg}),
-            ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
-            ("ping", {"type": "ping"}),
-            ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": A.reply}}),
-            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-            ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None}, "usage": {"output_tokens": 5}}),
-            ("message_stop", {"type": "message_stop"}),
-        ])
+            return self._json(200, dict(msg, content=blocks, stop_reason=stop))
+        ev = [("message_start", {"type": "message_start", "message": msg}), ("ping", {"type": "ping"})]
+        for i, b in enumerate(blocks):
+            if b["type"] == "text":
+                ev.append(("content_block_start", {"type": "content_block_start", "index": i, "content_block": {"type": "text", "text": ""}}))
+                ev.append(("content_block_delta", {"type": "content_block_delta", "index": i, "delta": {"type": "text_delta", "text": b["text"]}}))
+            else:
+                ev.append(("content_block_start", {"type": "content_block_start", "index": i,
+                           "content_block": {"type": "tool_use", "id": b["id"], "name": b["name"], "input": {}}}))
+                js = json.dumps(b["input"])
+                for k in range(0, len(js), 40):
+                    ev.append(("content_block_delta", {"type": "content_block_delta", "index": i,
+                               "delta": {"type": "input_json_delta", "partial_json": js[k:k + 40]}}))
+            ev.append(("content_block_stop", {"type": "content_block_stop", "index": i}))
+        ev.append(("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": 5}}))
+        ev.append(("message_stop", {"type": "message_stop"}))
+        self._sse(ev)
 
     def openai(self, body):
         rid = "resp_" + uuid.uuid4().hex
-        iid = "msg_" + uuid.uuid4().hex
         model = body.get("model", "gpt-5.5")
         base = {"id": rid, "object": "response", "created_at": int(time.time()), "model": model, "status": "in_progress", "output": []}
-        item = {"type": "message", "id": iid, "role": "assistant", "status": "completed",
-                "content": [{"type": "output_text", "text": A.reply, "annotations": []}]}
-        done = dict(base, status="completed", output=[item],
+        kind, what = decide(body)
+        items = []
+        inp = body.get("input")
+        if isinstance(inp, list) and inp and isinstance(inp[-1], dict) and inp[-1].get("type") == "compaction_trigger":
+            # Codex's compaction (responses_compaction_v2): one opaque compaction item replaces
+            # the history. The fake's "encryption" is plain text, which Codex only carries.
+            prompts = [t for k, t in conversation(body) if k == "prompt"]
+            items.append({"type": "compaction", "id": "cmp_" + uuid.uuid4().hex,
+                          "encrypted_content": f"FAKE-COMPACTION of {len(prompts)} prompts"})
+            kind = "compaction"
+        elif kind == "text":
+            items.append({"type": "message", "id": "msg_" + uuid.uuid4().hex, "role": "assistant", "status": "completed",
+                          "content": [{"type": "output_text", "text": what, "annotations": []}]})
+        else:
+            for n, a, custom in what:
+                cid = "call_" + uuid.uuid4().hex[:24]
+                if custom:
+                    items.append({"type": "custom_tool_call", "id": "ctc_" + uuid.uuid4().hex, "status": "completed",
+                                  "call_id": cid, "name": n, "input": a})
+                else:
+                    items.append({"type": "function_call", "id": "fc_" + uuid.uuid4().hex, "status": "completed",
+                                  "call_id": cid, "name": n, "arguments": json.dumps(a)})
+        done = dict(base, status="completed", output=items,
                     usage={"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 5,
                            "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 15})
-        self._sse([
-            ("response.created", {"type": "response.created", "sequence_number": 0, "response": base}),
-            ("response.output_item.added", {"type": "response.output_item.added", "sequence_number": 1, "output_index": 0,
-                "item": dict(item, status="in_progress", content=[])}),
-            ("response.output_text.delta", {"type": "response.output_text.delta", "sequence_number": 2, "item_id": iid,
-                "output_index": 0, "content_index": 0, "delta": A.reply}),
-            ("response.output_item.done", {"type": "response.output_item.done", "sequence_number": 3, "output_index": 0, "item": item}),
-            ("response.completed", {"type": "response.completed", "sequence_number": 4, "response": done}),
-        ])
+        ev = [("response.created", {"type": "response.created", "response": base})]
+        for i, it in enumerate(items):
+            if it["type"] == "message":
+                ev.append(("response.output_item.added", {"type": "response.output_item.added", "output_index": i, "item": dict(it, status="in_progress", content=[])}))
+                ev.append(("response.content_part.added", {"type": "response.content_part.added", "item_id": it["id"], "output_index": i, "content_index": 0,
+                           "part": {"type": "output_text", "text": "", "annotations": []}}))
+                ev.append(("response.output_text.delta", {"type": "response.output_text.delta", "item_id": it["id"], "output_index": i, "content_index": 0,
+                           "delta": it["content"][0]["text"]}))
+                ev.append(("response.output_text.done", {"type": "response.output_text.done", "item_id": it["id"], "output_index": i, "content_index": 0,
+                           "text": it["content"][0]["text"]}))
+            elif it["type"] == "compaction":
+                ev.append(("response.output_item.added", {"type": "response.output_item.added", "output_index": i, "item": it}))
+            elif it["type"] == "function_call":
+                ev.append(("response.output_item.added", {"type": "response.output_item.added", "output_index": i, "item": dict(it, status="in_progress", arguments="")}))
+                ev.append(("response.function_call_arguments.delta", {"type": "response.function_call_arguments.delta", "item_id": it["id"], "output_index": i, "delta": it["arguments"]}))
+                ev.append(("response.function_call_arguments.done", {"type": "response.function_call_arguments.done", "item_id": it["id"], "output_index": i, "arguments": it["arguments"]}))
+            else:
+                ev.append(("response.output_item.added", {"type": "response.output_item.added", "output_index": i, "item": dict(it, status="in_progress", input="")}))
+                ev.append(("response.custom_tool_call_input.delta", {"type": "response.custom_tool_call_input.delta", "item_id": it["id"], "output_index": i, "delta": it["input"]}))
+                ev.append(("response.custom_tool_call_input.done", {"type": "response.custom_tool_call_input.done", "item_id": it["id"], "output_index": i, "input": it["input"]}))
+            ev.append(("response.output_item.done", {"type": "response.output_item.done", "output_index": i, "item": it}))
+        ev.append(("response.completed", {"type": "response.completed", "response": done}))
+        for k, (_, d) in enumerate(ev):
+            d["sequence_number"] = k
+        self._sse(ev)
+
+    def openai_compact(self, body):
+        """Codex's remote compaction: the history is replaced by what this returns."""
+        seq = conversation(body)
+        prompts = [t for k, t in seq if k == "prompt"]
+        text = f"Fake remote compaction of {len(prompts)} prompts."
+        return self._json(200, {"output": [
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": t}]} for t in prompts[-1:]] + [
+            {"type": "compaction", "encrypted_content": "FAKE-" + uuid.uuid4().hex + "-" + text}]})
 
 class Srv(ThreadingHTTPServer):
     def handle_error(self, request, client_address):
