@@ -750,42 +750,6 @@ impl<'a> Ledger<'a> {
                         }
                     }
                 }
-                // A question is never folded while its answer stays. (Where a fold may begin
-                // and end is `seam_before`, the planner's rule; a claim is not refused by it,
-                // as files edited by hand shift turns under summaries mf wrote.)
-                let leaf_range = |c: u32| match self.summaries.get(&c) {
-                    Some(inner) => {
-                        let last = conv
-                            .entries
-                            .partition_point(|e| e.line <= inner.last_leaf_line);
-                        (inner.first_leaf as usize, last.saturating_sub(1))
-                    }
-                    None => (c as usize, c as usize),
-                };
-                let first_leaf = children.iter().map(|&c| leaf_range(c).0).min().unwrap_or(0);
-                let last_index = children.iter().map(|&c| leaf_range(c).1).max().unwrap_or(0);
-                let visible = |j: usize| {
-                    let e = &conv.entries[j];
-                    !e.has(flag::UNSEEN)
-                        && parent[j] == NONE
-                        && j != s as usize
-                        && e.line < here
-                        && !self.summaries.contains_key(&(j as u32))
-                };
-                if let Some(next) = (last_index + 1..conv.entries.len())
-                    .take_while(|&j| conv.entries[j].line < here)
-                    .find(|&j| visible(j) && !covers(j as u32))
-                {
-                    let turn = self.turns[next];
-                    let asked = (first_leaf..next)
-                        .any(|j| self.turns[j] == turn && self.starts_turn(j) && covers(j as u32));
-                    if !self.starts_turn(next) && asked {
-                        return Err(refuse(format!(
-                            "it covers the question of turn {turn} but not its answer (line {}): a question is never summarized while its answer stays",
-                            conv.entries[next].line
-                        )));
-                    }
-                }
                 // The verbatim tail: a whole turn the agent sees must follow what it covers.
                 let last_leaf = children
                     .iter()

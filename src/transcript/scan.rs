@@ -65,8 +65,14 @@ fn judge(body: &[u8]) -> Option<(&'static str, String)> {
     }
     let v = match serde_json::from_slice::<serde_json::Value>(body) {
         Ok(v) => v,
-        // JSON.parse (every agent's reader) accepts a lone surrogate; serde does not.
-        Err(e) if e.to_string().contains("surrogate") => return None,
+        // JSON.parse (every agent's reader) accepts a lone surrogate; serde does not, so such a
+        // line is judged as mf reads it, with U+FFFD in the surrogate's place.
+        Err(_)
+            if super::json::lone_surrogates_replaced(body)
+                .is_some_and(|b| serde_json::from_slice::<serde_json::Value>(&b).is_ok()) =>
+        {
+            return None;
+        }
         Err(e) => {
             let mf_inside = memchr::memmem::find(body, MF_PREFIX).is_some();
             return Some((
