@@ -619,6 +619,14 @@ pub const MODELS: &[ModelRow] = &[
 /// up to a tenth.
 pub const BAND_FILL: f64 = 0.9;
 
+/// How much denser than mf's 4 characters a token real agent content can be. Measured on the
+/// corpus Claude Code sessions (Opus 4.6, Sonnet 4.5): between consecutive calls the reported
+/// input grew by one token per 2.6–2.8 characters of tool-heavy content, so 4 / 2.6. A request
+/// planned under the cheap band assumes content that dense: chunks under the band cost the same
+/// per token whatever their number, so the margin costs only the framing of the extra calls,
+/// while a request over the band costs 5x.
+pub const DENSE_CONTENT: f64 = 4.0 / 2.6;
+
 impl ModelRow {
     /// The span budget mf plans with, in mf estimate tokens (4 characters): the row's span
     /// budget, and under the cheapest price band with a tenth to spare, each in the model's
@@ -626,7 +634,7 @@ impl ModelRow {
     pub fn planning_span_tokens(&self) -> u64 {
         let mut real = self.span_tokens;
         if let Some(limit) = Pricing::of_row(self).cheap_limit() {
-            real = real.min((limit as f64 * BAND_FILL) as u64);
+            real = real.min((limit as f64 * BAND_FILL / DENSE_CONTENT) as u64);
         }
         (real as f64 / self.token_ratio).floor() as u64
     }
@@ -897,11 +905,15 @@ mod tests {
         for r in MODELS.iter().filter(|r| r.provider != Provider::Builtin) {
             let real = r.planning_span_tokens() as f64 * r.token_ratio;
             if let Some(limit) = Pricing::of_row(r).cheap_limit() {
-                assert!(real <= limit as f64 * BAND_FILL + 1.0, "{}: {real}", r.id);
+                assert!(
+                    real * DENSE_CONTENT <= limit as f64 * BAND_FILL + 2.0,
+                    "{}: {real}",
+                    r.id
+                );
             }
             assert!(real <= r.context_tokens as f64, "{}", r.id);
         }
-        assert_eq!(resolve("haiku").unwrap().budgets().0, 69_230);
+        assert_eq!(resolve("haiku").unwrap().budgets().0, 45_000);
     }
 
     #[test]

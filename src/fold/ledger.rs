@@ -808,7 +808,17 @@ impl<'a> Ledger<'a> {
                         && conv
                             .entries
                             .binary_search_by_key(&t, |e| e.line)
-                            .is_ok_and(|j| in_turn || conv.entries[j].has(flag::TURN_START));
+                            .is_ok_and(|j| {
+                                in_turn
+                                    || conv.entries[j].has(flag::TURN_START)
+                                    // A tail inside a turn whose prompt the claim leaves verbatim
+                                    // (a cited fold with gaps inside a long turn).
+                                    || (0..j)
+                                        .rev()
+                                        .take_while(|&i| self.turns[i] == self.turns[j])
+                                        .find(|&i| self.starts_turn(i))
+                                        .is_some_and(|i| !covers(i as u32))
+                            });
                     if !ok {
                         return Err(refuse(format!(
                             "its recorded verbatim tail (line {t}) is not a turn after what it covers"

@@ -711,13 +711,13 @@ fn compact_and_restore_leave_every_corpus_file_as_it_was() {
         );
     }
     // Every file with more than one turn folds, except those whose older turns are shorter
-    // than a summary (the decline is recorded).
+    // than a summary or where a fold would save under a tenth of the view (cc-2.1.38: 596 of
+    // 9,139 chars); the decline is recorded.
     let want = [
         "cc-2.0.14-streaming-split-unpaired-tail.jsonl",
         "cc-2.0.64-parallel-writes-small.jsonl",
         "cc-2.0.76-autocompact-222l.jsonl",
         "cc-2.0.76-thinking-tools-233l.jsonl",
-        "cc-2.1.38-tool-heavy-queue-ops.jsonl",
         // One long turn after Claude Code's own compaction: folded inside (issue 13).
         "cc-2.1.39-autocompact-hooks-progress-1512l.jsonl",
         "cc-2.1.4-summary-entries-interrupt.jsonl",

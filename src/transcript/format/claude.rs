@@ -85,15 +85,29 @@ pub struct State {
     pub session_id: Option<String>,
 }
 
+/// The assistant message being read: its `message.id`, entry, `requestId`, the calls it opened,
+/// and whether a result of one of them came in since its last piece.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct OpenMessage {
+    id: String,
+    entry: u32,
+    request: Option<String>,
+    calls: Vec<u64>,
+    answered: bool,
+}
+
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub struct ClaudeReader {
     rows: Vec<Row>,
-    /// The assistant message whose rows are being read (`message.id` and its entry), for the
-    /// main conversation and for sub-agent rows: only the rows of one response that follow one
-    /// another (progress, system and other rows may lie between) are one message. Any other
-    /// message row closes it — a user turn, a tool result, another response — so an id that
-    /// recurs later (proxies and local servers that answer with one fixed id) starts a new one.
-    open: [Option<(String, u32)>; 2],
+    /// The assistant message whose rows are being read, for the main conversation and for
+    /// sub-agent rows: only the rows of one response that follow one another (progress, system
+    /// and other rows may lie between) are one message. A user turn or another response closes
+    /// it, so an id that recurs later (proxies and local servers that answer with one fixed id)
+    /// starts a new one. Claude Code runs a tool as soon as its block has streamed and writes the
+    /// result before the response's next block: a piece after results that answer the open
+    /// message's own calls joins it only when both carry the same `requestId` (the same API
+    /// response); without one, a tool result in between means a new response.
+    open: [Option<OpenMessage>; 2],
     seen_uuids: HashSet<String>,
     newest_ms: u64,
     #[serde(with = "super::common::json_text")]
@@ -445,9 +459,17 @@ impl LineReader for ClaudeReader {
                     b.agent_model(model);
                 }
                 let mid = m.get("id").and_then(Value::as_str).map(str::to_string);
+                let request = s("requestId");
                 let slot = &mut self.open[usize::from(sidechain)];
-                match slot.as_ref().filter(|(k, _)| mid.as_ref() == Some(k)) {
-                    Some(&(_, i)) => {
+                let joins = slot.as_ref().is_some_and(|o| {
+                    mid.as_ref() == Some(&o.id)
+                        && (!o.answered || (request.is_some() && request == o.request))
+                });
+                match slot.as_mut().filter(|_| joins) {
+                    Some(o) => {
+                        let i = o.entry;
+                        o.calls.extend_from_slice(&calls);
+                        o.answered = false;
                         b.extend(i, at, chars, &calls, &[]);
                         i
                     }
@@ -463,12 +485,32 @@ impl LineReader for ClaudeReader {
                                 answers: &[],
                             },
                         );
-                        *slot = mid.map(|k| (k, i));
+                        *slot = mid.map(|id| OpenMessage {
+                            id,
+                            entry: i,
+                            request,
+                            calls: calls.clone(),
+                            answered: false,
+                        });
                         i
                     }
                 }
             } else {
-                self.open[usize::from(sidechain)] = None;
+                let slot = &mut self.open[usize::from(sidechain)];
+                // Results of the open message's own calls keep it open (for a later piece of
+                // the same API response); any other user row closes it.
+                match slot.as_mut() {
+                    Some(o)
+                        if !answers.is_empty()
+                            && bs.iter().all(|b| {
+                                b.get("type").and_then(Value::as_str) == Some("tool_result")
+                            })
+                            && answers.iter().all(|a| o.calls.contains(a)) =>
+                    {
+                        o.answered = true;
+                    }
+                    _ => *slot = None,
+                }
                 let summary = truthy("isCompactSummary");
                 let (role, flags) = if summary {
                     (Role::User, flag::NATIVE_SUMMARY)
