@@ -575,3 +575,61 @@ fn sigkill_during_an_agent_write_leaves_the_agent_and_mf_agreeing() {
         );
     }
 }
+
+/// Claude Code runs a tool as soon as its block has streamed and writes the result before the
+/// response's next block (cc-2.1.38 in the corpus): pieces of one response (same `message.id`,
+/// `requestId` and prompt size) around their own results are one message; the same ids after a
+/// result with a larger prompt (a server answering every call with fixed ids) are a new reply.
+#[test]
+fn pieces_of_one_response_around_its_own_tool_results_are_one_message() {
+    let env = TestEnv::new();
+    let row = |n: u32, parent: u32, ty: &str, message: Value| {
+        serde_json::json!({
+            "type": ty, "uuid": format!("u{n}"),
+            "parentUuid": if parent == 0 { Value::Null } else { format!("u{parent}").into() },
+            "sessionId": "s1", "requestId": "req_1", "message": message,
+        })
+        .to_string()
+    };
+    let piece = |tool: &str, input: u64| {
+        serde_json::json!({"role": "assistant", "id": "msg_1", "model": "claude-test",
+            "usage": {"input_tokens": input, "output_tokens": 5},
+            "content": [{"type": "tool_use", "id": tool, "name": "Bash", "input": {"command": "ls"}}]})
+    };
+    let result = |tool: &str| {
+        serde_json::json!({"role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": tool, "content": "ok"}]})
+    };
+    let session = |second_input: u64| {
+        [
+            row(
+                1,
+                0,
+                "user",
+                serde_json::json!({"role": "user", "content": "list it"}),
+            ),
+            row(2, 1, "assistant", piece("t1", 100)),
+            row(3, 2, "user", result("t1")),
+            row(4, 3, "assistant", piece("t2", second_input)),
+            row(5, 4, "user", result("t2")),
+        ]
+        .join("\n")
+            + "\n"
+    };
+    let one = env.write("one.jsonl", &session(100));
+    assert_eq!(
+        entries(&env, &one),
+        4,
+        "prompt, one reply with two calls, two results"
+    );
+    let r = recall_of(&env, &one);
+    assert_eq!(r[1]["tool_calls"].as_array().unwrap().len(), 2, "{r:?}");
+    assert_paired(&r);
+    let two = env.write("two.jsonl", &session(180));
+    assert_eq!(
+        entries(&env, &two),
+        5,
+        "a later call's reply is its own message"
+    );
+    assert_paired(&recall_of(&env, &two));
+}

@@ -92,6 +92,8 @@ struct OpenMessage {
     id: String,
     entry: u32,
     request: Option<String>,
+    /// The prompt size its usage reports (every piece of one response reports the same).
+    input: Option<u64>,
     calls: Vec<u64>,
     answered: bool,
 }
@@ -460,10 +462,23 @@ impl LineReader for ClaudeReader {
                 }
                 let mid = m.get("id").and_then(Value::as_str).map(str::to_string);
                 let request = s("requestId");
+                let input = m.get("usage").and_then(Value::as_object).map(|u| {
+                    [
+                        "input_tokens",
+                        "cache_creation_input_tokens",
+                        "cache_read_input_tokens",
+                    ]
+                    .iter()
+                    .filter_map(|k| u.get(*k).and_then(Value::as_u64))
+                    .sum::<u64>()
+                });
                 let slot = &mut self.open[usize::from(sidechain)];
                 let joins = slot.as_ref().is_some_and(|o| {
                     mid.as_ref() == Some(&o.id)
-                        && (!o.answered || (request.is_some() && request == o.request))
+                        && (!o.answered
+                            || (request.is_some()
+                                && request == o.request
+                                && (input.is_none() || o.input.is_none() || input == o.input)))
                 });
                 match slot.as_mut().filter(|_| joins) {
                     Some(o) => {
@@ -489,6 +504,7 @@ impl LineReader for ClaudeReader {
                             id,
                             entry: i,
                             request,
+                            input,
                             calls: calls.clone(),
                             answered: false,
                         });
