@@ -195,9 +195,10 @@ fn codex_0171_every_line_mf_appends_carries_the_next_ordinal() {
     let out = appended(&path, &original);
     assert_eq!(out.len(), 3, "{out:?}");
     assert_ordinals_from(&out, top + 1);
+    // `compacted` last: Codex acts on it alone, so a write cut before it leaves Codex as it was.
     assert_eq!(out[0]["type"], "mf_summary");
-    assert_eq!(out[1]["type"], "compacted");
-    assert_eq!(out[2]["payload"]["type"], "context_compacted");
+    assert_eq!(out[1]["payload"]["type"], "context_compacted");
+    assert_eq!(out[2]["type"], "compacted");
     // The history Codex resumes from: the preamble, mf's summary, the kept items verbatim.
     let first_prompt = lines
         .iter()
@@ -216,7 +217,7 @@ fn codex_0171_every_line_mf_appends_carries_the_next_ordinal() {
         .map(|(_, p)| p.clone())
         .collect();
     assert_eq!(kept[0]["role"], "user");
-    let h = out[1]["payload"]["replacement_history"].as_array().unwrap();
+    let h = out[2]["payload"]["replacement_history"].as_array().unwrap();
     let text = out[0]["payload"]["content"].as_str().unwrap();
     assert_eq!(&h[..preamble.len()], &preamble[..]);
     assert_eq!(

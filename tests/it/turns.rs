@@ -454,14 +454,27 @@ fn long_corpus_turns_fold_inside() {
             let after = recall(&env, name);
             assert_eq!(after.last(), before.last(), "{name}");
             if format == "codex" {
-                // Both prompts (the IDE's wrapping included) stay verbatim; the first opens the
-                // turn folded inside. (The Claude Code session's prompt lies behind its own
-                // compaction: it was never in recall.)
-                for m in before.iter().filter(|m| m["role"] == "user") {
-                    let t = text(m);
-                    if t.starts_with("# Context from my IDE") {
-                        assert!(after.contains(m), "{name}: a prompt is gone: {t:.80}");
+                // A prompt (the IDE's wrapping included) stays verbatim unless its whole turn
+                // folded: a question is never summarized while any of its answer stays raw.
+                // (The Claude Code session's prompt lies behind its own compaction: it was
+                // never in recall.)
+                let prompts: Vec<usize> = (0..before.len())
+                    .filter(|&i| {
+                        before[i]["role"] == "user"
+                            && text(&before[i]).starts_with("# Context from my IDE")
+                    })
+                    .collect();
+                for (k, &i) in prompts.iter().enumerate() {
+                    if after.contains(&before[i]) {
+                        continue;
                     }
+                    let end = prompts.get(k + 1).copied().unwrap_or(before.len());
+                    let raw = before[i + 1..end].iter().find(|m| after.contains(m));
+                    assert!(
+                        raw.is_none(),
+                        "{name} {flags:?}: a prompt folded while its answer stays: {:.80}",
+                        text(&before[i])
+                    );
                 }
             }
             assert_restores(&env, name, &original, &before);

@@ -244,9 +244,12 @@ impl LineReader for ChatReader {
             let v = serde_json::from_slice::<Value>(bytes).map_err(|e| LineError::from_json(&e))?;
             // mf's record lines hold nothing but the mf object (its summaries and stubs carry a
             // role and content): a line with more is someone's message that starts like mf's,
-            // read as a message.
+            // read as a message — unless its mf object is of a version this mf does not know (a
+            // newer mf's summary: kept and ignored, never shown beside the originals it covers).
             let own = v.as_object().is_some_and(|o| {
-                o.len() == 1 || matches!(wire::parse_mf(&o["mf"]), MfObject::Claim { .. })
+                o.len() == 1
+                    || matches!(wire::parse_mf(&o["mf"]), MfObject::Claim { .. })
+                    || o["mf"]["v"].as_u64().is_some_and(|n| n > 2)
             });
             if own {
                 return Ok(Parsed::Mf(v));
