@@ -8,6 +8,7 @@
 //! `decision` (the output contract) → `settings` (flags, env, config; the only env reader) →
 //! `render` (the only printer) → `commands` (glue) → this `run`. `main` is a thin shell.
 
+pub mod call;
 pub mod cli;
 pub mod commands;
 pub mod decision;

@@ -9,9 +9,10 @@ use std::collections::HashMap;
 
 use anyhow::Result;
 
-use super::{
-    Compaction, Sink, add_usage_est, ask, lines_for, nonce, pieces_of, reread, short, write,
-};
+use super::cost::add_usage_est;
+use super::write::{Sink, lines_for, reread, write};
+use super::{Compaction, short};
+use crate::call::{self, pieces_of};
 use crate::decision::{Action, DecisionRecord, RejectionRecord, Size, SummaryRecord};
 use crate::entry::{DeclineReason, Draft, NONE, RecordKind, Usage, estimate_tokens};
 use crate::error::MfError;
@@ -133,7 +134,7 @@ async fn talk<'o>(
                 target_tokens: policy.summary_target_tokens(span.tokens()),
                 max_output_tokens: policy.max_output_tokens,
                 instruction: settings.instruction.as_deref(),
-                nonce: &nonce(),
+                nonce: &call::nonce(),
                 retry_note: None,
                 cite: Some(prompt::CiteAsk {
                     offer,
@@ -143,7 +144,7 @@ async fn talk<'o>(
                 }),
             },
         );
-        let reply = match ask(ctx, &request).await {
+        let reply = match call::ask(ctx.caller(), &request).await {
             Ok(reply) => reply,
             Err(e) => {
                 failure = Some(e);
@@ -175,7 +176,7 @@ async fn talk<'o>(
             read.extend(p.entries.iter().map(|&k| pieces[k].clone()));
             let a = audit::audit(&read, &cite::strip(p.text), system, &opts);
             let verdict = a.verdict(min_retention, strict);
-            if let Some(v) = super::scrubbed_json(&a, &ctx.redactor) {
+            if let Some(v) = call::scrubbed_json(&a, &ctx.redactor) {
                 audits.insert((round, p.name.to_string()), v);
             }
             verdict.map_or(Ok(()), Err)
@@ -216,6 +217,38 @@ pub(super) async fn fold(
         offers.push(offer_of(t, ledger, span, model));
         pieces.push(pieces_of(t, ledger, span, redactor, &mut r.redacted)?);
     }
+    let talks = converse(t, &plan, &offers, &pieces, settings, ctx, &mut r, model).await?;
+    let now = (ctx.now_ms)();
+    let declines = declines_of(t, &plan, &talks, ctx, &mut r);
+    let records = super::decline_records(
+        ledger,
+        model,
+        now,
+        declines
+            .iter()
+            .map(|(reason, span, detail)| (*reason, *span, None, short(detail, 300))),
+    );
+
+    let (written, after) = write_levels(
+        t, ledger, &plan, &mut sink, settings, ctx, &mut r, &talks, &offers, &records, model, now,
+    )?;
+    record(&mut r, ledger, &plan, &talks, &written, &declines, after);
+    Ok(r)
+}
+
+/// Every span's conversation with the summarizer, side by side; its calls and their cost in
+/// the record. A setup error (bad key, quota, nothing listening) stops the file.
+#[allow(clippy::too_many_arguments)]
+async fn converse<'o>(
+    t: &Transcript,
+    plan: &Plan,
+    offers: &'o [Offer],
+    pieces: &[Vec<Piece>],
+    settings: &CompactSettings,
+    ctx: &Compaction,
+    r: &mut DecisionRecord,
+    model: &str,
+) -> Result<Vec<Talk<'o>>> {
     let spinner = if settings.files.len() == 1 {
         ctx.ui.spinner(format!(
             "{}: writing cited summaries of turns {}–{} with {model}",
@@ -226,11 +259,11 @@ pub(super) async fn fold(
     } else {
         indicatif::ProgressBar::hidden()
     };
-    let talks: Vec<Talk<'_>> = super::futures_join(
+    let talks: Vec<Talk<'_>> = call::join_all(
         plan.spans
             .iter()
-            .zip(&offers)
-            .zip(&pieces)
+            .zip(offers)
+            .zip(pieces)
             .map(|((span, offer), pieces)| talk(t, span, offer, pieces, settings, ctx)),
     )
     .await;
@@ -248,12 +281,22 @@ pub(super) async fn fold(
     for k in &talks {
         r.calls += k.review.calls;
         for &(usage, estimate) in &k.calls {
-            add_usage_est(&mut r, usage, settings, estimate);
+            add_usage_est(r, usage, settings, estimate);
         }
     }
 
+    Ok(talks)
+}
+
+/// The rejected candidates, in the record; the spans that came to nothing, declined.
+fn declines_of<'p>(
+    t: &Transcript,
+    plan: &'p Plan,
+    talks: &[Talk<'_>],
+    ctx: &Compaction,
+    r: &mut DecisionRecord,
+) -> Vec<(DeclineReason, &'p Span, String)> {
     // The rejected candidates, in the record; the spans that came to nothing, declined.
-    let now = (ctx.now_ms)();
     let mut declines: Vec<(DeclineReason, &Span, String)> = Vec::new();
     for (s, k) in talks.iter().enumerate() {
         let span = &plan.spans[s];
@@ -310,29 +353,28 @@ pub(super) async fn fold(
             }
         }
     }
-    let records = super::decline_records(
-        ledger,
-        model,
-        now,
-        declines
-            .iter()
-            .map(|(reason, span, detail)| (*reason, *span, None, short(detail, 300))),
-    );
+    declines
+}
 
+/// Write level by level; returns the summaries written and the view's size after them.
+#[allow(clippy::too_many_arguments)]
+fn write_levels(
+    t: &Transcript,
+    ledger: &Ledger<'_>,
+    plan: &Plan,
+    sink: &mut Sink<'_>,
+    settings: &CompactSettings,
+    ctx: &Compaction,
+    r: &mut DecisionRecord,
+    talks: &[Talk<'_>],
+    offers: &[Offer],
+    records: &[(RecordKind, u64)],
+    model: &str,
+    now: u64,
+) -> Result<(Vec<Written>, i64)> {
     // Write level by level: a summary that nests others goes after them, on the file as it
     // then is (re-read in place; staged for a copy).
-    let levels: Vec<Vec<(usize, usize)>> = {
-        let mut v: Vec<Vec<(usize, usize)>> = Vec::new();
-        for (s, k) in talks.iter().enumerate() {
-            for (l, ids) in k.review.by_level().into_iter().enumerate() {
-                if v.len() <= l {
-                    v.resize(l + 1, Vec::new());
-                }
-                v[l].extend(ids.into_iter().map(|a| (s, a)));
-            }
-        }
-        v
-    };
+    let levels = levels_of(talks);
     let copy = sink.output.is_some();
     let mut written: Vec<Written> = Vec::new();
     let mut after = r.before.chars as i64;
@@ -344,11 +386,11 @@ pub(super) async fn fold(
     if levels.is_empty() {
         write(
             t,
-            &mut sink,
-            &lines_for(t, ledger, &[], &[], &[], &records, now)?,
+            sink,
+            &lines_for(t, ledger, &[], &[], &[], records, now)?,
             settings,
             ctx,
-            &mut r,
+            r,
             None,
         )?;
     }
@@ -360,14 +402,14 @@ pub(super) async fn fold(
         } else if let Some(s) = &staged {
             s
         } else {
-            reread_t = reread(t, &sink, settings)?;
+            reread_t = reread(t, sink, settings)?;
             &reread_t
         };
         let cur_ledger;
         let lg: &Ledger<'_> = if l == 0 {
             ledger
         } else {
-            cur_ledger = super::ledger_for(&cur, settings);
+            cur_ledger = super::ledger_for(cur, settings);
             &cur_ledger
         };
         let names: HashMap<(usize, String), String> = written
@@ -384,108 +426,22 @@ pub(super) async fn fold(
             .collect();
         let mut drafts: Vec<Draft> = Vec::new();
         let mut folds: Vec<(Vec<Item>, usize)> = Vec::new();
+        let st = Stage {
+            ledger,
+            cur,
+            lg,
+            names: &names,
+            plan,
+            talks,
+            offers,
+            model,
+            now,
+            redactor: &ctx.redactor,
+        };
         for &(s, a) in level {
-            let span = &plan.spans[s];
-            let k = &talks[s];
-            let acc = &k.review.accepted[a];
-            let mut items: Vec<Item> = Vec::new();
-            for &e in &acc.entries {
-                let line = ledger.conv.entries[span.items[e] as usize].line;
-                let at = lg
-                    .conv
-                    .entries
-                    .binary_search_by_key(&line, |x| x.line)
-                    .map_err(|_| anyhow::anyhow!("an entry of the fold is gone from the file"))?;
-                items.push(at as Item);
-            }
-            for &j in &acc.nested {
-                let name = &k.review.accepted[j].name;
-                let id = &names[&(s, name.clone())];
-                let [at] = cur.find(id)[..] else {
-                    anyhow::bail!("the summary `{id}` just written is not in the file once");
-                };
-                items.push(at as Item);
-            }
-            items.sort_by_key(|&it| lg.position(it));
-            let fold_span = Span::of(lg, items);
-            let own: HashMap<String, String> = names
-                .iter()
-                .filter(|((si, _), _)| *si == s)
-                .map(|((_, n), id)| (n.clone(), id.clone()))
-                .collect();
-            let text = ctx
-                .redactor
-                .redact(&cite::rename(&acc.text, &own), &mut r.scrubbed);
-            let id = summary::summary_id(fold_span.from_turn, fold_span.to_turn, |id| {
-                cur.has_id(id) || taken.iter().any(|x| x == id)
-            });
-            taken.push(id.clone());
-            let handles: Vec<String> = acc
-                .sources
-                .iter()
-                .map(|&e| offers[s].entries[e].handle.clone())
-                .collect();
-            let mut cited = serde_json::json!({
-                "candidate": acc.name,
-                "round": acc.round,
-                "calls": k.review.calls,
-                "cites": handles,
-            });
-            if std::mem::take(&mut first_of_span[s]) && !k.review.rejected.is_empty() {
-                cited["rejected"] = serde_json::Value::Array(
-                    k.review
-                        .rejected
-                        .iter()
-                        .map(|rej| {
-                            serde_json::json!({
-                                "candidate": rej.name,
-                                "round": rej.round,
-                                "reason": rej.reason.code(),
-                                "detail": short(&rej.reason.to_string(), 300),
-                            })
-                        })
-                        .collect(),
-                );
-            }
-            let audit_json = k.audits.get(&(acc.round, acc.name.clone())).cloned();
-            let mut extra = Vec::new();
-            if let Some(j) = &audit_json {
-                extra.push(("audit", j.to_string()));
-            }
-            extra.push(("cited", cited.to_string()));
-            let d = summary::draft(
-                &fold_span,
-                id.clone(),
-                model,
-                &text,
-                None,
-                now,
-                plan.tail_line,
-                extra,
-            );
+            let first = std::mem::take(&mut first_of_span[s]);
+            let (d, fold_span, id) = draft_one(&st, s, a, first, &mut taken, r)?;
             after += d.chars() as i64 - fold_span.chars as i64;
-            r.summaries.push(SummaryRecord {
-                id: id.clone(),
-                from_turn: fold_span.from_turn,
-                to_turn: fold_span.to_turn,
-                entry_count: fold_span.items.len(),
-                chars: d.chars(),
-                tokens: estimate_tokens(d.chars()),
-                audit: audit_json,
-                outcome: if acc.nested_in.is_some() {
-                    "written (nested in a later summary of this fold)".into()
-                } else {
-                    "written".into()
-                },
-                candidate: Some(acc.name.clone()),
-                round: Some(acc.round),
-                covered_ids: fold_span
-                    .items
-                    .iter()
-                    .map(|&it| cur.id_string(it as usize))
-                    .collect(),
-                rejection: None,
-            });
             folds.push((fold_span.items.clone(), drafts.len()));
             drafts.push(d);
             written.push(Written {
@@ -494,7 +450,7 @@ pub(super) async fn fold(
                 id,
             });
         }
-        let level_records: &[(RecordKind, u64)] = if l == 0 { &records } else { &[] };
+        let level_records: &[(RecordKind, u64)] = if l == 0 { records } else { &[] };
         let lines = lines_for(cur, lg, &drafts, &folds, &[], level_records, now)?;
         if copy && l < last_level {
             staged_lines += lines.len();
@@ -503,12 +459,12 @@ pub(super) async fn fold(
         } else {
             write(
                 cur,
-                &mut sink,
+                sink,
                 &lines,
                 settings,
                 ctx,
-                &mut r,
-                (l == 0).then_some(&plan),
+                r,
+                (l == 0).then_some(plan),
             )?;
         }
     }
@@ -517,6 +473,166 @@ pub(super) async fn fold(
         r.written = true;
     }
 
+    Ok((written, after))
+}
+
+/// The accepted candidates by level, as (span, candidate): a summary that nests others is on
+/// a level after theirs.
+fn levels_of(talks: &[Talk<'_>]) -> Vec<Vec<(usize, usize)>> {
+    let mut v: Vec<Vec<(usize, usize)>> = Vec::new();
+    for (s, k) in talks.iter().enumerate() {
+        for (l, ids) in k.review.by_level().into_iter().enumerate() {
+            if v.len() <= l {
+                v.resize(l + 1, Vec::new());
+            }
+            v[l].extend(ids.into_iter().map(|a| (s, a)));
+        }
+    }
+    v
+}
+
+/// What a level is written over and with.
+struct Stage<'a, 'o> {
+    /// The file and ledger the plan was made on.
+    ledger: &'a Ledger<'a>,
+    /// The file and ledger this level is written over.
+    cur: &'a Transcript,
+    lg: &'a Ledger<'a>,
+    /// The ids of the summaries written so far, by (span, candidate name).
+    names: &'a HashMap<(usize, String), String>,
+    plan: &'a Plan,
+    talks: &'a [Talk<'o>],
+    offers: &'a [Offer],
+    model: &'a str,
+    now: u64,
+    redactor: &'a crate::redact::Redactor,
+}
+
+/// The draft of one accepted candidate (`a` of span `s`) over the level's file, its record in
+/// `r`; `first`: the span's first draft, which carries its rejected candidates.
+fn draft_one(
+    st: &Stage<'_, '_>,
+    s: usize,
+    a: usize,
+    first: bool,
+    taken: &mut Vec<String>,
+    r: &mut DecisionRecord,
+) -> Result<(Draft, Span, String)> {
+    let span = &st.plan.spans[s];
+    let k = &st.talks[s];
+    let acc = &k.review.accepted[a];
+    let mut items: Vec<Item> = Vec::new();
+    for &e in &acc.entries {
+        let line = st.ledger.conv.entries[span.items[e] as usize].line;
+        let at = st
+            .lg
+            .conv
+            .entries
+            .binary_search_by_key(&line, |x| x.line)
+            .map_err(|_| anyhow::anyhow!("an entry of the fold is gone from the file"))?;
+        items.push(at as Item);
+    }
+    for &j in &acc.nested {
+        let name = &k.review.accepted[j].name;
+        let id = &st.names[&(s, name.clone())];
+        let [at] = st.cur.find(id)[..] else {
+            anyhow::bail!("the summary `{id}` just written is not in the file once");
+        };
+        items.push(at as Item);
+    }
+    items.sort_by_key(|&it| st.lg.position(it));
+    let fold_span = Span::of(st.lg, items);
+    let own: HashMap<String, String> = st
+        .names
+        .iter()
+        .filter(|((si, _), _)| *si == s)
+        .map(|((_, n), id)| (n.clone(), id.clone()))
+        .collect();
+    let text = st
+        .redactor
+        .redact(&cite::rename(&acc.text, &own), &mut r.scrubbed);
+    let id = summary::summary_id(fold_span.from_turn, fold_span.to_turn, |id| {
+        st.cur.has_id(id) || taken.iter().any(|x| x == id)
+    });
+    taken.push(id.clone());
+    let handles: Vec<String> = acc
+        .sources
+        .iter()
+        .map(|&e| st.offers[s].entries[e].handle.clone())
+        .collect();
+    let mut cited = serde_json::json!({
+        "candidate": acc.name,
+        "round": acc.round,
+        "calls": k.review.calls,
+        "cites": handles,
+    });
+    if first && !k.review.rejected.is_empty() {
+        cited["rejected"] = serde_json::Value::Array(
+            k.review
+                .rejected
+                .iter()
+                .map(|rej| {
+                    serde_json::json!({
+                        "candidate": rej.name,
+                        "round": rej.round,
+                        "reason": rej.reason.code(),
+                        "detail": short(&rej.reason.to_string(), 300),
+                    })
+                })
+                .collect(),
+        );
+    }
+    let audit_json = k.audits.get(&(acc.round, acc.name.clone())).cloned();
+    let mut extra = Vec::new();
+    if let Some(j) = &audit_json {
+        extra.push(("audit", j.to_string()));
+    }
+    extra.push(("cited", cited.to_string()));
+    let d = summary::draft(
+        &fold_span,
+        id.clone(),
+        st.model,
+        &text,
+        None,
+        st.now,
+        st.plan.tail_line,
+        extra,
+    );
+    r.summaries.push(SummaryRecord {
+        id: id.clone(),
+        from_turn: fold_span.from_turn,
+        to_turn: fold_span.to_turn,
+        entry_count: fold_span.items.len(),
+        chars: d.chars(),
+        tokens: estimate_tokens(d.chars()),
+        audit: audit_json,
+        outcome: if acc.nested_in.is_some() {
+            "written (nested in a later summary of this fold)".into()
+        } else {
+            "written".into()
+        },
+        candidate: Some(acc.name.clone()),
+        round: Some(acc.round),
+        covered_ids: fold_span
+            .items
+            .iter()
+            .map(|&it| st.cur.id_string(it as usize))
+            .collect(),
+        rejection: None,
+    });
+    Ok((d, fold_span, id))
+}
+
+/// What the fold came to, in the record.
+fn record(
+    r: &mut DecisionRecord,
+    ledger: &Ledger<'_>,
+    plan: &Plan,
+    talks: &[Talk<'_>],
+    written: &[Written],
+    declines: &[(DeclineReason, &Span, String)],
+    after: i64,
+) {
     // What the fold came to.
     let consumed: usize = talks
         .iter()
@@ -575,5 +691,4 @@ pub(super) async fn fold(
             None => "nothing was written".into(),
         };
     }
-    Ok(r)
 }

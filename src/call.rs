@@ -1,0 +1,429 @@
+//! The call: a span → its request (the pieces, secrets redacted, between nonce delimiters) → the
+//! summarizer's reply → the audit of it (with mf's section of the salient items a model left
+//! out). Shared by `compact` and `summarize`; it neither writes nor prints.
+
+use std::sync::Arc;
+
+use anyhow::Result;
+use tokio::sync::Semaphore;
+
+use crate::entry::{Role, Usage};
+use crate::fold::{self, FoldPolicy, ItemKind, Ledger, Piece, Span, audit, prompt, summary};
+use crate::interrupt::Interrupt;
+use crate::redact::{Counts, Redactor};
+use crate::summarizer::{Summarizer, SummarizerError, SummaryReply};
+use crate::transcript::Transcript;
+
+/// What a call reaches: the summarizer, the interrupt that cancels it, the bound on calls in
+/// flight (`-j`), and the redactor (with the key in use).
+#[derive(Clone, Copy)]
+pub struct Caller<'a> {
+    pub summarizer: &'a dyn Summarizer,
+    pub interrupt: &'a Interrupt,
+    pub calls: &'a Semaphore,
+    pub redactor: &'a Redactor,
+}
+
+impl Caller<'_> {
+    /// Whether the summarizer is the built-in one (which keeps every salient item by itself).
+    pub fn builtin(&self) -> bool {
+        self.summarizer.model() == crate::summarizer::extractive::NAME
+    }
+}
+
+/// How a reply is audited: the part of the settings the audit reads.
+#[derive(Debug, Clone, Copy)]
+pub struct AuditRules {
+    pub min_retention: f64,
+    pub strict: bool,
+    pub count_tool_results: bool,
+    /// `--retry-lossy`: ask once more, naming what a lossy summary left out.
+    pub retry_lossy: bool,
+    /// A debug build's injected fault (`MF_DEBUG_PANIC_ON`), as `settings` read it.
+    pub panic_on: Option<&'static str>,
+}
+
+impl AuditRules {
+    pub fn options(&self) -> audit::AuditOptions {
+        audit::AuditOptions {
+            count_tool_results: self.count_tool_results,
+            max_listed: 20,
+        }
+    }
+}
+
+/// What a request is built from: the part of the settings the request reads.
+#[derive(Debug, Clone, Copy)]
+pub struct Rules<'a> {
+    pub policy: &'a FoldPolicy,
+    /// `--system-prompt`, when given.
+    pub instruction: Option<&'a str>,
+    pub audit: AuditRules,
+}
+
+/// A fresh nonce for one request's delimiters.
+pub fn nonce() -> String {
+    format!("{:08x}", fastrand::u32(..))
+}
+
+/// The pieces a summarizer reads for a span, secrets replaced when the span leaves the machine.
+pub fn pieces_of(
+    t: &Transcript,
+    ledger: &Ledger<'_>,
+    span: &Span,
+    redactor: Option<&Redactor>,
+    counts: &mut Counts,
+) -> Result<Vec<Piece>> {
+    let mut out = Vec::with_capacity(span.items.len());
+    for &it in &span.items {
+        let e = &ledger.conv.entries[it as usize];
+        let mut text = t.text(it as usize)?;
+        if let Some(r) = redactor {
+            text = r.redact(&text, counts);
+        }
+        out.push(match ledger.kind(it) {
+            ItemKind::Summary => {
+                let s = &ledger.summaries[&it];
+                Piece {
+                    turn: s.to_turn,
+                    author: format!("summary of turns {}–{}", s.from_turn, s.to_turn),
+                    role: None,
+                    text: summary::body(&text).to_string(),
+                }
+            }
+            _ => Piece {
+                turn: u64::from(ledger.turns[it as usize]),
+                author: match (e.role, t.tool_name(it as usize)) {
+                    (Role::Tool, Some(name)) => format!("tool:{name}"),
+                    (role, _) => role.as_str().to_string(),
+                },
+                role: Some(e.role),
+                text,
+            },
+        });
+    }
+    Ok(out)
+}
+
+/// The request for one span (with a note naming what a first summary left out, on a retry).
+pub fn make_request(
+    span: &Span,
+    pieces: Vec<Piece>,
+    rules: &Rules<'_>,
+    retry_note: Option<&str>,
+) -> fold::SummaryRequest {
+    let policy = rules.policy;
+    prompt::request(
+        pieces,
+        prompt::Ask {
+            from_turn: span.from_turn,
+            to_turn: span.to_turn,
+            messages: span.leaf_count,
+            span_chars: span.chars,
+            target_tokens: span.summary_target_tokens(policy),
+            max_output_tokens: policy.max_output_tokens,
+            instruction: rules.instruction,
+            nonce: &nonce(),
+            retry_note,
+            cite: None,
+        },
+    )
+}
+
+/// A reply's audit and, when it is to be declined, why.
+pub type Audited = (audit::Audit, Option<String>);
+
+/// Audit a summary against its span; `Some(why)` when it is to be declined. A model's summary
+/// (not the built-in one, which keeps every salient item by itself) gets mf's section of the
+/// salient items it left out (`audit::appendix`), within a bounded share of its length: the
+/// text to write is returned with the audit of it, which also reports the model's own
+/// retention. What decides besides retention — inventions, superseded values, echoes,
+/// forgeries — is the model's own text.
+pub fn audit_reply(
+    request: &fold::SummaryRequest,
+    text: &str,
+    rules: &AuditRules,
+    builtin: bool,
+    context: &[String],
+) -> (String, audit::Audit, Option<String>) {
+    if let Some(on) = rules.panic_on
+        && request.pieces.iter().any(|p| p.text.contains(on))
+    {
+        panic!("fault injected by MF_DEBUG_PANIC_ON");
+    }
+    let opts = rules.options();
+    let context: Vec<&str> = context.iter().map(String::as_str).collect();
+    let mut a = audit::audit_with(&request.pieces, &context, text, &request.system, &opts);
+    let mut text = text.to_string();
+    if !builtin && a.missing_count > 0 {
+        // Within the summary's own length, or the length mf asked for when it wrote less.
+        let own = text.chars().count();
+        let budget = ((own as f64 * audit::APPENDIX_SHARE) as usize)
+            .max(request.target_chars.saturating_sub(own));
+        let (section, n) = audit::appendix(&request.pieces, &text, &opts, budget);
+        if n > 0 {
+            let full = format!("{}\n\n{section}", text.trim_end());
+            let mut f = audit::audit_with(&request.pieces, &context, &full, &request.system, &opts);
+            f.model_retention = Some(a.retention);
+            f.appended = n;
+            f.inventions = std::mem::take(&mut a.inventions);
+            f.superseded = std::mem::take(&mut a.superseded);
+            f.echo = a.echo;
+            f.echo_ratio = a.echo_ratio;
+            f.forgeries = std::mem::take(&mut a.forgeries);
+            f.instructions = std::mem::take(&mut a.instructions);
+            a = f;
+            text = full;
+        }
+    }
+    let verdict = a.verdict(rules.min_retention, rules.strict);
+    (text, a, verdict)
+}
+
+/// The audit of a reply, on a thread of its own (audits of several chunks run side by side).
+/// The request is handed over and back rather than copied: it holds the span's text.
+async fn audit_apart(
+    request: fold::SummaryRequest,
+    text: &str,
+    rules: AuditRules,
+    builtin: bool,
+    context: &Arc<Vec<String>>,
+) -> (fold::SummaryRequest, (String, audit::Audit, Option<String>)) {
+    let (text, context) = (text.to_string(), Arc::clone(context));
+    tokio::task::spawn_blocking(move || {
+        let verdict = audit_reply(&request, &text, &rules, builtin, &context);
+        (request, verdict)
+    })
+    .await
+    .unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()))
+}
+
+/// One span's call and what came of it: the reply (the retry's, when a lossy first reply was
+/// asked again), its audit when it was usable, and every call made for it.
+pub struct Asked {
+    pub span: Span,
+    pub reply: Result<SummaryReply, SummarizerError>,
+    pub audit: Option<Audited>,
+    /// Per call: the usage reported and the request's estimated tokens (in, out).
+    pub calls: Vec<(Option<Usage>, (u64, u64))>,
+    pub redacted: Counts,
+    /// An error that stops the file (from a retry; a first call's is in `reply`).
+    pub stop: Option<SummarizerError>,
+}
+
+impl Asked {
+    /// What the span's calls were billed in all.
+    pub fn billed(&self) -> Usage {
+        self.calls
+            .iter()
+            .filter_map(|c| c.0)
+            .fold(Usage::default(), |s, u| Usage {
+                input_tokens: s.input_tokens + u.input_tokens,
+                output_tokens: s.output_tokens + u.output_tokens,
+            })
+    }
+
+    /// The error that stops the whole file (a setup error: bad key, quota, nothing listening).
+    pub fn stops(&self) -> Option<&SummarizerError> {
+        match (&self.reply, &self.stop) {
+            (Err(e), _) | (_, Some(e)) if e.stops() => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// Build one span's request, ask, audit the reply, and ask once more naming what it left out
+/// when it is lossy and `--retry-lossy` says so. Holds one of the -j permits throughout.
+pub async fn ask_span(
+    t: &Transcript,
+    ledger: &Ledger<'_>,
+    span: &Span,
+    redactor: Option<&Redactor>,
+    rules: &Rules<'_>,
+    caller: Caller<'_>,
+    context: &Arc<Vec<String>>,
+) -> Result<Asked> {
+    let _permit = caller
+        .calls
+        .acquire()
+        .await
+        .expect("the semaphore is never closed");
+    let mut redacted = Counts::default();
+    let pieces = pieces_of(t, ledger, span, redactor, &mut redacted)?;
+    let request = make_request(span, pieces, rules, None);
+    let reply = call(caller, &request).await;
+    let mut asked = Asked {
+        span: span.clone(),
+        calls: vec![(paid(&reply), request.estimate())],
+        audit: None,
+        reply,
+        redacted,
+        stop: None,
+    };
+    let Ok(first) = &asked.reply else {
+        return Ok(asked);
+    };
+    if summary::vet(&first.text).is_err() {
+        return Ok(asked);
+    }
+    // The audit reads the reply as the model wrote it (before any defusing).
+    let builtin = caller.builtin();
+    let (request, (full, verdict, lossy)) =
+        audit_apart(request, &first.text, rules.audit, builtin, context).await;
+    if lossy.is_some() && rules.audit.retry_lossy {
+        let note = verdict.retry_note();
+        let retry = make_request(span, request.pieces, rules, Some(&note));
+        let second = call(caller, &retry).await;
+        asked.calls.push((paid(&second), retry.estimate()));
+        match second {
+            Ok(mut second) if summary::vet(&second.text).is_ok() => {
+                let (_, (full, a, why)) =
+                    audit_apart(retry, &second.text, rules.audit, builtin, context).await;
+                second.text = full;
+                asked.audit = Some((a, why));
+                asked.reply = Ok(second);
+                return Ok(asked);
+            }
+            Ok(_) => {}
+            Err(e) if e.stops() => asked.stop = Some(e),
+            Err(_) => {}
+        }
+    }
+    if let Ok(r) = &mut asked.reply {
+        r.text = full;
+    }
+    asked.audit = Some((verdict, lossy));
+    Ok(asked)
+}
+
+/// What a call was paid for: the reply's usage, or a failed call's when the provider reported
+/// one; a failure with no reply (refused, unreachable, interrupted) as nothing.
+pub fn paid(reply: &Result<SummaryReply, SummarizerError>) -> Option<Usage> {
+    match reply {
+        Ok(r) => r.usage,
+        Err(e) => Some(e.usage.unwrap_or_default()),
+    }
+}
+
+/// One call to the summarizer, interruptible (the caller holds a permit).
+async fn call(
+    caller: Caller<'_>,
+    request: &fold::SummaryRequest,
+) -> Result<SummaryReply, SummarizerError> {
+    tokio::select! {
+        reply = caller.summarizer.summarize(request) => reply,
+        _ = caller.interrupt.cancelled() => Err(SummarizerError::interrupted()),
+    }
+}
+
+/// One call under a -j permit.
+pub async fn ask(
+    caller: Caller<'_>,
+    request: &fold::SummaryRequest,
+) -> Result<SummaryReply, SummarizerError> {
+    let _permit = caller
+        .calls
+        .acquire()
+        .await
+        .expect("the semaphore is never closed");
+    call(caller, request).await
+}
+
+/// A record for the file and stdout built from a summary's text, secrets redacted.
+pub fn scrubbed_json(v: &impl serde::Serialize, redactor: &Redactor) -> Option<serde_json::Value> {
+    let mut j = serde_json::to_value(v).ok()?;
+    redactor.redact_value(&mut j);
+    Some(j)
+}
+
+/// Run futures concurrently, collecting their outputs in order.
+pub async fn join_all<F: std::future::Future>(futs: impl IntoIterator<Item = F>) -> Vec<F::Output> {
+    let futs: Vec<_> = futs.into_iter().map(Box::pin).collect();
+    let mut outs: Vec<Option<F::Output>> = futs.iter().map(|_| None).collect();
+    let mut pending: Vec<(usize, std::pin::Pin<Box<F>>)> = futs.into_iter().enumerate().collect();
+    std::future::poll_fn(|cx| {
+        pending.retain_mut(|(i, f)| match f.as_mut().poll(cx) {
+            std::task::Poll::Ready(v) => {
+                outs[*i] = Some(v);
+                false
+            }
+            std::task::Poll::Pending => true,
+        });
+        if pending.is_empty() {
+            std::task::Poll::Ready(())
+        } else {
+            std::task::Poll::Pending
+        }
+    })
+    .await;
+    outs.into_iter()
+        .map(|o| o.expect("every future finished"))
+        .collect()
+}
+
+/// What calls cost: the part of the settings pricing reads.
+#[derive(Debug, Clone, Copy)]
+pub struct Costing<'a> {
+    /// The built-in summarizer costs nothing.
+    pub builtin: bool,
+    /// The model's price bands, when known.
+    pub pricing: Option<&'a crate::model::Pricing>,
+    /// The model's tokens per mf estimate token (4 characters).
+    pub token_ratio: f64,
+}
+
+impl Costing<'_> {
+    /// Estimated tokens in and out for one span's request, without reading its text.
+    pub fn estimate(policy: &FoldPolicy, span: &Span, instruction: Option<&str>) -> (u64, u64) {
+        let instruction = instruction
+            .unwrap_or(prompt::DEFAULT_INSTRUCTION)
+            .chars()
+            .count();
+        let chars =
+            span.chars + span.items.len() * fold::plan::PIECE_OVERHEAD_CHARS + instruction + 700;
+        let out = span.summary_target_tokens(policy);
+        (crate::entry::estimate_tokens(chars) as u64, out as u64)
+    }
+
+    /// mf's estimate of a request (in 4-character tokens, in and out) in the model's own tokens.
+    pub fn billed(&self, estimate: (u64, u64)) -> crate::model::Billed {
+        let scale = |n: u64| (n as f64 * self.token_ratio).ceil() as u64;
+        crate::model::Billed {
+            input: scale(estimate.0),
+            output: scale(estimate.1),
+            ..crate::model::Billed::default()
+        }
+    }
+
+    /// The cost of one call: from reported usage, else from mf's estimate; nothing for the
+    /// built-in.
+    pub fn cost_of(
+        &self,
+        estimate: (u64, u64),
+        usage: Option<Usage>,
+    ) -> Option<crate::decision::CostRecord> {
+        use crate::decision::CostRecord;
+        if self.builtin {
+            return Some(CostRecord {
+                usd: 0.0,
+                estimated: false,
+            });
+        }
+        let pricing = self.pricing?;
+        Some(match usage {
+            // The provider's counts, in the band of the request's real size.
+            Some(u) => CostRecord {
+                usd: pricing.usd(crate::model::Billed {
+                    input: u.input_tokens,
+                    output: u.output_tokens,
+                    ..crate::model::Billed::default()
+                }),
+                estimated: false,
+            },
+            None => CostRecord {
+                usd: pricing.usd(self.billed(estimate)),
+                estimated: true,
+            },
+        })
+    }
+}

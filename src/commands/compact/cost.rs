@@ -1,0 +1,236 @@
+//! What calls cost: estimates of a request's tokens, `--max-cost` checked before the first
+//! call, the usage and cost added to the record, and `--dry-run` (the plan and its estimate,
+//! nothing called or written).
+
+use anyhow::Result;
+
+use super::{Compaction, ledger_for, read_only};
+use crate::call;
+use crate::decision::{CostRecord, DecisionRecord, UsageRecord};
+use crate::entry::Usage;
+use crate::error::MfError;
+use crate::fold::{self, Decision, Ledger, Plan, Span};
+use crate::model::Billed;
+use crate::redact::Counts;
+use crate::settings::{CompactSettings, ModelChoice};
+use crate::transcript::Transcript;
+
+/// `--max-cost`: plan every file first and refuse before the first call if the estimated total
+/// is over the limit.
+pub(super) fn check_max_cost(settings: &CompactSettings, model: &str) -> Result<()> {
+    let Some(max) = settings.max_cost else {
+        return Ok(());
+    };
+    let Some(pricing) = &settings.pricing else {
+        return Err(MfError::refused(
+            format!("no price is known for `{model}`, so `--max-cost` cannot be checked"),
+            Some("pass --price-in and --price-out (USD per million tokens)".into()),
+        )
+        .into());
+    };
+    let (mut total, mut calls) = (0.0, 0usize);
+    for file in &settings.files {
+        let Ok(t) = read_only(file, settings) else {
+            continue;
+        };
+        let ledger = ledger_for(&t, settings);
+        if let Decision::Fold(plan) = fold::plan(&ledger, &settings.policy, model) {
+            for span in &plan.spans {
+                let (i, o) = estimate_request(&ledger, &settings.policy, span, settings);
+                total += pricing.usd(billed(settings, (i, o)));
+                calls += 1;
+            }
+        }
+    }
+    if total > max {
+        return Err(MfError::refused(
+            format!(
+                "the estimated cost of {calls} call{} is ${}, over `--max-cost {max}`; nothing was called",
+                if calls == 1 { "" } else { "s" },
+                crate::render::usd(total)
+            ),
+            Some("raise --max-cost, or use --dry-run to see the estimate per file".into()),
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// Estimated tokens in and out for one span's request, without reading its text.
+pub(super) fn estimate_request(
+    _ledger: &Ledger<'_>,
+    policy: &fold::FoldPolicy,
+    span: &Span,
+    settings: &CompactSettings,
+) -> (u64, u64) {
+    call::Costing::estimate(policy, span, settings.instruction.as_deref())
+}
+
+/// The part of the settings pricing reads.
+pub(super) fn costing(settings: &CompactSettings) -> call::Costing<'_> {
+    call::Costing {
+        builtin: matches!(settings.model, ModelChoice::Extractive),
+        pricing: settings.pricing.as_ref(),
+        token_ratio: settings.token_ratio,
+    }
+}
+
+/// Add one call's usage and cost (from its usage, else the request's estimated tokens in and
+/// out) to the record.
+pub(super) fn add_usage_est(
+    r: &mut DecisionRecord,
+    usage: Option<Usage>,
+    settings: &CompactSettings,
+    estimate: (u64, u64),
+) {
+    if let Some(u) = usage {
+        let prev = r.usage.unwrap_or(UsageRecord {
+            input_tokens: 0,
+            output_tokens: 0,
+        });
+        r.usage = Some(UsageRecord {
+            input_tokens: prev.input_tokens + u.input_tokens,
+            output_tokens: prev.output_tokens + u.output_tokens,
+        });
+    }
+    let cost = cost_of(settings, estimate, usage);
+    r.cost = match (r.cost, cost) {
+        (Some(a), Some(b)) => Some(a.plus(b)),
+        (a, b) => a.or(b),
+    };
+}
+
+/// The cost of one call: from reported usage, else from mf's estimate; nothing for the built-in.
+pub(super) fn cost_of(
+    settings: &CompactSettings,
+    estimate: (u64, u64),
+    usage: Option<Usage>,
+) -> Option<CostRecord> {
+    costing(settings).cost_of(estimate, usage)
+}
+
+/// mf's estimate of a request (in 4-character tokens, in and out) in the model's own tokens.
+pub(super) fn billed(settings: &CompactSettings, estimate: (u64, u64)) -> Billed {
+    costing(settings).billed(estimate)
+}
+
+/// `--dry-run`: the plan, what the calls would cost (each in the price band of its size), and
+/// whether any request is over the model's context — before anything is paid. With
+/// `--count-tokens`, each request is built and the provider counts its input exactly (free).
+pub(super) async fn dry_run(
+    t: &Transcript,
+    ledger: &Ledger<'_>,
+    plan: &Plan,
+    settings: &CompactSettings,
+    ctx: &Compaction,
+    r: &mut DecisionRecord,
+) -> Result<()> {
+    let model = ctx.summarizer.model().to_string();
+    let (mut tin, mut tout) = (0u64, 0u64);
+    let context = settings.context_tokens;
+    let counting = settings.count_tokens;
+    if counting && !matches!(settings.model, ModelChoice::Remote(_)) {
+        r.notes.push(format!(
+            "--count-tokens: {model} is built in; its count is mf's estimate"
+        ));
+    }
+    let redactor = settings.redact.then_some(&ctx.redactor);
+    let several = plan.spans.len() > 1;
+    let mut counted_all = counting;
+    for (k, span) in plan.spans.iter().enumerate() {
+        let est = estimate_request(ledger, &settings.policy, span, settings);
+        let mut b = billed(settings, est);
+        let mut how = "estimated";
+        if counting {
+            let mut redacted = Counts::default();
+            let pieces = call::pieces_of(t, ledger, span, redactor, &mut redacted)?;
+            let request = call::make_request(span, pieces, &super::rules(settings), None);
+            match ctx.summarizer.count_tokens(&request) {
+                Some(fut) => match fut.await {
+                    Ok(n) => {
+                        b.input = n;
+                        how = "counted by the provider";
+                    }
+                    Err(e) if e.stops() => return Err(e.into()),
+                    Err(e) => {
+                        counted_all = false;
+                        r.notes.push(format!(
+                            "call {}: count_tokens failed, the estimate stands: {}",
+                            k + 1,
+                            e.message
+                        ));
+                    }
+                },
+                None => counted_all = false,
+            }
+        }
+        let (i, o) = (b.input, b.output);
+        if let Some(ctx_tokens) = context
+            && i + o > ctx_tokens
+        {
+            let w = format!(
+                "a planned request of ~{} tokens (turns {}–{}) is over {model}'s context of {ctx_tokens} tokens; lower --max-span-tokens",
+                i + o,
+                span.from_turn,
+                span.to_turn
+            );
+            ctx.ui.warn(&format!("{}: {w}", r.file));
+            r.notes.push(w);
+        }
+        tin += i;
+        tout += o;
+        let remote = matches!(settings.model, ModelChoice::Remote(_));
+        if let Some(pricing) = &settings.pricing {
+            let c = CostRecord {
+                usd: pricing.usd(b),
+                estimated: true,
+            };
+            r.cost = Some(r.cost.map_or(c, |p| p.plus(c)));
+            if !remote {
+                continue;
+            }
+            let over = pricing.cheap_limit().is_some_and(|limit| i > limit);
+            r.notes.push(format!(
+                "call {} (turns {}–{}): ~{i} tokens in ({how}), ~{o} out; price band {}{}: ${}",
+                k + 1,
+                span.from_turn,
+                span.to_turn,
+                pricing.describe(i),
+                if over {
+                    " — over the cheaper band; lower --max-span-tokens to stay under it"
+                } else {
+                    ""
+                },
+                crate::render::usd(c.usd)
+            ));
+        } else if remote && (several || counting) {
+            r.notes.push(format!(
+                "call {} (turns {}–{}): ~{i} tokens in ({how}), ~{o} out",
+                k + 1,
+                span.from_turn,
+                span.to_turn
+            ));
+        }
+    }
+    if matches!(settings.model, ModelChoice::Extractive) {
+        r.cost = Some(CostRecord {
+            usd: 0.0,
+            estimated: false,
+        });
+    }
+    let cost = match r.cost {
+        Some(c) => format!("estimated cost ${}", crate::render::usd(c.usd)),
+        None => "cost unknown (no price for this model; see --price-in/--price-out)".to_string(),
+    };
+    r.reason = format!(
+        "dry run: {}; the request{} to {model} would be ~{tin} tokens in{}, ~{tout} out; {cost}; nothing called or written",
+        r.reason,
+        if plan.spans.len() == 1 { "" } else { "s" },
+        if counting && counted_all {
+            " (counted by the provider)"
+        } else {
+            ""
+        },
+    );
+    Ok(())
+}

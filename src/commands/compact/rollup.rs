@@ -1,0 +1,211 @@
+//! `--rollup`: the chunk summaries just written, folded into one covering summary, in levels
+//! when they do not fit one request.
+
+use std::sync::Arc;
+
+use anyhow::Result;
+
+use super::Compaction;
+use super::cost::add_usage_est;
+use super::write::{Sink, lines_for, reread, write};
+use crate::call;
+use crate::decision::{DecisionRecord, Size, SummaryRecord};
+use crate::entry::{Draft, estimate_tokens};
+use crate::error::MfError;
+use crate::fold::summary::Verdict;
+use crate::fold::{self, Item, Ledger, Span, summary};
+use crate::redact::Counts;
+use crate::settings::CompactSettings;
+use crate::summarizer::{Severity, SummarizerError};
+use crate::transcript::Transcript;
+
+/// `--rollup`: fold the chunk summaries just written (their ids) into one covering summary. When
+/// they do not fit one request within the span budget, they are rolled up in levels: groups that
+/// fit become summaries, which are rolled up in turn, until one covers them all. Every level
+/// stays expandable.
+pub(super) async fn rollup(
+    t: &Transcript,
+    sink: &mut Sink<'_>,
+    settings: &CompactSettings,
+    ctx: &Compaction,
+    r: &mut DecisionRecord,
+    model: &str,
+    mut ids: Vec<String>,
+) -> Result<()> {
+    loop {
+        let t2 = reread(t, sink, settings)?;
+        let ledger = Ledger::new(t2.conversation());
+        let mut items: Vec<Item> = ids
+            .iter()
+            .filter_map(|id| {
+                t2.find(id).into_iter().map(|i| i as Item).find(|i| {
+                    ledger
+                        .summaries
+                        .get(i)
+                        .is_some_and(|s| s.standing() && s.covered_by.is_none())
+                })
+            })
+            .collect();
+        if items.len() < 2 {
+            return Ok(());
+        }
+        // In conversation order.
+        items.sort_by_key(|&i| ledger.summaries[&i].first_leaf);
+        let groups = fold::plan::rollup_groups(&ledger, &items, settings.policy.max_span_tokens);
+        if groups.iter().all(|g| g.len() < 2) {
+            r.notes.push(format!(
+                "the {} summaries are too large to roll up within the span budget; they stand",
+                items.len()
+            ));
+            return Ok(());
+        }
+        let last_level = groups.len() == 1;
+        let spans: Vec<Span> = groups
+            .iter()
+            .filter(|g| g.len() > 1)
+            .map(|g| Span::of(&ledger, g.clone()))
+            .collect();
+        let (t_ref, ledger_ref, rules) = (&t2, &ledger, &super::rules(settings));
+        let none = Arc::new(Vec::new());
+        let none_ref = &none;
+        let asked: Vec<Result<call::Asked>> = call::join_all(spans.iter().map(|span| async move {
+            // What is rolled up is mf's own summaries: already scrubbed when they were written.
+            call::ask_span(t_ref, ledger_ref, span, None, rules, ctx.caller(), none_ref).await
+        }))
+        .await;
+        let asked: Vec<call::Asked> = asked.into_iter().collect::<Result<_>>()?;
+        r.calls += asked.iter().map(|a| a.calls.len()).sum::<usize>();
+        if ctx.interrupt.received().is_some() {
+            return Err(MfError::Interrupted.into());
+        }
+        let now = (ctx.now_ms)();
+        let mut drafts: Vec<Draft> = Vec::new();
+        let mut folds: Vec<(Vec<Item>, usize)> = Vec::new();
+        let mut recs: Vec<SummaryRecord> = Vec::new();
+        let mut taken: Vec<String> = Vec::new();
+        let mut stopped = false;
+        for a in asked {
+            match judge(t, &t2, a, settings, ctx, r, model, now, &taken)? {
+                None => stopped = true,
+                Some((d, rec, id, items)) => {
+                    recs.push(rec);
+                    taken.push(id);
+                    folds.push((items, drafts.len()));
+                    drafts.push(d);
+                }
+            }
+        }
+        if drafts.is_empty() {
+            return Ok(());
+        }
+        let lines = lines_for(&t2, &ledger, &drafts, &folds, &[], &[], now)?;
+        let before = r.after.chars;
+        write(&t2, sink, &lines, settings, ctx, r, None)?;
+        let replaced: usize = folds
+            .iter()
+            .flat_map(|(items, _)| items.iter().map(|&i| ledger.item_chars(i)))
+            .sum();
+        r.after = Size::of(before - replaced + recs.iter().map(|c| c.chars).sum::<usize>());
+        r.summaries.extend(recs);
+        if last_level || stopped {
+            return Ok(());
+        }
+        // The next level: what this one wrote, and the summaries no group took.
+        let rolled: std::collections::HashSet<Item> = folds
+            .iter()
+            .flat_map(|(items, _)| items.iter().copied())
+            .collect();
+        ids = taken;
+        ids.extend(
+            items
+                .iter()
+                .filter(|i| !rolled.contains(i))
+                .map(|&i| t2.id_string(i as usize)),
+        );
+    }
+}
+
+/// A rollup summary to write: its draft, record, id, and the items it folds.
+type Rolled = (Draft, SummaryRecord, String, Vec<Item>);
+
+/// Judge one rollup reply: its draft, record and id, or `None` when it fails, is lossy or is
+/// not shorter (the summaries under it stand, and the rollup stops after this level).
+#[allow(clippy::too_many_arguments)]
+fn judge(
+    t: &Transcript,
+    t2: &Transcript,
+    a: call::Asked,
+    settings: &CompactSettings,
+    ctx: &Compaction,
+    r: &mut DecisionRecord,
+    model: &str,
+    now: u64,
+    taken: &[String],
+) -> Result<Option<Rolled>> {
+    for &(usage, estimate) in &a.calls {
+        add_usage_est(r, usage, settings, estimate);
+    }
+    let reply = match a.reply.and_then(|rep| {
+        summary::vet(&rep.text)
+            .map(|_| rep)
+            .map_err(SummarizerError::degrade)
+    }) {
+        Ok(rep) => rep,
+        Err(e) if e.severity == Severity::Interrupted => return Err(e.into()),
+        // The summaries under it are written and stand, whatever the failure.
+        Err(e) => {
+            ctx.ui.warn(&format!(
+                "{}: a rollup summary failed; the {} summaries under it stand: {}",
+                t.display(),
+                a.span.items.len(),
+                e.message
+            ));
+            r.notes.push(format!("rollup failed: {}", e.message));
+            return Ok(None);
+        }
+    };
+    let (rollup_audit, lossy) = a.audit.expect("a vetted reply was audited");
+    if let Some(why) = lossy.map(|why| ctx.redactor.redact(&why, &mut Counts::new())) {
+        r.notes.push(format!(
+            "a rollup summary was declined as lossy ({why}); the summaries under it stand"
+        ));
+        return Ok(None);
+    }
+    let vetted = summary::vet(&reply.text).expect("vetted above");
+    let text = ctx.redactor.redact(&vetted, &mut r.scrubbed);
+    let audit_json = call::scrubbed_json(&rollup_audit, &ctx.redactor);
+    let id = summary::summary_id(a.span.from_turn, a.span.to_turn, |id| {
+        t2.has_id(id) || taken.iter().any(|x| x == id)
+    });
+    let d = summary::draft(
+        &a.span,
+        id.clone(),
+        model,
+        &text,
+        reply.usage,
+        now,
+        None,
+        audit_json
+            .as_ref()
+            .map(|j| vec![("audit", j.to_string())])
+            .unwrap_or_default(),
+    );
+    if let Verdict::NotSmaller { .. } = summary::judge(&a.span, &d) {
+        r.notes.push(
+            "a rollup summary was not shorter than the summaries under it; they stand".into(),
+        );
+        return Ok(None);
+    }
+    let rec = SummaryRecord {
+        id: id.clone(),
+        from_turn: a.span.from_turn,
+        to_turn: a.span.to_turn,
+        entry_count: a.span.items.len(),
+        chars: d.chars(),
+        tokens: estimate_tokens(d.chars()),
+        audit: audit_json,
+        outcome: "written (rollup)".into(),
+        ..SummaryRecord::default()
+    };
+    Ok(Some((d, rec, id, a.span.items)))
+}

@@ -1,0 +1,478 @@
+//! `--strategy summary` (the default): one call per span of the plan, each reply vetted,
+//! audited and judged into an `Outcome` (the drafts to write, the declines to remember); what
+//! helps is written, the rest declined and remembered.
+
+use std::sync::Arc;
+
+use anyhow::Result;
+
+use super::cost::{add_usage_est, cost_of, dry_run};
+use super::write::{Sink, check_expressible, lines_for, write};
+use super::{Compaction, cited, decline_records, ledger_for, rollup, short};
+use crate::call::{self, Asked};
+use crate::decision::{Action, DecisionRecord, Size, SpanRecord, SummaryRecord};
+use crate::entry::{DeclineReason, DeclinedSpan, Draft, RecordKind, Usage, estimate_tokens};
+use crate::error::MfError;
+use crate::fold::summary::Verdict;
+use crate::fold::{self, Decision, Item, Ledger, Plan, Span, summary};
+use crate::redact::Counts;
+use crate::settings::CompactSettings;
+use crate::summarizer::SummarizerError;
+use crate::transcript::Transcript;
+
+/// The least share (percent) of the view a fold must save to be written.
+pub(super) const MIN_SAVING_PCT: usize = 10;
+
+/// What the replies to a plan came to: nothing is written or printed yet.
+#[derive(Default)]
+struct Outcome {
+    drafts: Vec<Draft>,
+    /// Per draft: the items it folds, and its index in `drafts`.
+    folds: Vec<(Vec<Item>, usize)>,
+    declines: Vec<(DeclineReason, Span, Option<usize>, String)>,
+    /// (span chars folded, summary chars written)
+    written_chars: (usize, usize),
+    written_spans: Vec<Span>,
+    /// Ids given to the drafts so far.
+    taken: Vec<String>,
+    /// What each span's calls were billed, for its decline record if it is declined.
+    spent: Vec<(String, Usage)>,
+}
+
+/// Plan the file and fold it: skipped, a dry run, cited, or summaries written once.
+pub(super) async fn summarize_file(
+    t: Transcript,
+    mut sink: Sink<'_>,
+    settings: &CompactSettings,
+    ctx: &Compaction,
+    mut r: DecisionRecord,
+    model: &str,
+) -> Result<DecisionRecord> {
+    let ledger = ledger_for(&t, settings);
+    let policy = &settings.policy;
+    let id_of = |i: Item| t.id_string(i as usize);
+    let plan = match fold::plan(&ledger, policy, model) {
+        Decision::Skip(skip) => {
+            if r.action != Action::Masked {
+                r.action = Action::Skipped;
+                r.reason = skip.reason.describe();
+                r.span = skip.span.as_ref().map(|s| SpanRecord::of(s, &id_of));
+                r.verbatim = Some(crate::decision::VerbatimRecord::of(
+                    &ledger,
+                    &ledger.view,
+                    0,
+                ));
+            }
+            write(&t, &mut sink, &[], settings, ctx, &mut r, None)?;
+            return Ok(r);
+        }
+        Decision::Fold(plan) => plan,
+    };
+    let masked = std::mem::take(&mut r.summaries);
+    r.planned(&ledger, &plan, &id_of);
+    r.summaries = masked;
+    check_expressible(&t, &ledger, &plan)?;
+
+    if settings.dry_run && policy.strategy == fold::Strategy::Cited {
+        r.notes.push(format!(
+            "--strategy cited: the span is offered; only what the summaries cite folds, and rejected summaries are sent back for correction (at most {} calls per fold; the estimate is for the first)",
+            fold::cite::MAX_CALLS
+        ));
+    }
+    if settings.dry_run {
+        dry_run(&t, &ledger, &plan, settings, ctx, &mut r).await?;
+        return Ok(r);
+    }
+    if policy.strategy == fold::Strategy::Cited {
+        return cited::fold(&t, &ledger, plan, sink, settings, ctx, r, model).await;
+    }
+
+    let asked = ask_all(&t, &ledger, &plan, settings, ctx, &mut r, model).await?;
+    let now = (ctx.now_ms)();
+    let mut outcome = Outcome::default();
+    for a in asked {
+        judge(
+            &t,
+            a,
+            &plan,
+            settings,
+            ctx,
+            &mut r,
+            model,
+            now,
+            &mut outcome,
+        );
+    }
+    outcome.unless_worth_it(&plan, &mut r);
+    let records = decline_lines(&ledger, model, now, &outcome);
+    let lines = lines_for(
+        &t,
+        &ledger,
+        &outcome.drafts,
+        &outcome.folds,
+        &[],
+        &records,
+        now,
+    )?;
+    record(&mut r, &outcome, &plan);
+    write(&t, &mut sink, &lines, settings, ctx, &mut r, Some(&plan))?;
+    let folded = outcome.drafts.len();
+    if settings.rollup && folded > 1 && sink.handle.is_some() && ctx.interrupt.received().is_none()
+    {
+        let ids = outcome.drafts.iter().map(|d| d.id.clone()).collect();
+        rollup::rollup(&t, &mut sink, settings, ctx, &mut r, model, ids).await?;
+    }
+    Ok(r)
+}
+
+/// One call per span, at most -j at once. Each span's request is built only when its turn
+/// comes and dropped once its reply is audited, so that what is held at once is -j requests,
+/// not the whole span; secrets are taken out of anything that leaves the machine. A setup
+/// error (bad key, quota, nothing listening) stops the file.
+async fn ask_all(
+    t: &Transcript,
+    ledger: &Ledger<'_>,
+    plan: &Plan,
+    settings: &CompactSettings,
+    ctx: &Compaction,
+    r: &mut DecisionRecord,
+    model: &str,
+) -> Result<Vec<Asked>> {
+    let redactor = settings.redact.then_some(&ctx.redactor);
+    let spinner = if settings.files.len() == 1 {
+        ctx.ui.spinner(format!(
+            "{}: summarizing turns {}–{} with {model}{}",
+            t.display(),
+            plan.whole.from_turn,
+            plan.whole.to_turn,
+            if plan.spans.len() > 1 {
+                format!(" ({} calls)", plan.spans.len())
+            } else {
+                String::new()
+            }
+        ))
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    // What the summarizer's words may also come from besides the span: the entries that stay
+    // verbatim (the preamble, the tail), as the agent reads them next to the summary.
+    let context: Arc<Vec<String>> = Arc::new(
+        plan.verbatim
+            .iter()
+            .filter_map(|&it| t.text(it as usize).ok())
+            .collect(),
+    );
+    let rules = super::rules(settings);
+    let (context_ref, rules) = (&context, &rules);
+    let asked: Vec<Result<Asked>> = call::join_all(plan.spans.iter().map(|span| async move {
+        call::ask_span(t, ledger, span, redactor, rules, ctx.caller(), context_ref).await
+    }))
+    .await;
+    spinner.finish_and_clear();
+    let asked: Vec<Asked> = asked.into_iter().collect::<Result<_>>()?;
+    for a in &asked {
+        r.calls += a.calls.len();
+        for (k, n) in &a.redacted {
+            *r.redacted.entry(k).or_default() += n;
+        }
+    }
+    if ctx.interrupt.received().is_some() {
+        return Err(MfError::Interrupted.into());
+    }
+    if let Some(e) = asked.iter().find_map(|a| a.stops().cloned()) {
+        return Err(e.into());
+    }
+    Ok(asked)
+}
+
+/// Judge one span's reply into the outcome: a failure (the span stays verbatim), a lossy
+/// summary or one not smaller (declined and remembered), or a draft to write.
+#[allow(clippy::too_many_arguments)]
+fn judge(
+    t: &Transcript,
+    a: Asked,
+    plan: &Plan,
+    settings: &CompactSettings,
+    ctx: &Compaction,
+    r: &mut DecisionRecord,
+    model: &str,
+    now: u64,
+    out: &mut Outcome,
+) {
+    for &(usage, estimate) in &a.calls {
+        add_usage_est(r, usage, settings, estimate);
+    }
+    out.spent.push((a.span.digest.clone(), a.billed()));
+    if let Ok(reply) = &a.reply {
+        r.notes.extend(
+            reply
+                .notes
+                .iter()
+                .map(|n| format!("turns {}–{}: {n}", a.span.from_turn, a.span.to_turn)),
+        );
+    }
+    let reply = match a.reply.and_then(|rep| {
+        summary::vet(&rep.text)
+            .map(|_| rep)
+            .map_err(SummarizerError::degrade)
+    }) {
+        Ok(reply) => reply,
+        Err(e) => {
+            failed(t, a.span, e, settings, ctx, r, out);
+            return;
+        }
+    };
+    let (verdict_audit, lossy) = a.audit.expect("a vetted reply was audited");
+    let audit_json = call::scrubbed_json(&verdict_audit, &ctx.redactor);
+    let lossy = lossy.map(|why| ctx.redactor.redact(&why, &mut Counts::new()));
+    if let Some(why) = lossy {
+        r.summaries.push(SummaryRecord {
+            id: String::new(),
+            from_turn: a.span.from_turn,
+            to_turn: a.span.to_turn,
+            entry_count: a.span.items.len(),
+            chars: reply.text.chars().count(),
+            tokens: estimate_tokens(reply.text.chars().count()),
+            audit: audit_json,
+            outcome: format!("declined as lossy: {why}"),
+            ..SummaryRecord::default()
+        });
+        out.declines.push((
+            DeclineReason::Lossy,
+            a.span,
+            Some(reply.text.chars().count()),
+            why,
+        ));
+        return;
+    }
+    let vetted = summary::vet(&reply.text).expect("vetted above");
+    // Secrets never reach the file: the key in use, and anything shaped like one.
+    let text = ctx.redactor.redact(&vetted, &mut r.scrubbed);
+    let id = summary::summary_id(a.span.from_turn, a.span.to_turn, |id| {
+        t.has_id(id) || out.taken.iter().any(|x| x == id)
+    });
+    let extra = audit_json
+        .as_ref()
+        .map(|j| vec![("audit", j.to_string())])
+        .unwrap_or_default();
+    let d = summary::draft(
+        &a.span,
+        id.clone(),
+        model,
+        &text,
+        reply.usage,
+        now,
+        plan.tail_line,
+        extra,
+    );
+    let mut rec = SummaryRecord {
+        id: id.clone(),
+        from_turn: a.span.from_turn,
+        to_turn: a.span.to_turn,
+        entry_count: a.span.items.len(),
+        chars: d.chars(),
+        tokens: estimate_tokens(d.chars()),
+        audit: audit_json,
+        outcome: "written".into(),
+        ..SummaryRecord::default()
+    };
+    match summary::judge(&a.span, &d) {
+        Verdict::NotSmaller {
+            span_chars,
+            summary_chars,
+        } => {
+            let detail = format!(
+                "label and summary would be {summary_chars} chars, not shorter than the {span_chars} chars they replace"
+            );
+            rec.outcome = format!("declined: {detail}");
+            out.declines.push((
+                DeclineReason::NotSmaller,
+                a.span,
+                Some(summary_chars),
+                detail,
+            ));
+        }
+        Verdict::Smaller {
+            span_chars,
+            summary_chars,
+        } => {
+            out.taken.push(id);
+            out.written_chars.0 += span_chars;
+            out.written_chars.1 += summary_chars;
+            out.folds.push((a.span.items.clone(), out.drafts.len()));
+            out.drafts.push(d);
+            out.written_spans.push(a.span);
+        }
+    }
+    r.summaries.push(rec);
+}
+
+/// A span whose summarizer failed stays verbatim: the failure in the record, declined.
+fn failed(
+    t: &Transcript,
+    span: Span,
+    e: SummarizerError,
+    settings: &CompactSettings,
+    ctx: &Compaction,
+    r: &mut DecisionRecord,
+    out: &mut Outcome,
+) {
+    let usage = e.usage.unwrap_or_default();
+    r.failures.push(crate::decision::FailureRecord {
+        from_turn: span.from_turn,
+        to_turn: span.to_turn,
+        reason: e.reason,
+        message: e.message.clone(),
+        usage: e.usage.map(Into::into),
+        cost: cost_of(settings, (0, 0), Some(usage)),
+    });
+    ctx.ui.warn(&format!(
+        "{}: the summarizer failed, turns {}–{} stay verbatim: {}",
+        t.display(),
+        span.from_turn,
+        span.to_turn,
+        e.message
+    ));
+    r.degraded = true;
+    out.declines
+        .push((DeclineReason::SummarizerFailed, span, None, e.message));
+}
+
+impl Outcome {
+    /// A fold that would save under a tenth of the view is not worth its lines: the view stays.
+    fn unless_worth_it(&mut self, plan: &Plan, r: &mut DecisionRecord) {
+        let saved = self.written_chars.0.saturating_sub(self.written_chars.1);
+        if self.drafts.is_empty() || saved * 100 >= plan.view_chars * MIN_SAVING_PCT {
+            return;
+        }
+        let detail = format!(
+            "the fold would save {saved} of the view's {} chars, under {MIN_SAVING_PCT}%",
+            plan.view_chars
+        );
+        for (span, d) in self.written_spans.drain(..).zip(self.drafts.drain(..)) {
+            if let Some(rec) = r.summaries.iter_mut().find(|s| s.id == d.id) {
+                rec.outcome = format!("declined: {detail}");
+            }
+            self.declines.push((
+                DeclineReason::NotSmaller,
+                span,
+                Some(d.chars()),
+                detail.clone(),
+            ));
+        }
+        self.folds.clear();
+        self.written_chars = (0, 0);
+    }
+}
+
+/// The decline records to append (none the file already holds), each with what its span's
+/// calls were billed.
+fn decline_lines(
+    ledger: &Ledger<'_>,
+    model: &str,
+    now: u64,
+    out: &Outcome,
+) -> Vec<(RecordKind, u64)> {
+    let records = decline_records(
+        ledger,
+        model,
+        now,
+        out.declines
+            .iter()
+            .map(|(reason, span, chars, detail)| (*reason, span, *chars, short(detail, 200))),
+    );
+    records
+        .into_iter()
+        .map(|(mut k, at)| {
+            if let RecordKind::Decline {
+                span: DeclinedSpan::Ref(s),
+                usage,
+                ..
+            } = &mut k
+            {
+                *usage = out
+                    .spent
+                    .iter()
+                    .find(|(d, _)| *d == s.digest)
+                    .map(|(_, u)| *u)
+                    .filter(|u| u.input_tokens + u.output_tokens > 0);
+            }
+            (k, at)
+        })
+        .collect()
+}
+
+/// What the outcome says in the record: folded (and what else was declined), or declined.
+fn record(r: &mut DecisionRecord, out: &Outcome, plan: &Plan) {
+    let folded = out.drafts.len();
+    if folded > 0 {
+        r.action = Action::Folded;
+        let from = out
+            .drafts
+            .iter()
+            .map(|d| d.coverage.from_turn)
+            .min()
+            .unwrap_or(0);
+        let to = out
+            .drafts
+            .iter()
+            .map(|d| d.coverage.to_turn)
+            .max()
+            .unwrap_or(0);
+        let mut declined = String::new();
+        if !out.declines.is_empty() {
+            let count = |want: DeclineReason| out.declines.iter().filter(|d| d.0 == want).count();
+            let kinds: Vec<String> = [
+                (DeclineReason::Lossy, "lossy"),
+                (DeclineReason::NotSmaller, "not smaller"),
+                (DeclineReason::SummarizerFailed, "summarizer failed"),
+            ]
+            .into_iter()
+            .filter(|(k, _)| count(*k) > 0)
+            .map(|(k, name)| format!("{} {name}", count(k)))
+            .collect();
+            declined = format!(
+                "; {} other chunk{} declined ({}), {} turns stay verbatim",
+                out.declines.len(),
+                if out.declines.len() == 1 { "" } else { "s" },
+                kinds.join(", "),
+                if out.declines.len() == 1 {
+                    "its"
+                } else {
+                    "their"
+                },
+            );
+        }
+        r.reason = format!(
+            "folded {} entries (turns {from}–{to}) into {}{declined}; {} entries stay verbatim",
+            out.drafts
+                .iter()
+                .map(|d| d.coverage.entry_count)
+                .sum::<u64>(),
+            if folded == 1 {
+                "one summary".to_string()
+            } else {
+                format!("{folded} summaries")
+            },
+            plan.verbatim.len()
+        );
+        r.after = Size::of(r.after.chars - out.written_chars.0 + out.written_chars.1);
+    } else if r.action != Action::Masked {
+        r.action = Action::Declined;
+        r.reason = match out.declines.first() {
+            Some((DeclineReason::SummarizerFailed, _, _, m)) => format!("summarizer failed: {m}"),
+            Some((DeclineReason::NotSmaller, _, _, d)) => {
+                format!("replacement not smaller: {d}; verdict remembered for this exact span")
+            }
+            Some((DeclineReason::Lossy, _, _, d)) => {
+                format!(
+                    "summary declined as lossy: {d}; verdict remembered for this span, model, instruction, strategy and threshold (--retry asks again)"
+                )
+            }
+            Some((DeclineReason::Rejected, _, _, d)) => format!(
+                "every candidate summary was rejected: {d}; verdict remembered for this span, model, instruction, strategy and threshold (--retry asks again)"
+            ),
+            None => "nothing was written".into(),
+        };
+    }
+}
