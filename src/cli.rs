@@ -57,6 +57,15 @@ pub enum Command {
         "Examples:\n  mf compact chat.jsonl --model extractive\n  mf compact ~/.claude/projects/-home-me-app/SESSION.jsonl --model haiku --dry-run\n  find logs -name '*.jsonl' -print0 | mf compact --files-from - -0 --model haiku --json"
     ))]
     Compact(Box<CompactArgs>),
+    /// Summarize a span read from stdin (or FILE) and print the audited summary; nothing is written
+    #[command(after_help = concat!(
+        "Every entry of the input is the span: a chat log (one message per line), or any session mf reads. ",
+        "The summary is mf's: its label first, then the model's text, then (when the audit adds one) the \"Kept verbatim by mf\" section of salient items the model left out. ",
+        "With --json, one object: {\"summary\": text or null, \"model\", \"strategy\", \"audit\", \"chunks\", \"usage\", \"costUsd\", \"accepted\", \"reason\"}.\n\n",
+        "Exit codes: 0 accepted (or --dry-run); 1 declined by the audit (the summary is not printed; with --json, accepted is false and reason says why) or a refused operation (--max-cost); 2 usage error; 3 the summarizer failed or could not be reached.\n\n",
+        "Examples:\n  mf summarize chat.jsonl --model extractive\n  cat span.jsonl | mf summarize --model haiku --json\n  mf summarize SESSION.jsonl --model haiku --min-retention 0.7 --dry-run"
+    ))]
+    Summarize(Box<SummarizeArgs>),
     /// Print what a model should see now: standing summaries and the turns they do not cover
     #[command(
         after_help = "Examples:\n  mf recall chat.jsonl\n  mf recall chat.jsonl --format text --budget 8000\n  mf recall SESSION.jsonl --format native"
@@ -310,6 +319,43 @@ pub struct CompactArgs {
     pub provider: ProviderArgs,
 }
 
+#[derive(Debug, Args)]
+pub struct SummarizeArgs {
+    /// The span to summarize (`-` or nothing: standard input)
+    #[arg(value_name = "FILE", default_value = "-")]
+    pub file: PathBuf,
+
+    /// Summarizer model (required; never defaulted); `extractive` is the built-in offline one [env: MF_MODEL]
+    #[arg(short, long, value_name = "MODEL", value_parser = ModelName, hide_possible_values = true)]
+    pub model: Option<String>,
+
+    /// Replace the summarizer instruction: TEXT, or @FILE to read it from a file
+    #[arg(long, value_name = "TEXT|@FILE", help_heading = "Summarizer model")]
+    pub system_prompt: Option<String>,
+
+    /// Most tokens one summarizer call may carry; a larger span is summarized in chunks [default: the model's budget]
+    #[arg(long, value_name = "TOKENS", value_parser = positive_usize)]
+    pub max_span_tokens: Option<usize>,
+
+    /// Read the input as this format instead of detecting it
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub from: Option<InputFormat>,
+
+    /// Print the calls it would make and their estimated cost without calling anything
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Print one JSON object (summary, audit, usage, cost, accepted, reason)
+    #[arg(long)]
+    pub json: bool,
+
+    #[command(flatten)]
+    pub audit: AuditArgs,
+
+    #[command(flatten)]
+    pub provider: ProviderArgs,
+}
+
 /// How summaries are audited before they are written.
 #[derive(Debug, Args, Clone, Default)]
 #[command(next_help_heading = "Fidelity audit")]
@@ -541,8 +587,9 @@ pub struct VerifyArgs {
 }
 
 /// The commands with a man page of their own (every visible one; a test keeps the list whole).
-pub const MAN_PAGES: [&str; 8] = [
+pub const MAN_PAGES: [&str; 9] = [
     "compact",
+    "summarize",
     "recall",
     "expand",
     "explain",

@@ -363,3 +363,64 @@ impl DecisionRecord {
         }
     }
 }
+
+/// `mf summarize --json`: one object for the whole input (the contract hooks rely on).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SummarizeRecord {
+    /// mf's label, the model's text and mf's section of what it left out; `null` unless accepted.
+    pub summary: Option<String>,
+    pub model: String,
+    pub strategy: &'static str,
+    /// The audit of the summary, in the shape `compact` records it (`null` with several chunks:
+    /// each chunk's is in `chunks`).
+    pub audit: Option<serde_json::Value>,
+    pub chunks: Vec<SummarizeChunk>,
+    pub calls: usize,
+    pub usage: Option<UsageRecord>,
+    /// US dollars: the provider's usage when reported, else mf's estimate; 0 for the built-in.
+    #[serde(serialize_with = "round_usd_opt")]
+    pub cost_usd: Option<f64>,
+    pub accepted: bool,
+    pub reason: String,
+    /// The summarizer's failure, when one ended the run.
+    #[serde(skip)]
+    pub failure: Option<crate::summarizer::SummarizerError>,
+}
+
+impl SummarizeRecord {
+    pub fn new(model: &str) -> Self {
+        Self {
+            summary: None,
+            model: model.to_string(),
+            strategy: "summary",
+            audit: None,
+            chunks: Vec::new(),
+            calls: 0,
+            usage: None,
+            cost_usd: None,
+            accepted: false,
+            reason: String::new(),
+            failure: None,
+        }
+    }
+}
+
+/// One chunk of a `summarize` span (a span larger than one call is summarized in chunks).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SummarizeChunk {
+    pub from_turn: u64,
+    pub to_turn: u64,
+    pub entry_count: usize,
+    pub accepted: bool,
+    pub reason: String,
+    pub audit: Option<serde_json::Value>,
+}
+
+fn round_usd_opt<S: serde::Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(v) => round_usd(v, s),
+        None => s.serialize_none(),
+    }
+}

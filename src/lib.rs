@@ -72,6 +72,13 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
             let results = block_on(compact::run(&settings, ctx))??;
             finish_compact(&settings, &ui, &interrupt, results)
         }
+        Command::Summarize(args) => {
+            let (settings, json) = commands::summarize::settings(*args, config)?;
+            interrupt.graceful();
+            block_on(commands::summarize::summarize(
+                &settings, json, ui, &interrupt,
+            ))?
+        }
         Command::Recall(args) => {
             let cache = settings::cache_options(cli.no_cache);
             commands::recall::recall(&args, cache.as_ref(), &ui).map(|()| ExitStatus::Success)

@@ -38,6 +38,7 @@ mod scale;
 mod server;
 mod snapshots;
 mod stream;
+mod summarize;
 mod trust;
 mod turns;
 mod unicode;
