@@ -33,6 +33,7 @@ Register-ArgumentCompleter -Native -CommandName 'mf' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Fold older turns into a summary and append it, printing the decision record')
+            [CompletionResult]::new('summarize', 'summarize', [CompletionResultType]::ParameterValue, 'Summarize a span read from stdin (or FILE) and print the audited summary; nothing is written')
             [CompletionResult]::new('recall', 'recall', [CompletionResultType]::ParameterValue, 'Print what a model should see now: standing summaries and the turns they do not cover')
             [CompletionResult]::new('expand', 'expand', [CompletionResultType]::ParameterValue, 'Print the originals behind a summary; `--restore` retracts the summary')
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Show every decision recorded in the file, suspicious lines, and what `compact` would do now')
@@ -84,6 +85,46 @@ Register-ArgumentCompleter -Native -CommandName 'mf' -ScriptBlock {
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Let --output replace an existing file, and write to an agent session that looks live')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON decision record per file (errors included), one per line')
             [CompletionResult]::new('--allow-degraded', '--allow-degraded', [CompletionResultType]::ParameterName, 'Exit 0 even when a summarizer failed and the span stayed verbatim')
+            [CompletionResult]::new('--retry-lossy', '--retry-lossy', [CompletionResultType]::ParameterName, 'Ask once more, naming the missing items, when a summary is lossy')
+            [CompletionResult]::new('--retry', '--retry', [CompletionResultType]::ParameterName, 'Ask again for spans declined before, whatever decided it (the record keeps why)')
+            [CompletionResult]::new('--strict-audit', '--strict-audit', [CompletionResultType]::ParameterName, 'Also decline summaries with inventions or superseded values')
+            [CompletionResult]::new('--audit-tool-results', '--audit-tool-results', [CompletionResultType]::ParameterName, 'Count items found only in tool results toward the retention threshold')
+            [CompletionResult]::new('--count-tokens', '--count-tokens', [CompletionResultType]::ParameterName, 'With --dry-run, ask Anthropic''s free count_tokens endpoint for each request''s exact input tokens')
+            [CompletionResult]::new('--allow-same-model', '--allow-same-model', [CompletionResultType]::ParameterName, 'Allow the summarizer to be the conversation''s own model (billed at its price)')
+            [CompletionResult]::new('--allow-insecure-http', '--allow-insecure-http', [CompletionResultType]::ParameterName, 'Allow sending a key over plain http:// to a host that is not loopback')
+            [CompletionResult]::new('--no-redact', '--no-redact', [CompletionResultType]::ParameterName, 'Send spans as they are, without replacing keys, tokens and passwords by placeholders')
+            [CompletionResult]::new('--debug-bodies', '--debug-bodies', [CompletionResultType]::ParameterName, 'With -v, also print request and response bodies (they hold the transcript; keys stay redacted)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or notes on stderr (errors still print)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or notes on stderr (errors still print)')
+            [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Read every file in full: no checkpoint of a large file''s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'mf;summarize' {
+            [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'Summarizer model (required; never defaulted); `extractive` is the built-in offline one [env: MF_MODEL]')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Summarizer model (required; never defaulted); `extractive` is the built-in offline one [env: MF_MODEL]')
+            [CompletionResult]::new('--system-prompt', '--system-prompt', [CompletionResultType]::ParameterName, 'Replace the summarizer instruction: TEXT, or @FILE to read it from a file')
+            [CompletionResult]::new('--max-span-tokens', '--max-span-tokens', [CompletionResultType]::ParameterName, 'Most tokens one summarizer call may carry; a larger span is summarized in chunks [default: the model''s budget]')
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Read the input as this format instead of detecting it')
+            [CompletionResult]::new('--min-retention', '--min-retention', [CompletionResultType]::ParameterName, 'Decline a summary that keeps less than this share of the span''s items (0 turns it off) [default: 0.5] [env: MF_MIN_RETENTION]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'API base URL (beats ANTHROPIC_BASE_URL / OPENAI_BASE_URL; required for openai-compatible:NAME) [env: MF_BASE_URL]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one request may take, connect to last byte [default: 120] [env: MF_TIMEOUT]')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Retries after a failed attempt (connection errors, timeouts, 408, 409, 429, 5xx) [default: 2]')
+            [CompletionResult]::new('--temperature', '--temperature', [CompletionResultType]::ParameterName, 'Sampling temperature, 0 to 2, for models that take one (not Anthropic 5.x, not OpenAI reasoning models)')
+            [CompletionResult]::new('--seed', '--seed', [CompletionResultType]::ParameterName, 'Seed for OpenAI-style servers that honour it (not Anthropic, which has none)')
+            [CompletionResult]::new('--max-output-tokens', '--max-output-tokens', [CompletionResultType]::ParameterName, 'Cap on one summary''s output tokens [default: the model''s output budget]')
+            [CompletionResult]::new('--anthropic-version', '--anthropic-version', [CompletionResultType]::ParameterName, '`anthropic-version` header')
+            [CompletionResult]::new('--agent-model', '--agent-model', [CompletionResultType]::ParameterName, 'The model that wrote the conversation, when the file does not record it')
+            [CompletionResult]::new('--price-in', '--price-in', [CompletionResultType]::ParameterName, 'Input price in USD per million tokens (overrides the table)')
+            [CompletionResult]::new('--price-out', '--price-out', [CompletionResultType]::ParameterName, 'Output price in USD per million tokens (overrides the table)')
+            [CompletionResult]::new('--max-cost', '--max-cost', [CompletionResultType]::ParameterName, 'Refuse to start calls whose estimated total cost exceeds USD')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [default: $XDG_CONFIG_HOME/mf/config.toml] [env: MF_CONFIG]')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the calls it would make and their estimated cost without calling anything')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object (summary, audit, usage, cost, accepted, reason)')
             [CompletionResult]::new('--retry-lossy', '--retry-lossy', [CompletionResultType]::ParameterName, 'Ask once more, naming the missing items, when a summary is lossy')
             [CompletionResult]::new('--retry', '--retry', [CompletionResultType]::ParameterName, 'Ask again for spans declined before, whatever decided it (the record keeps why)')
             [CompletionResult]::new('--strict-audit', '--strict-audit', [CompletionResultType]::ParameterName, 'Also decline summaries with inventions or superseded values')
@@ -214,6 +255,7 @@ Register-ArgumentCompleter -Native -CommandName 'mf' -ScriptBlock {
         }
         'mf;help' {
             [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Fold older turns into a summary and append it, printing the decision record')
+            [CompletionResult]::new('summarize', 'summarize', [CompletionResultType]::ParameterValue, 'Summarize a span read from stdin (or FILE) and print the audited summary; nothing is written')
             [CompletionResult]::new('recall', 'recall', [CompletionResultType]::ParameterValue, 'Print what a model should see now: standing summaries and the turns they do not cover')
             [CompletionResult]::new('expand', 'expand', [CompletionResultType]::ParameterValue, 'Print the originals behind a summary; `--restore` retracts the summary')
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Show every decision recorded in the file, suspicious lines, and what `compact` would do now')
@@ -225,6 +267,9 @@ Register-ArgumentCompleter -Native -CommandName 'mf' -ScriptBlock {
             break
         }
         'mf;help;compact' {
+            break
+        }
+        'mf;help;summarize' {
             break
         }
         'mf;help;recall' {

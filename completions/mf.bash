@@ -40,6 +40,9 @@ _mf() {
             mf,recall)
                 cmd="mf__subcmd__recall"
                 ;;
+            mf,summarize)
+                cmd="mf__subcmd__summarize"
+                ;;
             mf,verify)
                 cmd="mf__subcmd__verify"
                 ;;
@@ -67,6 +70,9 @@ _mf() {
             mf__subcmd__help,recall)
                 cmd="mf__subcmd__help__subcmd__recall"
                 ;;
+            mf__subcmd__help,summarize)
+                cmd="mf__subcmd__help__subcmd__summarize"
+                ;;
             mf__subcmd__help,verify)
                 cmd="mf__subcmd__help__subcmd__verify"
                 ;;
@@ -77,7 +83,7 @@ _mf() {
 
     case "${cmd}" in
         mf)
-            opts="-q -v -h -V --quiet --no-progress --verbose --no-cache --config --help --version compact recall expand explain verify models completions man help"
+            opts="-q -v -h -V --quiet --no-progress --verbose --no-cache --config --help --version compact summarize recall expand explain verify models completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -355,7 +361,7 @@ _mf() {
             return 0
             ;;
         mf__subcmd__help)
-            opts="compact recall expand explain verify models completions man help"
+            opts="compact summarize recall expand explain verify models completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -480,6 +486,20 @@ _mf() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mf__subcmd__help__subcmd__summarize)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mf__subcmd__help__subcmd__verify)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -495,7 +515,7 @@ _mf() {
             return 0
             ;;
         mf__subcmd__man)
-            opts="-q -v -h --quiet --no-progress --verbose --no-cache --config --help compact recall expand explain verify models completions man"
+            opts="-q -v -h --quiet --no-progress --verbose --no-cache --config --help compact summarize recall expand explain verify models completions man"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -547,6 +567,92 @@ _mf() {
                     ;;
                 --from)
                     COMPREPLY=($(compgen -W "chat claude codex pi" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mf__subcmd__summarize)
+            opts="-m -q -v -h --model --system-prompt --max-span-tokens --from --dry-run --json --min-retention --retry-lossy --retry --strict-audit --audit-tool-results --base-url --timeout --retries --temperature --seed --count-tokens --max-output-tokens --anthropic-version --agent-model --allow-same-model --allow-insecure-http --no-redact --price-in --price-out --max-cost --debug-bodies --quiet --no-progress --verbose --no-cache --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --model)
+                    COMPREPLY=($(compgen -W "extractive haiku sonnet opus fable gpt-6-luna gpt-5.6-luna gpt-5.6-terra claude-haiku-4-5 claude-sonnet-4-6 claude-opus-4-6 gpt-5-mini gpt-4o-mini gpt-4o gpt-4.1-mini gpt-4.1 openai-compatible:" -- "${cur}"))
+                    return 0
+                    ;;
+                -m)
+                    COMPREPLY=($(compgen -W "extractive haiku sonnet opus fable gpt-6-luna gpt-5.6-luna gpt-5.6-terra claude-haiku-4-5 claude-sonnet-4-6 claude-opus-4-6 gpt-5-mini gpt-4o-mini gpt-4o gpt-4.1-mini gpt-4.1 openai-compatible:" -- "${cur}"))
+                    return 0
+                    ;;
+                --system-prompt)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-span-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from)
+                    COMPREPLY=($(compgen -W "chat claude codex pi" -- "${cur}"))
+                    return 0
+                    ;;
+                --min-retention)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --temperature)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --seed)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-output-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --anthropic-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent-model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --price-in)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --price-out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-cost)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --config)

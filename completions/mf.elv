@@ -30,6 +30,7 @@ set edit:completion:arg-completer[mf] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand compact 'Fold older turns into a summary and append it, printing the decision record'
+            cand summarize 'Summarize a span read from stdin (or FILE) and print the audited summary; nothing is written'
             cand recall 'Print what a model should see now: standing summaries and the turns they do not cover'
             cand expand 'Print the originals behind a summary; `--restore` retracts the summary'
             cand explain 'Show every decision recorded in the file, suspicious lines, and what `compact` would do now'
@@ -80,6 +81,45 @@ set edit:completion:arg-completer[mf] = {|@words|
             cand --force 'Let --output replace an existing file, and write to an agent session that looks live'
             cand --json 'Print one JSON decision record per file (errors included), one per line'
             cand --allow-degraded 'Exit 0 even when a summarizer failed and the span stayed verbatim'
+            cand --retry-lossy 'Ask once more, naming the missing items, when a summary is lossy'
+            cand --retry 'Ask again for spans declined before, whatever decided it (the record keeps why)'
+            cand --strict-audit 'Also decline summaries with inventions or superseded values'
+            cand --audit-tool-results 'Count items found only in tool results toward the retention threshold'
+            cand --count-tokens 'With --dry-run, ask Anthropic''s free count_tokens endpoint for each request''s exact input tokens'
+            cand --allow-same-model 'Allow the summarizer to be the conversation''s own model (billed at its price)'
+            cand --allow-insecure-http 'Allow sending a key over plain http:// to a host that is not loopback'
+            cand --no-redact 'Send spans as they are, without replacing keys, tokens and passwords by placeholders'
+            cand --debug-bodies 'With -v, also print request and response bodies (they hold the transcript; keys stay redacted)'
+            cand -q 'Print no warnings or notes on stderr (errors still print)'
+            cand --quiet 'Print no warnings or notes on stderr (errors still print)'
+            cand --no-progress 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]'
+            cand -v 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
+            cand --verbose 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
+            cand --no-cache 'Read every file in full: no checkpoint of a large file''s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'mf;summarize'= {
+            cand -m 'Summarizer model (required; never defaulted); `extractive` is the built-in offline one [env: MF_MODEL]'
+            cand --model 'Summarizer model (required; never defaulted); `extractive` is the built-in offline one [env: MF_MODEL]'
+            cand --system-prompt 'Replace the summarizer instruction: TEXT, or @FILE to read it from a file'
+            cand --max-span-tokens 'Most tokens one summarizer call may carry; a larger span is summarized in chunks [default: the model''s budget]'
+            cand --from 'Read the input as this format instead of detecting it'
+            cand --min-retention 'Decline a summary that keeps less than this share of the span''s items (0 turns it off) [default: 0.5] [env: MF_MIN_RETENTION]'
+            cand --base-url 'API base URL (beats ANTHROPIC_BASE_URL / OPENAI_BASE_URL; required for openai-compatible:NAME) [env: MF_BASE_URL]'
+            cand --timeout 'Seconds one request may take, connect to last byte [default: 120] [env: MF_TIMEOUT]'
+            cand --retries 'Retries after a failed attempt (connection errors, timeouts, 408, 409, 429, 5xx) [default: 2]'
+            cand --temperature 'Sampling temperature, 0 to 2, for models that take one (not Anthropic 5.x, not OpenAI reasoning models)'
+            cand --seed 'Seed for OpenAI-style servers that honour it (not Anthropic, which has none)'
+            cand --max-output-tokens 'Cap on one summary''s output tokens [default: the model''s output budget]'
+            cand --anthropic-version '`anthropic-version` header'
+            cand --agent-model 'The model that wrote the conversation, when the file does not record it'
+            cand --price-in 'Input price in USD per million tokens (overrides the table)'
+            cand --price-out 'Output price in USD per million tokens (overrides the table)'
+            cand --max-cost 'Refuse to start calls whose estimated total cost exceeds USD'
+            cand --config 'Config file [default: $XDG_CONFIG_HOME/mf/config.toml] [env: MF_CONFIG]'
+            cand --dry-run 'Print the calls it would make and their estimated cost without calling anything'
+            cand --json 'Print one JSON object (summary, audit, usage, cost, accepted, reason)'
             cand --retry-lossy 'Ask once more, naming the missing items, when a summary is lossy'
             cand --retry 'Ask again for spans declined before, whatever decided it (the record keeps why)'
             cand --strict-audit 'Also decline summaries with inventions or superseded values'
@@ -202,6 +242,7 @@ set edit:completion:arg-completer[mf] = {|@words|
         }
         &'mf;help'= {
             cand compact 'Fold older turns into a summary and append it, printing the decision record'
+            cand summarize 'Summarize a span read from stdin (or FILE) and print the audited summary; nothing is written'
             cand recall 'Print what a model should see now: standing summaries and the turns they do not cover'
             cand expand 'Print the originals behind a summary; `--restore` retracts the summary'
             cand explain 'Show every decision recorded in the file, suspicious lines, and what `compact` would do now'
@@ -212,6 +253,8 @@ set edit:completion:arg-completer[mf] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'mf;help;compact'= {
+        }
+        &'mf;help;summarize'= {
         }
         &'mf;help;recall'= {
         }

@@ -32,6 +32,7 @@ complete -c mf -n "__fish_mf_needs_command" -l no-cache -d 'Read every file in f
 complete -c mf -n "__fish_mf_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mf -n "__fish_mf_needs_command" -s V -l version -d 'Print version'
 complete -c mf -n "__fish_mf_needs_command" -f -a "compact" -d 'Fold older turns into a summary and append it, printing the decision record'
+complete -c mf -n "__fish_mf_needs_command" -f -a "summarize" -d 'Summarize a span read from stdin (or FILE) and print the audited summary; nothing is written'
 complete -c mf -n "__fish_mf_needs_command" -f -a "recall" -d 'Print what a model should see now: standing summaries and the turns they do not cover'
 complete -c mf -n "__fish_mf_needs_command" -f -a "expand" -d 'Print the originals behind a summary; `--restore` retracts the summary'
 complete -c mf -n "__fish_mf_needs_command" -f -a "explain" -d 'Show every decision recorded in the file, suspicious lines, and what `compact` would do now'
@@ -110,6 +111,58 @@ complete -c mf -n "__fish_mf_using_subcommand compact" -l no-progress -d 'Never 
 complete -c mf -n "__fish_mf_using_subcommand compact" -s v -l verbose -d 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
 complete -c mf -n "__fish_mf_using_subcommand compact" -l no-cache -d 'Read every file in full: no checkpoint of a large file\'s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]'
 complete -c mf -n "__fish_mf_using_subcommand compact" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mf -n "__fish_mf_using_subcommand summarize" -s m -l model -d 'Summarizer model (required; never defaulted); `extractive` is the built-in offline one [env: MF_MODEL]' -r -f -a "extractive\t''
+haiku\t''
+sonnet\t''
+opus\t''
+fable\t''
+gpt-6-luna\t''
+gpt-5.6-luna\t''
+gpt-5.6-terra\t''
+claude-haiku-4-5\t''
+claude-sonnet-4-6\t''
+claude-opus-4-6\t''
+gpt-5-mini\t''
+gpt-4o-mini\t''
+gpt-4o\t''
+gpt-4.1-mini\t''
+gpt-4.1\t''
+openai-compatible:\t''"
+complete -c mf -n "__fish_mf_using_subcommand summarize" -l system-prompt -d 'Replace the summarizer instruction: TEXT, or @FILE to read it from a file' -r
+complete -c mf -n "__fish_mf_using_subcommand summarize" -l max-span-tokens -d 'Most tokens one summarizer call may carry; a larger span is summarized in chunks [default: the model\'s budget]' -r
+complete -c mf -n "__fish_mf_using_subcommand summarize" -l from -d 'Read the input as this format instead of detecting it' -r -f -a "chat\t'One chat message per line'
+claude\t'A Claude Code session'
+codex\t'A Codex CLI rollout'
+pi\t'A pi coding-agent session'"
+complete -c mf -n "__fish_mf_using_subcommand summarize" -l min-retention -d 'Decline a summary that keeps less than this share of the span\'s items (0 turns it off) [default: 0.5] [env: MF_MIN_RETENTION]' -r
+complete -c mf -n "__fish_mf_using_subcommand summarize" -l base-url -d 'API base URL (beats ANTHROPIC_BASE_URL / OPENAI_BASE_URL; required for openai-compatible:NAME) [env: MF_BASE_URL]' -r
+complete -c mf -n "__fish_mf_using_subcommand summarize" -l timeout -d 'Seconds one request may take, connect to last byte [default: 120] [env: MF_TIMEOUT]' -r
+complete -c mf -n "__fish_mf_using_subcommand summarize" -l retries -d 'Retries after a failed attempt (connection errors, timeouts, 408, 409, 429, 5xx) [default: 2]' -r
+complete -c mf -n "__fish_mf_using_subcommand summarize" -l temperature -d 'Sampling temperature, 0 to 2, for models that take one (not Anthropic 5.x, not OpenAI reasoning models)' -r
+complete -c mf -n "__fish_mf_using_subcommand summarize" -l seed -d 'Seed for OpenAI-style servers that honour it (not Anthropic, which has none)' -r
+complete -c mf -n "__fish_mf_using_subcommand summarize" -l max-output-tokens -d 'Cap on one summary\'s output tokens [default: the model\'s output budget]' -r
+complete -c mf -n "__fish_mf_using_subcommand summarize" -l anthropic-version -d '`anthropic-version` header' -r
+complete -c mf -n "__fish_mf_using_subcommand summarize" -l agent-model -d 'The model that wrote the conversation, when the file does not record it' -r
+complete -c mf -n "__fish_mf_using_subcommand summarize" -l price-in -d 'Input price in USD per million tokens (overrides the table)' -r
+complete -c mf -n "__fish_mf_using_subcommand summarize" -l price-out -d 'Output price in USD per million tokens (overrides the table)' -r
+complete -c mf -n "__fish_mf_using_subcommand summarize" -l max-cost -d 'Refuse to start calls whose estimated total cost exceeds USD' -r
+complete -c mf -n "__fish_mf_using_subcommand summarize" -l config -d 'Config file [default: $XDG_CONFIG_HOME/mf/config.toml] [env: MF_CONFIG]' -r -F
+complete -c mf -n "__fish_mf_using_subcommand summarize" -l dry-run -d 'Print the calls it would make and their estimated cost without calling anything'
+complete -c mf -n "__fish_mf_using_subcommand summarize" -l json -d 'Print one JSON object (summary, audit, usage, cost, accepted, reason)'
+complete -c mf -n "__fish_mf_using_subcommand summarize" -l retry-lossy -d 'Ask once more, naming the missing items, when a summary is lossy'
+complete -c mf -n "__fish_mf_using_subcommand summarize" -l retry -d 'Ask again for spans declined before, whatever decided it (the record keeps why)'
+complete -c mf -n "__fish_mf_using_subcommand summarize" -l strict-audit -d 'Also decline summaries with inventions or superseded values'
+complete -c mf -n "__fish_mf_using_subcommand summarize" -l audit-tool-results -d 'Count items found only in tool results toward the retention threshold'
+complete -c mf -n "__fish_mf_using_subcommand summarize" -l count-tokens -d 'With --dry-run, ask Anthropic\'s free count_tokens endpoint for each request\'s exact input tokens'
+complete -c mf -n "__fish_mf_using_subcommand summarize" -l allow-same-model -d 'Allow the summarizer to be the conversation\'s own model (billed at its price)'
+complete -c mf -n "__fish_mf_using_subcommand summarize" -l allow-insecure-http -d 'Allow sending a key over plain http:// to a host that is not loopback'
+complete -c mf -n "__fish_mf_using_subcommand summarize" -l no-redact -d 'Send spans as they are, without replacing keys, tokens and passwords by placeholders'
+complete -c mf -n "__fish_mf_using_subcommand summarize" -l debug-bodies -d 'With -v, also print request and response bodies (they hold the transcript; keys stay redacted)'
+complete -c mf -n "__fish_mf_using_subcommand summarize" -s q -l quiet -d 'Print no warnings or notes on stderr (errors still print)'
+complete -c mf -n "__fish_mf_using_subcommand summarize" -l no-progress -d 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]'
+complete -c mf -n "__fish_mf_using_subcommand summarize" -s v -l verbose -d 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
+complete -c mf -n "__fish_mf_using_subcommand summarize" -l no-cache -d 'Read every file in full: no checkpoint of a large file\'s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]'
+complete -c mf -n "__fish_mf_using_subcommand summarize" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mf -n "__fish_mf_using_subcommand recall" -l format -d 'Output format' -r -f -a "chat\t'Chat-shaped JSON lines (`role`, `content`, tool fields), ready to send to a model'
 native\t'The source\'s own line shape (what the agent reads back)'
 text\t'Readable text'
@@ -209,12 +262,13 @@ complete -c mf -n "__fish_mf_using_subcommand man" -l no-progress -d 'Never draw
 complete -c mf -n "__fish_mf_using_subcommand man" -s v -l verbose -d 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
 complete -c mf -n "__fish_mf_using_subcommand man" -l no-cache -d 'Read every file in full: no checkpoint of a large file\'s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]'
 complete -c mf -n "__fish_mf_using_subcommand man" -s h -l help -d 'Print help'
-complete -c mf -n "__fish_mf_using_subcommand help; and not __fish_seen_subcommand_from compact recall expand explain verify models completions man help" -f -a "compact" -d 'Fold older turns into a summary and append it, printing the decision record'
-complete -c mf -n "__fish_mf_using_subcommand help; and not __fish_seen_subcommand_from compact recall expand explain verify models completions man help" -f -a "recall" -d 'Print what a model should see now: standing summaries and the turns they do not cover'
-complete -c mf -n "__fish_mf_using_subcommand help; and not __fish_seen_subcommand_from compact recall expand explain verify models completions man help" -f -a "expand" -d 'Print the originals behind a summary; `--restore` retracts the summary'
-complete -c mf -n "__fish_mf_using_subcommand help; and not __fish_seen_subcommand_from compact recall expand explain verify models completions man help" -f -a "explain" -d 'Show every decision recorded in the file, suspicious lines, and what `compact` would do now'
-complete -c mf -n "__fish_mf_using_subcommand help; and not __fish_seen_subcommand_from compact recall expand explain verify models completions man help" -f -a "verify" -d 'Check a file\'s integrity without calling anything: exit 0 when clean, 1 with the problems'
-complete -c mf -n "__fish_mf_using_subcommand help; and not __fish_seen_subcommand_from compact recall expand explain verify models completions man help" -f -a "models" -d 'List the summarizer models mf knows: aliases, providers, ids, budgets and prices'
-complete -c mf -n "__fish_mf_using_subcommand help; and not __fish_seen_subcommand_from compact recall expand explain verify models completions man help" -f -a "completions" -d 'Print a shell completion script to stdout'
-complete -c mf -n "__fish_mf_using_subcommand help; and not __fish_seen_subcommand_from compact recall expand explain verify models completions man help" -f -a "man" -d 'Print the man page of mf, or of one of its commands, in roff'
-complete -c mf -n "__fish_mf_using_subcommand help; and not __fish_seen_subcommand_from compact recall expand explain verify models completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mf -n "__fish_mf_using_subcommand help; and not __fish_seen_subcommand_from compact summarize recall expand explain verify models completions man help" -f -a "compact" -d 'Fold older turns into a summary and append it, printing the decision record'
+complete -c mf -n "__fish_mf_using_subcommand help; and not __fish_seen_subcommand_from compact summarize recall expand explain verify models completions man help" -f -a "summarize" -d 'Summarize a span read from stdin (or FILE) and print the audited summary; nothing is written'
+complete -c mf -n "__fish_mf_using_subcommand help; and not __fish_seen_subcommand_from compact summarize recall expand explain verify models completions man help" -f -a "recall" -d 'Print what a model should see now: standing summaries and the turns they do not cover'
+complete -c mf -n "__fish_mf_using_subcommand help; and not __fish_seen_subcommand_from compact summarize recall expand explain verify models completions man help" -f -a "expand" -d 'Print the originals behind a summary; `--restore` retracts the summary'
+complete -c mf -n "__fish_mf_using_subcommand help; and not __fish_seen_subcommand_from compact summarize recall expand explain verify models completions man help" -f -a "explain" -d 'Show every decision recorded in the file, suspicious lines, and what `compact` would do now'
+complete -c mf -n "__fish_mf_using_subcommand help; and not __fish_seen_subcommand_from compact summarize recall expand explain verify models completions man help" -f -a "verify" -d 'Check a file\'s integrity without calling anything: exit 0 when clean, 1 with the problems'
+complete -c mf -n "__fish_mf_using_subcommand help; and not __fish_seen_subcommand_from compact summarize recall expand explain verify models completions man help" -f -a "models" -d 'List the summarizer models mf knows: aliases, providers, ids, budgets and prices'
+complete -c mf -n "__fish_mf_using_subcommand help; and not __fish_seen_subcommand_from compact summarize recall expand explain verify models completions man help" -f -a "completions" -d 'Print a shell completion script to stdout'
+complete -c mf -n "__fish_mf_using_subcommand help; and not __fish_seen_subcommand_from compact summarize recall expand explain verify models completions man help" -f -a "man" -d 'Print the man page of mf, or of one of its commands, in roff'
+complete -c mf -n "__fish_mf_using_subcommand help; and not __fish_seen_subcommand_from compact summarize recall expand explain verify models completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
