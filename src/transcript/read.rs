@@ -440,14 +440,9 @@ pub fn read_lines<R: LineReader>(
                 )?;
             }
         }
-        // After the first block, room for the whole file's entries at the rate seen so far: the
-        // index never grows by doubling (copying itself, and holding twice its size meanwhile).
         if !sized && !eof {
             sized = true;
-            let b = &mut walker.build;
-            let per_byte = b.entries.len() as f64 / (base + cut as u64).max(1) as f64;
-            let want = (per_byte * file_len as f64 * 1.03) as usize + 1024;
-            b.entries.reserve(want.saturating_sub(b.entries.len()));
+            reserve(&mut walker.build, base + cut as u64, file_len);
         }
         let n = read.map_err(io)?;
         eof = eof || n == 0;
@@ -523,6 +518,15 @@ impl<R: LineReader> Walker<'_, R> {
             }
         })
     }
+}
+
+/// After the first block (`read` bytes of a file of `file_len`), room for the whole file's entries
+/// at the rate seen so far: the index never grows by doubling (copying itself, and holding twice
+/// its size meanwhile).
+fn reserve(b: &mut Build, read: u64, file_len: u64) {
+    let per_byte = b.entries.len() as f64 / read.max(1) as f64;
+    let want = (per_byte * file_len as f64 * 1.03) as usize + 1024;
+    b.entries.reserve(want.saturating_sub(b.entries.len()));
 }
 
 /// Where a read starts: an empty index and the head already read, or a checkpoint's index and
