@@ -1,18 +1,17 @@
 //! Live: whether an agent is running a session now, judged by what a running agent leaves —
-//! its pid file (Claude Code), the lock it holds (Codex), the tail of the file (a line still
-//! being written, a tool call without its result, a prompt or tool result without the model's
-//! reply), a modification time in the future — and never by a recent write alone: a copy made
-//! without `cp -p`, or mf's own append, is not an agent at work.
+//! beside the session (its pid file, its lock: the format's adapter knows its agent's, see
+//! `Adapter::running`), in the tail of the file (a line still being written, a tool call
+//! without its result, a prompt or tool result without the model's reply), a modification time
+//! in the future — and never by a recent write alone: a copy made without `cp -p`, or mf's own
+//! append, is not an agent at work.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
-use serde_json::Value;
-
 use super::wire::MF_PREFIX;
-use super::{FormatState, Tail, Transcript, TranscriptError};
+use super::{Tail, Transcript, TranscriptError};
 use crate::entry::{NONE, Role, flag};
 
 /// Where the agents keep the files that say a session is in use.
@@ -79,7 +78,7 @@ impl Guard {
 
     /// Why the session looks live at `now`, or `None`.
     pub fn why_live(&self, t: &Transcript, file: &File, now: SystemTime) -> Option<String> {
-        if let Some(why) = agent_traces(t, &self.dirs) {
+        if let Some(why) = t.agent_running(&self.dirs) {
             return Some(why);
         }
         let modified = file.metadata().ok()?.modified().ok()?;
@@ -105,105 +104,6 @@ impl Guard {
                 age.as_secs_f64()
             )
         })
-    }
-}
-
-/// What a running agent leaves beside its session: Claude Code's `sessions/<pid>.json` naming
-/// this session with a running pid; Codex's lock on `thread-writer-locks/<thread>.lock`.
-fn agent_traces(t: &Transcript, dirs: &AgentDirs) -> Option<String> {
-    match &t.state {
-        FormatState::Claude(st) => {
-            let sid = st.session_id.as_deref()?;
-            claude_process(dirs.claude_sessions.as_deref()?, sid)
-        }
-        FormatState::Codex(st) => {
-            let thread = st.thread.as_deref()?;
-            let lock = dirs
-                .codex_home
-                .as_ref()?
-                .join("thread-writer-locks")
-                .join(format!("{thread}.lock"));
-            held(&lock).then(|| format!("Codex holds the lock {} for this thread", lock.display()))
-        }
-        _ => None,
-    }
-}
-
-/// A Claude Code process, still running, whose `sessions/<pid>.json` names `session_id`.
-fn claude_process(dir: &Path, session_id: &str) -> Option<String> {
-    for e in std::fs::read_dir(dir).ok()?.flatten() {
-        let p = e.path();
-        if p.extension().is_none_or(|x| x != "json") {
-            continue;
-        }
-        let Ok(text) = std::fs::read_to_string(&p) else {
-            continue;
-        };
-        let Ok(v) = serde_json::from_str::<Value>(&text) else {
-            continue;
-        };
-        if v.get("sessionId").and_then(Value::as_str) != Some(session_id) {
-            continue;
-        }
-        let Some(pid) = v.get("pid").and_then(Value::as_i64) else {
-            continue;
-        };
-        if running(pid, v.get("procStart").and_then(Value::as_str)) {
-            return Some(format!(
-                "Claude Code process {pid} is running this session ({})",
-                p.display()
-            ));
-        }
-    }
-    None
-}
-
-/// Whether process `pid` exists (signal 0: it exists even when it belongs to another user).
-/// Where the system says when a process started (Linux), a pid reused by a later process is
-/// told apart by Claude Code's `procStart`.
-fn running(pid: i64, proc_start: Option<&str>) -> bool {
-    let Some(p) = i32::try_from(pid)
-        .ok()
-        .and_then(rustix::process::Pid::from_raw)
-    else {
-        return false;
-    };
-    match rustix::process::test_kill_process(p) {
-        Ok(()) | Err(rustix::io::Errno::PERM) => {}
-        Err(_) => return false,
-    }
-    match (proc_start, start_time(pid)) {
-        (Some(claimed), Some(actual)) => claimed == actual,
-        _ => true,
-    }
-}
-
-/// The start time of a process in clock ticks since boot, as Claude Code records it
-/// (`procStart`), where the system tells it (Linux's `/proc/<pid>/stat`, field 22).
-fn start_time(pid: i64) -> Option<String> {
-    if !cfg!(target_os = "linux") {
-        return None;
-    }
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name (field 2) is in parentheses and may hold spaces: count after it.
-    let rest = &stat[stat.rfind(')')? + 1..];
-    rest.split_whitespace().nth(19).map(str::to_string)
-}
-
-/// Whether another process holds a lock on `path` (an exclusive `flock`, as Codex takes).
-/// Probed with a shared lock, released at once; a file that is not there is not held.
-fn held(path: &Path) -> bool {
-    let Ok(f) = File::open(path) else {
-        return false;
-    };
-    match f.try_lock_shared() {
-        Ok(()) => {
-            let _ = f.unlock();
-            false
-        }
-        Err(std::fs::TryLockError::WouldBlock) => true,
-        // A filesystem without locks: the file's presence is all there is to go on.
-        Err(std::fs::TryLockError::Error(_)) => true,
     }
 }
 

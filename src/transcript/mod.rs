@@ -21,8 +21,6 @@ use std::io::{Read, Seek};
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 pub use append::{Appended, Locked, open_for_append};
@@ -30,13 +28,12 @@ pub use build::{Note, NoteKind, PieceAt};
 pub use checkpoint::CacheOptions;
 pub use copy::{OutputTarget, stage, write_copy};
 pub use error::TranscriptError;
-pub use format::{Detected, Format};
+pub use format::{Adapter, Detected, Format};
 pub use live::{AgentDirs, Guard};
 
 use crate::entry::{Claim, ClaimKind, Conversation, Draft, Entry, Link, NONE, Record};
 use build::Build;
-use format::chat::{self, ChatReader};
-use read::LineReader;
+use format::{Reader, ReaderJob};
 
 /// Where a transcript's bytes come from.
 #[derive(Debug)]
@@ -178,15 +175,6 @@ pub struct Write<'a> {
     pub tokens_before: u64,
 }
 
-/// Format-specific state kept for writing.
-#[derive(Debug, Clone)]
-pub enum FormatState {
-    Chat,
-    Pi(format::pi::State),
-    Codex(format::codex::State),
-    Claude(Box<format::claude::State>),
-}
-
 /// Options for reading.
 #[derive(Debug, Clone, Default)]
 pub struct ReadOptions {
@@ -224,7 +212,8 @@ pub struct Transcript {
     /// Physical lines read.
     pub lines: u32,
     pub identity: (u64, u64),
-    pub state: FormatState,
+    /// The format's adapter: what it kept of the file for everything after reading.
+    adapter: Box<dyn Adapter>,
     /// Bytes of the file that came from a checkpoint instead of being read (0: read in full).
     pub from_checkpoint: u64,
     pieces: Vec<build::PieceRun>,
@@ -262,42 +251,11 @@ impl Transcript {
     }
 }
 
-/// A format's line reader, as a checkpoint keeps it.
-trait Resumable: LineReader + Default + Serialize + DeserializeOwned {
-    fn state(&self, b: &Build) -> FormatState;
-}
-
-impl Resumable for ChatReader {
-    fn state(&self, _: &Build) -> FormatState {
-        FormatState::Chat
-    }
-}
-
-impl Resumable for format::pi::PiReader {
-    fn state(&self, b: &Build) -> FormatState {
-        FormatState::Pi(format::pi::PiReader::state(self, b.entries.len()))
-    }
-}
-
-impl Resumable for format::codex::CodexReader {
-    fn state(&self, _: &Build) -> FormatState {
-        FormatState::Codex(format::codex::CodexReader::state(self))
-    }
-}
-
-impl Resumable for format::claude::ClaudeReader {
-    fn state(&self, b: &Build) -> FormatState {
-        FormatState::Claude(Box::new(format::claude::ClaudeReader::state(
-            self, &b.entries,
-        )))
-    }
-}
-
 /// Bytes a file must grow by before a used checkpoint is replaced by a newer one.
 const CHECKPOINT_STEP: u64 = 8 << 20;
 
 /// Read with `R` from `start` (and save a checkpoint at the end when one is worth it).
-fn read_with<R: Resumable>(
+fn read_with<R: Reader>(
     mut src: Source,
     format: Format,
     cache: Option<&CacheOptions>,
@@ -333,30 +291,53 @@ fn read_with<R: Resumable>(
             );
         }
     })?;
-    let state = reader.state(&build);
-    let mut t = Transcript::new(src, format, build, tail, len);
-    t.state = state;
+    let adapter = reader.adapter(&build);
+    let mut t = Transcript::new(src, format, build, tail, len, adapter);
     t.from_checkpoint = resumed_at;
     Ok(t)
 }
 
 /// Go on from a checkpoint; gives the source back when the checkpoint does not decode or check.
-fn resume<R: Resumable>(
+struct Resume<'a> {
     src: Source,
     found: checkpoint::Found,
-    cache: &CacheOptions,
-) -> Result<Result<Transcript, Source>, TranscriptError> {
-    let format = found.format;
-    match found.decode::<R>(&src.file) {
-        Some(r) => {
-            let start = read::Start::After {
-                build: Box::new(r.build),
-                line: r.line,
-                offset: r.offset,
-            };
-            read_with(src, format, Some(cache), r.reader, start).map(Ok)
+    cache: &'a CacheOptions,
+}
+
+impl ReaderJob for Resume<'_> {
+    type Out = Result<Result<Transcript, Source>, TranscriptError>;
+
+    fn run<R: Reader>(self) -> Self::Out {
+        let Resume { src, found, cache } = self;
+        let format = found.format;
+        match found.decode::<R>(&src.file) {
+            Some(r) => {
+                let start = read::Start::After {
+                    build: Box::new(r.build),
+                    line: r.line,
+                    offset: r.offset,
+                };
+                read_with(src, format, Some(cache), r.reader, start).map(Ok)
+            }
+            None => Ok(Err(src)),
         }
-        None => Ok(Err(src)),
+    }
+}
+
+/// Read from the first block on, with the format's reader as it starts.
+struct Fresh<'a> {
+    src: Source,
+    format: Format,
+    cache: Option<&'a CacheOptions>,
+    head: Vec<u8>,
+}
+
+impl ReaderJob for Fresh<'_> {
+    type Out = Result<Transcript, TranscriptError>;
+
+    fn run<R: Reader>(self) -> Self::Out {
+        let start = read::Start::Head(self.head);
+        read_with(self.src, self.format, self.cache, R::default(), start)
     }
 }
 
@@ -366,12 +347,7 @@ pub fn read_source(mut src: Source, opts: &ReadOptions) -> Result<Transcript, Tr
         && let Some(found) = checkpoint::find(cache, &src.path, &src.file)
         && opts.format.is_none_or(|f| f == found.format)
     {
-        let resumed = match found.format {
-            Format::Chat => resume::<ChatReader>(src, found, cache)?,
-            Format::Pi => resume::<format::pi::PiReader>(src, found, cache)?,
-            Format::Codex => resume::<format::codex::CodexReader>(src, found, cache)?,
-            Format::Claude => resume::<format::claude::ClaudeReader>(src, found, cache)?,
-        };
+        let resumed = found.format.with_reader(Resume { src, found, cache })?;
         match resumed {
             Ok(mut t) => {
                 if let Some(vet) = opts.vet {
@@ -408,25 +384,12 @@ pub fn read_source(mut src: Source, opts: &ReadOptions) -> Result<Transcript, Tr
         },
     };
     let cache = opts.cache.as_ref();
-    let start = read::Start::Head(head);
-    let mut t = match format {
-        Format::Chat => read_with(src, format, cache, ChatReader, start),
-        Format::Pi => read_with(src, format, cache, format::pi::PiReader::default(), start),
-        Format::Codex => read_with(
-            src,
-            format,
-            cache,
-            format::codex::CodexReader::default(),
-            start,
-        ),
-        Format::Claude => read_with(
-            src,
-            format,
-            cache,
-            format::claude::ClaudeReader::default(),
-            start,
-        ),
-    }?;
+    let mut t = format.with_reader(Fresh {
+        src,
+        format,
+        cache,
+        head,
+    })?;
     if let Some(vet) = opts.vet {
         t.vet_claims(vet);
     }
@@ -434,7 +397,14 @@ pub fn read_source(mut src: Source, opts: &ReadOptions) -> Result<Transcript, Tr
 }
 
 impl Transcript {
-    fn new(src: Source, format: Format, b: Build, tail: Tail, len: u64) -> Self {
+    fn new(
+        src: Source,
+        format: Format,
+        b: Build,
+        tail: Tail,
+        len: u64,
+        adapter: Box<dyn Adapter>,
+    ) -> Self {
         Transcript {
             path: src.path,
             format,
@@ -450,7 +420,7 @@ impl Transcript {
             len,
             lines: b.physical_lines,
             identity: src.identity,
-            state: FormatState::Chat,
+            adapter,
             from_checkpoint: 0,
             pieces: b.pieces,
             file: src.file,
@@ -560,36 +530,12 @@ impl Transcript {
 
     /// The model-visible text of an entry.
     pub fn text(&self, i: usize) -> std::io::Result<String> {
-        let values = self.values(i)?;
-        Ok(match self.format {
-            Format::Chat => chat::text(&values[0]),
-            Format::Pi => format::pi::text(&self.pi_sent(i, &values[0])),
-            Format::Codex => format::codex::text(&values[0]),
-            Format::Claude => format::claude::text(&values),
-        })
-    }
-
-    /// A pi line as pi sends it (a `context_edit` may replace its content).
-    fn pi_sent<'a>(
-        &self,
-        i: usize,
-        line: &'a Map<String, Value>,
-    ) -> std::borrow::Cow<'a, Map<String, Value>> {
-        match &self.state {
-            FormatState::Pi(st) => format::pi::as_sent(st, i, line),
-            _ => std::borrow::Cow::Borrowed(line),
-        }
+        Ok(self.adapter.text(i, &self.values(i)?))
     }
 
     /// The tool name of a tool result, when the line says it.
     pub fn tool_name(&self, i: usize) -> Option<String> {
-        let values = self.values(i).ok()?;
-        match self.format {
-            Format::Chat => chat::tool_name(&values[0]),
-            Format::Pi => format::pi::tool_name(&values[0]),
-            Format::Codex => format::codex::tool_name(&values[0]),
-            Format::Claude => format::claude::tool_name(&values),
-        }
+        self.adapter.tool_name(&self.values(i).ok()?)
     }
 
     /// The entry's id string: its own id, or `line-N`.
@@ -614,49 +560,27 @@ impl Transcript {
     /// The entry as the chat messages a model would be sent (one, or one per tool result of a
     /// row that answers several calls).
     pub fn chat_messages(&self, i: usize) -> std::io::Result<Vec<Value>> {
-        let values = self.values(i)?;
-        Ok(match self.format {
-            Format::Chat => vec![chat::chat_message(&values[0])],
-            Format::Pi => vec![format::pi::chat_message(&self.pi_sent(i, &values[0]))],
-            Format::Codex => vec![format::codex::chat_message(&values[0])],
-            Format::Claude => format::claude::chat_messages(&values),
-        })
+        Ok(self.adapter.chat_messages(i, &self.values(i)?))
     }
 
     /// The lines to append for a write, in this file's format. An agent's session also gets
     /// what makes the agent show `w.shown`; a view the agent cannot show is refused.
     pub fn lines_for(&self, w: &Write<'_>) -> Result<Vec<String>, TranscriptError> {
-        let unexpressible = |why: String| TranscriptError::Unexpressible {
+        self.adapter.lines(self, w)
+    }
+
+    /// A write the agent could not show, and why.
+    pub(crate) fn unexpressible(&self, why: String) -> TranscriptError {
+        TranscriptError::Unexpressible {
             path: self.path.clone(),
             format: self.format.describe(),
             why,
-        };
-        match &self.state {
-            FormatState::Chat => {
-                let mut out = Vec::new();
-                for d in w.drafts {
-                    let stub_of = match d.stub_of {
-                        Some(i) => Some(
-                            self.values(i as usize)
-                                .map_err(|source| TranscriptError::Open {
-                                    path: self.path.clone(),
-                                    source,
-                                })?
-                                .remove(0),
-                        ),
-                        None => None,
-                    };
-                    out.push(chat::draft_line(d, stub_of.as_ref()));
-                }
-                for (kind, at) in w.records {
-                    out.push(wire::record_line(kind, *at));
-                }
-                Ok(out)
-            }
-            FormatState::Pi(st) => format::pi::lines(self, st, w).map_err(unexpressible),
-            FormatState::Codex(st) => format::codex::lines(self, st, w).map_err(unexpressible),
-            FormatState::Claude(st) => format::claude::lines(self, st, w).map_err(unexpressible),
         }
+    }
+
+    /// What the agent leaves beside this session while it runs it (see `Adapter::running`).
+    pub(crate) fn agent_running(&self, dirs: &AgentDirs) -> Option<String> {
+        self.adapter.running(dirs)
     }
 
     /// Entries whose id hashes to `hash`.

@@ -365,24 +365,7 @@ pub fn read_lines<R: LineReader>(
         Start::Head(head) if head.len() < HEAD => 64 << 10,
         _ => BLOCK,
     };
-    let (build, line, head, base) = match start {
-        Start::Head(head) => (Build::new(src.path.clone()), 0, head, 0),
-        Start::After {
-            build,
-            line,
-            offset,
-        } => {
-            let mut build = *build;
-            build.path = src.path.clone();
-            src.file
-                .seek(SeekFrom::Start(offset))
-                .map_err(|source| TranscriptError::Open {
-                    path: src.path.clone(),
-                    source,
-                })?;
-            (build, line, Vec::new(), offset)
-        }
-    };
+    let (build, line, head, base) = begin(src, start)?;
     let mut walker = Walker {
         reader,
         build,
@@ -457,14 +440,9 @@ pub fn read_lines<R: LineReader>(
                 )?;
             }
         }
-        // After the first block, room for the whole file's entries at the rate seen so far: the
-        // index never grows by doubling (copying itself, and holding twice its size meanwhile).
         if !sized && !eof {
             sized = true;
-            let b = &mut walker.build;
-            let per_byte = b.entries.len() as f64 / (base + cut as u64).max(1) as f64;
-            let want = (per_byte * file_len as f64 * 1.03) as usize + 1024;
-            b.entries.reserve(want.saturating_sub(b.entries.len()));
+            reserve(&mut walker.build, base + cut as u64, file_len);
         }
         let n = read.map_err(io)?;
         eof = eof || n == 0;
@@ -482,57 +460,96 @@ pub fn read_lines<R: LineReader>(
         });
     }
     // The last line, without a newline.
-    let tail = if filled == 0 {
-        Tail::Clean
-    } else {
-        let raw = &buf[..filled];
-        let body = content(raw, base == 0);
-        if is_blank(body) {
-            // A blank last line without a newline: complete, and ended before mf appends.
-            walker.line += 1;
-            Tail::Unterminated
-        } else {
-            // A lone surrogate escape reads as U+FFFD (`json`).
-            let fixed: Vec<u8>;
-            let mut parsed = walker.reader.parse(body);
-            if parsed.is_err()
-                && let Some(f) = json::lone_surrogates_replaced(body)
-            {
-                fixed = f;
-                parsed = walker.reader.parse(&fixed);
-            }
-            match parsed {
-                Ok(parsed) => {
-                    walker.line += 1;
-                    let at = At {
-                        line: walker.line,
-                        pos: base,
-                        len: raw.len() as u32,
-                        hash: line_hash(raw),
-                        pieces: None,
-                    };
-                    walker.build.lines_read += 1;
-                    note_set(&mut walker.build, walker.line, body, true);
-                    walker.reader.push(&mut walker.build, &at, parsed)?;
-                    Tail::Unterminated
-                }
-                Err(_) => {
-                    note_set(&mut walker.build, walker.line + 1, body, false);
-                    Tail::Torn {
-                        line: walker.line as usize + 1,
-                        offset: base,
-                        bytes: filled,
-                        mf: body.starts_with(MF_PREFIX),
-                    }
-                }
-            }
-        }
-    };
+    let tail = walker.last_line(&buf[..filled], base)?;
     walker.reader.finish(&mut walker.build)?;
     walker.build.settle_sets();
     // An unterminated last line was counted when it was read; a torn one was not.
     walker.build.physical_lines = walker.line + u32::from(matches!(tail, Tail::Torn { .. }));
     Ok((walker.build, tail, base + filled as u64))
+}
+
+impl<R: LineReader> Walker<'_, R> {
+    /// The file's last line, which has no newline (`raw`, at byte `base`): none, blank, whole
+    /// (read), or torn (another writer is still writing it, or mf's own append was cut short).
+    fn last_line(&mut self, raw: &[u8], base: u64) -> Result<Tail, TranscriptError> {
+        Ok(if raw.is_empty() {
+            Tail::Clean
+        } else {
+            let body = content(raw, base == 0);
+            if is_blank(body) {
+                // A blank last line without a newline: complete, and ended before mf appends.
+                self.line += 1;
+                Tail::Unterminated
+            } else {
+                // A lone surrogate escape reads as U+FFFD (`json`).
+                let fixed: Vec<u8>;
+                let mut parsed = self.reader.parse(body);
+                if parsed.is_err()
+                    && let Some(f) = json::lone_surrogates_replaced(body)
+                {
+                    fixed = f;
+                    parsed = self.reader.parse(&fixed);
+                }
+                match parsed {
+                    Ok(parsed) => {
+                        self.line += 1;
+                        let at = At {
+                            line: self.line,
+                            pos: base,
+                            len: raw.len() as u32,
+                            hash: line_hash(raw),
+                            pieces: None,
+                        };
+                        self.build.lines_read += 1;
+                        note_set(&mut self.build, self.line, body, true);
+                        self.reader.push(&mut self.build, &at, parsed)?;
+                        Tail::Unterminated
+                    }
+                    Err(_) => {
+                        note_set(&mut self.build, self.line + 1, body, false);
+                        Tail::Torn {
+                            line: self.line as usize + 1,
+                            offset: base,
+                            bytes: raw.len(),
+                            mf: body.starts_with(MF_PREFIX),
+                        }
+                    }
+                }
+            }
+        })
+    }
+}
+
+/// After the first block (`read` bytes of a file of `file_len`), room for the whole file's entries
+/// at the rate seen so far: the index never grows by doubling (copying itself, and holding twice
+/// its size meanwhile).
+fn reserve(b: &mut Build, read: u64, file_len: u64) {
+    let per_byte = b.entries.len() as f64 / read.max(1) as f64;
+    let want = (per_byte * file_len as f64 * 1.03) as usize + 1024;
+    b.entries.reserve(want.saturating_sub(b.entries.len()));
+}
+
+/// Where a read starts: an empty index and the head already read, or a checkpoint's index and
+/// its offset (the file positioned there).
+fn begin(src: &mut Source, start: Start) -> Result<(Build, u32, Vec<u8>, u64), TranscriptError> {
+    Ok(match start {
+        Start::Head(head) => (Build::new(src.path.clone()), 0, head, 0),
+        Start::After {
+            build,
+            line,
+            offset,
+        } => {
+            let mut build = *build;
+            build.path = src.path.clone();
+            src.file
+                .seek(SeekFrom::Start(offset))
+                .map_err(|source| TranscriptError::Open {
+                    path: src.path.clone(),
+                    source,
+                })?;
+            (build, line, Vec::new(), offset)
+        }
+    })
 }
 
 /// Split a block of whole lines into up to `n` parts at line ends.

@@ -203,26 +203,7 @@ impl Ids {
 
 /// Milliseconds since the epoch as ISO-8601 UTC (`2026-11-30T11:29:48.037Z`).
 fn iso(ms: u64) -> String {
-    let (secs, milli) = (ms / 1000, ms % 1000);
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    // Civil from days (Howard Hinnant).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = if m <= 2 { y + 1 } else { y };
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{milli:03}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+    mf::transcript::format::common::iso_timestamp(ms)
 }
 
 /// The steps of the task: each one or two calls, sometimes with a thought first.

@@ -43,7 +43,8 @@ fn name_of(p: &Path) -> String {
 /// What each corpus file is, and its turns as `SOURCES.md` counts them ("Real user-turn
 /// counts"): Claude Code counts typed prompts, plus a slash command only when the assistant
 /// answers it (a custom command); a built-in one (`/clear`, `/mcp`) joins the next turn, so its
-/// "+1" in the table is not a turn of its own; sub-agent prompts (sidechain) are not turns.
+/// "+1" in the table is not a turn of its own; a sub-agent's prompts (sidechain) are turns only in
+/// the sub-agent's own file, read on its own (issue 13: its first prompt is the Task prompt).
 /// Codex counts `event_msg/user_message`; pi counts `user` and `bashExecution` messages. Turns
 /// before an agent's own compaction count (they are history). Files the table leaves out: the
 /// two small Codex files and the pi v3 file have one prompt each (their rows in "Files"), and
@@ -51,14 +52,14 @@ fn name_of(p: &Path) -> String {
 const EXPECTED: &[(&str, Option<u64>)] = &[
     ("cc-2.0.14-streaming-split-unpaired-tail.jsonl", Some(2)),
     ("cc-2.0.55-image-in-tool-result.jsonl", Some(0)), // starts with an assistant line
-    ("cc-2.0.64-agent-warmup-sidechain.jsonl", Some(0)), // sidechain only
+    ("cc-2.0.64-agent-warmup-sidechain.jsonl", Some(1)), // a sub-agent's own file: "Warmup"
     ("cc-2.0.64-parallel-writes-small.jsonl", Some(3)),
     ("cc-2.0.76-autocompact-222l.jsonl", Some(14)), // 14 (+1 /clear, which joins the next turn)
     ("cc-2.0.76-thinking-tools-233l.jsonl", Some(13)), // 13 (+1 /clear)
     ("cc-2.1.38-tool-heavy-queue-ops.jsonl", Some(2)), // 2 (+1 /mcp)
     ("cc-2.1.39-autocompact-hooks-progress-1512l.jsonl", Some(2)),
-    ("cc-2.1.39-subagent-acompact-summarizer.jsonl", Some(0)), // sidechain only
-    ("cc-2.1.39-subagent-sidechain-file.jsonl", Some(0)),      // sidechain only
+    ("cc-2.1.39-subagent-acompact-summarizer.jsonl", Some(1)), // a sub-agent's own file
+    ("cc-2.1.39-subagent-sidechain-file.jsonl", Some(1)),      // a sub-agent's own file
     ("cc-2.1.4-summary-entries-interrupt.jsonl", Some(3)),
     ("cc-synthetic-edge-cases-malformed.jsonl", Some(4)), // 3 (+1 custom command, answered)
     (
@@ -720,6 +721,8 @@ fn compact_and_restore_leave_every_corpus_file_as_it_was() {
         "cc-2.0.76-thinking-tools-233l.jsonl",
         // One long turn after Claude Code's own compaction: folded inside (issue 13).
         "cc-2.1.39-autocompact-hooks-progress-1512l.jsonl",
+        // A sub-agent's own file: its one long turn, folded inside (issue 13).
+        "cc-2.1.39-subagent-sidechain-file.jsonl",
         "cc-2.1.4-summary-entries-interrupt.jsonl",
         "cc-synthetic-edge-cases-malformed.jsonl",
         "codex-0.104-desktop-compacted-2722l-redacted.jsonl",

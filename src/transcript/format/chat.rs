@@ -10,13 +10,15 @@ use serde::de::{self, Deserializer, IgnoredAny, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::{common, detect_line};
+use super::mf::{self, ClaimFields};
+use super::{Adapter, Reader, common, detect_line};
 use crate::digest::{content_fingerprint, id_hash};
 use crate::entry::{Claim, ClaimKind, Draft, LABEL_PREFIX, Role, flag};
 use crate::transcript::build::{At, Build, NewEntry};
 use crate::transcript::error::TranscriptError;
 use crate::transcript::read::{LineError, LineReader};
 use crate::transcript::wire::{self, MF_PREFIX, MfObject};
+use crate::transcript::{Transcript, Write};
 
 /// A chat line as parsed on any core.
 pub enum Parsed {
@@ -405,86 +407,67 @@ fn not_message(v: &Value, e: &serde_json::Error) -> String {
 /// A line mf wrote: a summary, a stub, or a record.
 fn mf_line(b: &mut Build, at: &At<'_>, v: Value) -> Result<(), TranscriptError> {
     let obj = v.as_object().expect("an mf line is an object");
-    match wire::parse_mf(&obj["mf"]) {
-        MfObject::Record(kind, at_ms) => {
-            b.record(wire::record(at.line, kind, at_ms));
+    let seen = mf::read(b, at, &obj["mf"], |kind| {
+        let role = obj
+            .get("role")
+            .and_then(Value::as_str)
+            .and_then(role_of)
+            .unwrap_or(Role::System);
+        let want = match kind {
+            ClaimKind::Summary => Role::System,
+            ClaimKind::Stub => Role::Tool,
+        };
+        let id = obj.get("id").and_then(Value::as_str).unwrap_or_default();
+        let answers: Vec<u64> = obj
+            .get("tool_call_id")
+            .and_then(Value::as_str)
+            .map(id_hash)
+            .into_iter()
+            .collect();
+        let shape_ok = if role != want {
+            Err(format!(
+                "it has role `{}`; mf writes a {} with role `{}`",
+                role.as_str(),
+                kind_name(kind),
+                want.as_str()
+            ))
+        } else if kind == ClaimKind::Stub && answers.is_empty() {
+            Err("a stub must answer the tool call it stands in for".into())
+        } else if id.is_empty() {
+            Err("it has no id".into())
+        } else {
             Ok(())
-        }
-        MfObject::Claim { kind, coverage } => {
-            let role = obj
-                .get("role")
-                .and_then(Value::as_str)
-                .and_then(role_of)
-                .unwrap_or(Role::System);
-            let want = match kind {
-                ClaimKind::Summary => Role::System,
-                ClaimKind::Stub => Role::Tool,
-            };
-            let id = obj.get("id").and_then(Value::as_str).unwrap_or_default();
-            let calls = call_ids(obj);
-            let answers: Vec<u64> = obj
-                .get("tool_call_id")
-                .and_then(Value::as_str)
-                .map(id_hash)
-                .into_iter()
-                .collect();
-            let i = b.entry(
-                at,
-                NewEntry {
-                    role,
-                    flags: 0,
-                    chars: text(obj).chars().count() as u32,
-                    id: if id.is_empty() {
-                        id_hash(&format!("line-{}", at.line))
-                    } else {
-                        id_hash(id)
-                    },
-                    calls: &calls,
-                    answers: if role == Role::Tool { &answers } else { &[] },
-                },
-            );
-            let content = obj.get("content").and_then(Value::as_str);
-            let shape_ok = if role != want {
-                Err(format!(
-                    "it has role `{}`; mf writes a {} with role `{}`",
-                    role.as_str(),
-                    kind_name(kind),
-                    want.as_str()
-                ))
-            } else if kind == ClaimKind::Stub && answers.is_empty() {
-                Err("a stub must answer the tool call it stands in for".into())
-            } else if id.is_empty() {
-                Err("it has no id".into())
+        };
+        ClaimFields {
+            role,
+            content: obj.get("content").and_then(Value::as_str),
+            chars: text(obj).chars().count() as u32,
+            id,
+            id_hash: if id.is_empty() {
+                id_hash(&format!("line-{}", at.line))
             } else {
-                Ok(())
-            };
-            b.claim(
-                i,
-                Claim {
-                    entry: 0,
-                    kind,
-                    id: id.to_string(),
-                    coverage,
-                    content_fingerprint: content.map(content_fingerprint),
-                    label: content.map(common::first_line).unwrap_or_default(),
-                    shape_ok,
-                },
-            );
-            Ok(())
+                id_hash(id)
+            },
+            calls: call_ids(obj),
+            answers: if role == Role::Tool {
+                answers
+            } else {
+                Vec::new()
+            },
+            shape_ok,
         }
-        MfObject::View | MfObject::Unknown(_) => {
-            let kind = match wire::parse_mf(&obj["mf"]) {
-                MfObject::Unknown(k) => k,
-                _ => "view".into(),
-            };
-            b.record(wire::record(
-                at.line,
-                crate::entry::RecordKind::Unknown { kind },
-                0,
-            ));
-            Ok(())
-        }
+    });
+    // A view line means nothing in a chat transcript: kept as a record of a kind not known.
+    if seen == mf::Seen::View {
+        b.record(wire::record(
+            at.line,
+            crate::entry::RecordKind::Unknown {
+                kind: "view".into(),
+            },
+            0,
+        ));
     }
+    Ok(())
 }
 
 fn kind_name(k: ClaimKind) -> &'static str {
@@ -590,6 +573,53 @@ pub fn chat_message(obj: &Map<String, Value>) -> Value {
         }
     }
     Value::Object(out)
+}
+
+/// What mf keeps of a chat transcript for writing to it: nothing but its entries.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct State;
+
+impl Reader for ChatReader {
+    fn adapter(&self, _: &Build) -> Box<dyn Adapter> {
+        Box::new(State)
+    }
+}
+
+impl Adapter for State {
+    fn text(&self, _: usize, rows: &[Map<String, Value>]) -> String {
+        text(&rows[0])
+    }
+
+    fn tool_name(&self, rows: &[Map<String, Value>]) -> Option<String> {
+        tool_name(&rows[0])
+    }
+
+    fn chat_messages(&self, _: usize, rows: &[Map<String, Value>]) -> Vec<Value> {
+        vec![chat_message(&rows[0])]
+    }
+
+    /// One line per summary or stub, then the records; a chat transcript has no view to show.
+    fn lines(&self, t: &Transcript, w: &Write<'_>) -> Result<Vec<String>, TranscriptError> {
+        let mut out = Vec::new();
+        for d in w.drafts {
+            let stub_of = match d.stub_of {
+                Some(i) => Some(
+                    t.values(i as usize)
+                        .map_err(|source| TranscriptError::Open {
+                            path: t.path.clone(),
+                            source,
+                        })?
+                        .remove(0),
+                ),
+                None => None,
+            };
+            out.push(draft_line(d, stub_of.as_ref()));
+        }
+        for (kind, at) in w.records {
+            out.push(wire::record_line(kind, *at));
+        }
+        Ok(out)
+    }
 }
 
 /// The line for a summary or stub in this format.

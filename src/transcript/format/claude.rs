@@ -20,13 +20,18 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::common::{self, fresh_uuid, iso_timestamp, mf_first};
-use crate::digest::{content_fingerprint, id_hash};
-use crate::entry::{Claim, ClaimKind, NONE, RecordKind, Role, Shown, flag};
+use super::mf::{self, ClaimFields};
+use super::{Adapter, Reader};
+use crate::digest::id_hash;
+use crate::entry::{ClaimKind, NONE, Role, Shown, flag};
 use crate::transcript::build::{At, Build, NewEntry};
 use crate::transcript::error::TranscriptError;
+use crate::transcript::live::AgentDirs;
 use crate::transcript::read::{LineError, LineReader};
-use crate::transcript::wire::{self, MfObject};
+use crate::transcript::wire;
 use crate::transcript::{Transcript, Write};
+
+mod live;
 
 /// Text that marks a user row as injected, not typed.
 const NOT_PROMPT: &[&str] = &[
@@ -82,7 +87,9 @@ pub struct State {
     envelope: Map<String, Value>,
     /// The newest timestamp in the file (ms); mf's rows are newer.
     newest_ms: u64,
-    pub session_id: Option<String>,
+    session_id: Option<String>,
+    /// A sub-agent's own file: mf's rows are the sub-agent's too (`isSidechain`, its `agentId`).
+    sidechain: bool,
 }
 
 /// The assistant message being read: its `message.id`, entry, `requestId`, the calls it opened,
@@ -122,6 +129,15 @@ pub struct ClaudeReader {
     on_path: Vec<bool>,
     /// Entries that echo a slash command (`<command-name>…`).
     echoes: Vec<u32>,
+    /// A sub-agent's rows, apart from the main conversation's: what a sub-agent's own file (every
+    /// message row `isSidechain`) is read and written by — its envelope (with its `agentId`),
+    /// the session it ran in, its models, and its prompts (entry; a slash command's echo), which
+    /// start turns there.
+    #[serde(with = "super::common::json_text")]
+    side_envelope: Map<String, Value>,
+    side_session: Option<String>,
+    side_models: Vec<String>,
+    sidechain_prompts: Vec<(u32, bool)>,
 }
 
 /// Milliseconds of an ISO-8601 UTC timestamp (`2026-11-30T11:29:48.037Z`), when it is one.
@@ -238,11 +254,6 @@ pub fn text(rows: &[Map<String, Value>]) -> String {
     t
 }
 
-/// The tool name of a tool result (not on the row; Claude Code keeps it on the call).
-pub fn tool_name(_rows: &[Map<String, Value>]) -> Option<String> {
-    None
-}
-
 /// An entry as the chat messages a model would be sent.
 pub fn chat_messages(rows: &[Map<String, Value>]) -> Vec<Value> {
     let Some(first) = rows.first() else {
@@ -321,7 +332,6 @@ impl LineReader for ClaudeReader {
     fn push(&mut self, b: &mut Build, at: &At<'_>, v: Value) -> Result<(), TranscriptError> {
         let obj = v.as_object().expect("parsed as an object");
         let s = |k: &str| obj.get(k).and_then(Value::as_str).map(str::to_string);
-        let truthy = |k: &str| obj.get(k).and_then(Value::as_bool).unwrap_or(false);
         let ty = obj.get("type").and_then(Value::as_str).unwrap_or_default();
         if let Some(ts) = obj
             .get("timestamp")
@@ -337,7 +347,7 @@ impl LineReader for ClaudeReader {
             line: at.line,
             entry: NONE,
             progress: ty == "progress",
-            sidechain: truthy("isSidechain"),
+            sidechain: truthy(obj, "isSidechain"),
             mf: obj.contains_key("mf"),
             boundary: false,
             compact_summary: false,
@@ -345,246 +355,24 @@ impl LineReader for ClaudeReader {
             preserved: None,
         });
         if let Some(mf) = obj.get("mf") {
-            match wire::parse_mf(mf) {
-                MfObject::Claim { kind, coverage } => {
-                    let content = obj
-                        .get("content")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default();
-                    let id = obj.get("id").and_then(Value::as_str).unwrap_or_default();
-                    let i = b.entry(
-                        at,
-                        NewEntry {
-                            role: Role::System,
-                            flags: 0,
-                            chars: content.chars().count() as u32,
-                            id: id_hash(id),
-                            calls: &[],
-                            answers: &[],
-                        },
-                    );
-                    b.claim(
-                        i,
-                        Claim {
-                            entry: 0,
-                            kind,
-                            id: id.to_string(),
-                            coverage,
-                            content_fingerprint: Some(content_fingerprint(content)),
-                            label: common::first_line(content),
-                            shape_ok: if ty == "mf-summary" && kind == ClaimKind::Summary {
-                                Ok(())
-                            } else {
-                                Err("in a Claude Code session mf writes summaries as `mf-summary` rows".into())
-                            },
-                        },
-                    );
-                }
-                MfObject::Record(kind, at_ms) => b.record(wire::record(at.line, kind, at_ms)),
-                MfObject::View => {}
-                MfObject::Unknown(k) => {
-                    b.record(wire::record(at.line, RecordKind::Unknown { kind: k }, 0))
-                }
-            }
-            if let Some(r) = row {
-                self.rows.push(r);
-            }
-            return Ok(());
-        }
-        let message_row =
-            matches!(ty, "user" | "assistant") && obj.get("message").is_some_and(Value::is_object);
-        if message_row {
-            // A row written again with a uuid already seen (a replay on resume) is not a new entry.
-            if let Some(r) = &row
-                && !self.seen_uuids.insert(r.uuid.clone())
-            {
-                b.note(
-                    at.line,
-                    crate::transcript::build::NoteKind::Skipped(
-                        "a row repeated with the uuid of an earlier row (replayed on resume)"
-                            .into(),
-                    ),
-                );
-                self.rows.push(row.take().expect("a row"));
-                return Ok(());
-            }
-            let sidechain = truthy("isSidechain");
-            match self.all_sidechain {
-                None => self.all_sidechain = Some(sidechain),
-                Some(true) if !sidechain => self.all_sidechain = Some(false),
-                _ => {}
-            }
-            if !sidechain {
-                for k in [
-                    "userType",
-                    "cwd",
-                    "sessionId",
-                    "version",
-                    "gitBranch",
-                    "slug",
-                ] {
-                    if let Some(v) = obj.get(k) {
-                        self.envelope.insert(k.into(), v.clone());
-                    }
-                }
-                if self.session_id.is_none() {
-                    self.session_id = s("sessionId");
-                }
-            }
-            let m = obj
-                .get("message")
-                .and_then(Value::as_object)
-                .expect("a message");
-            let bs = blocks(m.get("content"));
-            let calls: Vec<u64> = bs
-                .iter()
-                .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
-                .filter_map(|b| b.get("id").and_then(Value::as_str))
-                .map(id_hash)
-                .collect();
-            let answers: Vec<u64> = bs
-                .iter()
-                .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
-                .filter_map(|b| b.get("tool_use_id").and_then(Value::as_str))
-                .map(id_hash)
-                .collect();
-            let chars = row_text(obj).chars().count() as u32;
-            let id = row.as_ref().map_or_else(
-                || id_hash(&format!("line-{}", at.line)),
-                |r| id_hash(&r.uuid),
-            );
-            let entry = if ty == "assistant" {
-                if let Some(model) = m.get("model").and_then(Value::as_str)
-                    && model != "<synthetic>"
-                    && !sidechain
-                {
-                    b.agent_model(model);
-                }
-                let mid = m.get("id").and_then(Value::as_str).map(str::to_string);
-                let request = s("requestId");
-                let input = m.get("usage").and_then(Value::as_object).map(|u| {
-                    [
-                        "input_tokens",
-                        "cache_creation_input_tokens",
-                        "cache_read_input_tokens",
-                    ]
-                    .iter()
-                    .filter_map(|k| u.get(*k).and_then(Value::as_u64))
-                    .sum::<u64>()
-                });
-                let slot = &mut self.open[usize::from(sidechain)];
-                let joins = slot.as_ref().is_some_and(|o| {
-                    mid.as_ref() == Some(&o.id)
-                        && (!o.answered
-                            || (request.is_some()
-                                && request == o.request
-                                && (input.is_none() || o.input.is_none() || input == o.input)))
-                });
-                match slot.as_mut().filter(|_| joins) {
-                    Some(o) => {
-                        let i = o.entry;
-                        o.calls.extend_from_slice(&calls);
-                        o.answered = false;
-                        b.extend(i, at, chars, &calls, &[]);
-                        i
-                    }
-                    None => {
-                        let i = b.entry(
-                            at,
-                            NewEntry {
-                                role: Role::Assistant,
-                                flags: 0,
-                                chars,
-                                id,
-                                calls: &calls,
-                                answers: &[],
-                            },
-                        );
-                        *slot = mid.map(|id| OpenMessage {
-                            id,
-                            entry: i,
-                            request,
-                            input,
-                            calls: calls.clone(),
-                            answered: false,
-                        });
-                        i
-                    }
-                }
-            } else {
-                let slot = &mut self.open[usize::from(sidechain)];
-                // Results of the open message's own calls keep it open (for a later piece of
-                // the same API response); any other user row closes it.
-                match slot.as_mut() {
-                    Some(o)
-                        if !answers.is_empty()
-                            && bs.iter().all(|b| {
-                                b.get("type").and_then(Value::as_str) == Some("tool_result")
-                            })
-                            && answers.iter().all(|a| o.calls.contains(a)) =>
-                    {
-                        o.answered = true;
-                    }
-                    _ => *slot = None,
-                }
-                let summary = truthy("isCompactSummary");
-                let (role, flags) = if summary {
-                    (Role::User, flag::NATIVE_SUMMARY)
-                } else if !answers.is_empty() {
-                    (Role::Tool, 0)
-                } else if is_prompt(obj) && !sidechain {
-                    if row_text(obj).trim_start().starts_with("<command-name>") {
-                        self.echoes.push(b.entries.len() as u32);
-                    }
-                    (Role::User, flag::TURN_START)
+            mf::read(b, at, mf, |kind| {
+                let shape_ok = if ty == "mf-summary" && kind == ClaimKind::Summary {
+                    Ok(())
                 } else {
-                    (Role::User, 0)
+                    Err("in a Claude Code session mf writes summaries as `mf-summary` rows".into())
                 };
-                b.entry(
-                    at,
-                    NewEntry {
-                        role,
-                        flags,
-                        chars,
-                        id,
-                        calls: &[],
-                        answers: &answers,
-                    },
-                )
-            };
-            if sidechain {
-                self.sidechain_entries.push(entry);
-            }
-            if let Some(r) = row.as_mut() {
-                r.entry = entry;
-                r.message = true;
-                r.compact_summary = truthy("isCompactSummary");
-            }
+                ClaimFields::in_object(Some(obj), Role::System, kind, Vec::new(), shape_ok)
+            });
+        } else if matches!(ty, "user" | "assistant")
+            && let Some(m) = obj.get("message").and_then(Value::as_object)
+        {
+            self.message(b, at, obj, m, &mut row);
         } else if ty == "system"
             && s("subtype").as_deref() == Some("compact_boundary")
             && let Some(r) = row.as_mut()
         {
             r.boundary = true;
-            let meta = obj.get("compactMetadata");
-            r.preserved = meta
-                .and_then(|m| m.get("preservedMessages"))
-                .and_then(|p| p.get("uuids"))
-                .and_then(Value::as_array)
-                .map(|u| {
-                    Preserved::List(
-                        u.iter()
-                            .filter_map(Value::as_str)
-                            .map(str::to_string)
-                            .collect(),
-                    )
-                })
-                .or_else(|| {
-                    let seg = meta.and_then(|m| m.get("preservedSegment"))?;
-                    Some(Preserved::Segment {
-                        head: seg.get("headUuid")?.as_str()?.to_string(),
-                        tail: seg.get("tailUuid")?.as_str()?.to_string(),
-                    })
-                });
+            r.preserved = preserved(obj);
         }
         if let Some(r) = row {
             self.rows.push(r);
@@ -593,18 +381,8 @@ impl LineReader for ClaudeReader {
     }
 
     fn finish(&mut self, b: &mut Build) -> Result<(), TranscriptError> {
-        // A slash command starts a turn only when the assistant answers it (a custom command);
-        // a built-in one (`/clear`, `/mcp`) joins the next turn.
-        for &e in &self.echoes {
-            let answered = b.entries[e as usize + 1..]
-                .iter()
-                .find(|x| x.has(flag::TURN_START) || x.role == Role::Assistant)
-                .is_some_and(|x| x.role == Role::Assistant);
-            if !answered {
-                b.entries[e as usize].flags &= !flag::TURN_START;
-            }
-        }
         let standalone = self.all_sidechain == Some(true);
+        self.mark_turns(b, standalone);
         // A sub-agent's rows in a main session are not part of its conversation.
         if !standalone {
             for &e in &self.sidechain_entries {
@@ -620,58 +398,13 @@ impl LineReader for ClaudeReader {
             .collect();
         // The leaf: the last row with a uuid that is not a sub-agent's.
         let leaf = self.rows.iter().rposition(|r| !side(r));
-        // The chain from the leaf, through the agent's own boundaries by their logical parent.
-        let mut on_path = vec![false; self.rows.len()];
-        let mut cur = leaf;
-        let mut steps = 0;
-        while let Some(k) = cur {
-            if on_path[k] || steps > self.rows.len() {
-                break;
-            }
-            on_path[k] = true;
-            steps += 1;
-            let r = &self.rows[k];
-            let next = match (&r.parent, r.boundary && !r.mf) {
-                (Some(p), _) => Some(p.as_str()),
-                (None, true) => r.logical_parent.as_deref(),
-                (None, false) => None,
-            };
-            cur = next.and_then(|p| by_uuid.get(p).copied());
-            // A chain that breaks (no parent, or one not in the file) goes on with the row
-            // written before it: hand-made files and sanitised ones lose their links.
-            if cur.is_none() {
-                cur = (0..k)
-                    .rev()
-                    .find(|&j| !side(&self.rows[j]) && !self.rows[j].mf);
-            }
-        }
+        let on_path = self.chain(leaf, &by_uuid, &side);
         // The agent's own last boundary is a floor.
         let floor = self
             .rows
             .iter()
             .rposition(|r| r.boundary && !r.mf && !side(r));
-        let mut preserved: HashSet<&str> = HashSet::new();
-        if let Some(f) = floor {
-            match &self.rows[f].preserved {
-                Some(Preserved::List(u)) => preserved.extend(u.iter().map(String::as_str)),
-                Some(Preserved::Segment { head, tail }) => {
-                    let mut c = by_uuid.get(tail.as_str()).copied();
-                    let mut n = 0;
-                    while let Some(k) = c {
-                        preserved.insert(self.rows[k].uuid.as_str());
-                        if self.rows[k].uuid == *head || n > self.rows.len() {
-                            break;
-                        }
-                        n += 1;
-                        c = self.rows[k]
-                            .parent
-                            .as_deref()
-                            .and_then(|p| by_uuid.get(p).copied());
-                    }
-                }
-                None => {}
-            }
-        }
+        let preserved = self.preserved_rows(floor, &by_uuid);
         let floor_line = floor.map_or(0, |f| self.rows[f].line);
         let summary_row = floor.and_then(|_| {
             self.rows
@@ -695,58 +428,7 @@ impl LineReader for ClaudeReader {
                 visible.insert(k);
             }
         }
-        // An entry is seen if any of its rows is; a tool result answering a seen call is seen.
-        let mut seen_entries: HashSet<u32> = visible.iter().map(|&k| self.rows[k].entry).collect();
-        let conv_calls = |i: u32| -> Vec<u64> {
-            match b.entries[i as usize].link {
-                NONE => Vec::new(),
-                l => {
-                    let r = &b.links[l as usize].calls;
-                    b.tool_ids[r.start as usize..r.end as usize].to_vec()
-                }
-            }
-        };
-        let seen_calls: HashSet<u64> = seen_entries.iter().flat_map(|&i| conv_calls(i)).collect();
-        for (i, e) in b.entries.iter().enumerate() {
-            if e.claim != NONE || e.link == NONE {
-                continue;
-            }
-            let l = &b.links[e.link as usize];
-            let answers = &b.tool_ids[l.answers.start as usize..l.answers.end as usize];
-            if !answers.is_empty() && answers.iter().all(|a| seen_calls.contains(a)) {
-                seen_entries.insert(i as u32);
-            }
-        }
-        // History: rows of the chain before the floor, not preserved.
-        let history: HashSet<u32> = self
-            .rows
-            .iter()
-            .enumerate()
-            .filter(|(k, r)| {
-                r.entry != NONE && on_path[*k] && floor.is_some() && !visible.contains(k)
-            })
-            .map(|(_, r)| r.entry)
-            .collect();
-        let row_entries: HashSet<u32> = self.rows.iter().map(|r| r.entry).collect();
-        for (i, e) in b.entries.iter_mut().enumerate() {
-            let i = i as u32;
-            if e.claim != NONE {
-                // mf's claims before the agent's own floor are history too.
-                if e.line < floor_line {
-                    e.flags |= flag::UNSEEN | flag::HISTORY;
-                }
-                continue;
-            }
-            if !row_entries.contains(&i) && seen_entries.contains(&i) {
-                continue;
-            }
-            if !seen_entries.contains(&i) {
-                e.flags |= flag::UNSEEN;
-                if history.contains(&i) {
-                    e.flags |= flag::HISTORY;
-                }
-            }
-        }
+        mark_seen(b, &self.rows, &visible, &on_path, floor.map(|_| floor_line));
         // The agent's summary stands before the first row it kept.
         if let Some(sr) = summary_row {
             let s_entry = self.rows[sr].entry;
@@ -773,7 +455,476 @@ impl LineReader for ClaudeReader {
 }
 
 impl ClaudeReader {
-    pub fn state(&self, b_entries: &[crate::entry::Entry]) -> State {
+    /// Which prompts start turns: a sub-agent's own in its own file, and a slash command only
+    /// when the assistant answers it (a custom command; a built-in one, `/clear` or `/mcp`, joins
+    /// the next turn).
+    fn mark_turns(&self, b: &mut Build, standalone: bool) {
+        let mut echoes = self.echoes.clone();
+        if standalone {
+            // A sub-agent's own file: its prompts (the first is the task its parent gave it)
+            // start its turns, and its models wrote it.
+            for &(e, echo) in &self.sidechain_prompts {
+                b.entries[e as usize].flags |= flag::TURN_START;
+                if echo {
+                    echoes.push(e);
+                }
+            }
+            echoes.sort_unstable();
+            for m in &self.side_models {
+                b.agent_model(m);
+            }
+        }
+        for &e in &echoes {
+            let answered = b.entries[e as usize + 1..]
+                .iter()
+                .find(|x| x.has(flag::TURN_START) || x.role == Role::Assistant)
+                .is_some_and(|x| x.role == Role::Assistant);
+            if !answered {
+                b.entries[e as usize].flags &= !flag::TURN_START;
+            }
+        }
+    }
+
+    /// Per row: on the chain from `leaf`, through the agent's own boundaries by their logical
+    /// parent (`side`: a sub-agent's row, never on the main chain).
+    fn chain(
+        &self,
+        leaf: Option<usize>,
+        by_uuid: &HashMap<&str, usize>,
+        side: &impl Fn(&Row) -> bool,
+    ) -> Vec<bool> {
+        let mut on_path = vec![false; self.rows.len()];
+        let mut cur = leaf;
+        let mut steps = 0;
+        while let Some(k) = cur {
+            if on_path[k] || steps > self.rows.len() {
+                break;
+            }
+            on_path[k] = true;
+            steps += 1;
+            let r = &self.rows[k];
+            let next = match (&r.parent, r.boundary && !r.mf) {
+                (Some(p), _) => Some(p.as_str()),
+                (None, true) => r.logical_parent.as_deref(),
+                (None, false) => None,
+            };
+            cur = next.and_then(|p| by_uuid.get(p).copied());
+            // A chain that breaks (no parent, or one not in the file) goes on with the row
+            // written before it: hand-made files and sanitised ones lose their links.
+            if cur.is_none() {
+                cur = (0..k)
+                    .rev()
+                    .find(|&j| !side(&self.rows[j]) && !self.rows[j].mf);
+            }
+        }
+        on_path
+    }
+
+    /// The uuids the agent's own boundary at `floor` preserves.
+    fn preserved_rows(
+        &self,
+        floor: Option<usize>,
+        by_uuid: &HashMap<&str, usize>,
+    ) -> HashSet<&str> {
+        let mut preserved: HashSet<&str> = HashSet::new();
+        if let Some(f) = floor {
+            match &self.rows[f].preserved {
+                Some(Preserved::List(u)) => preserved.extend(u.iter().map(String::as_str)),
+                Some(Preserved::Segment { head, tail }) => {
+                    let mut c = by_uuid.get(tail.as_str()).copied();
+                    let mut n = 0;
+                    while let Some(k) = c {
+                        preserved.insert(self.rows[k].uuid.as_str());
+                        if self.rows[k].uuid == *head || n > self.rows.len() {
+                            break;
+                        }
+                        n += 1;
+                        c = self.rows[k]
+                            .parent
+                            .as_deref()
+                            .and_then(|p| by_uuid.get(p).copied());
+                    }
+                }
+                None => {}
+            }
+        }
+        preserved
+    }
+}
+
+/// Mark what the agent does not see (`visible`: the message rows it sees; `floor_line`: the
+/// line of its own last boundary): an entry is seen if any of its rows is, and a tool result
+/// answering a seen call is seen; the rows of the chain before the floor that it does not
+/// preserve are history, and so are mf's claims before it.
+fn mark_seen(
+    b: &mut Build,
+    rows: &[Row],
+    visible: &HashSet<usize>,
+    on_path: &[bool],
+    floor_line: Option<u32>,
+) {
+    let mut seen_entries: HashSet<u32> = visible.iter().map(|&k| rows[k].entry).collect();
+    let conv_calls = |i: u32| -> Vec<u64> {
+        match b.entries[i as usize].link {
+            NONE => Vec::new(),
+            l => {
+                let r = &b.links[l as usize].calls;
+                b.tool_ids[r.start as usize..r.end as usize].to_vec()
+            }
+        }
+    };
+    let seen_calls: HashSet<u64> = seen_entries.iter().flat_map(|&i| conv_calls(i)).collect();
+    for (i, e) in b.entries.iter().enumerate() {
+        if e.claim != NONE || e.link == NONE {
+            continue;
+        }
+        let l = &b.links[e.link as usize];
+        let answers = &b.tool_ids[l.answers.start as usize..l.answers.end as usize];
+        if !answers.is_empty() && answers.iter().all(|a| seen_calls.contains(a)) {
+            seen_entries.insert(i as u32);
+        }
+    }
+    // History: rows of the chain before the floor, not preserved.
+    let history: HashSet<u32> = rows
+        .iter()
+        .enumerate()
+        .filter(|(k, r)| {
+            r.entry != NONE && on_path[*k] && floor_line.is_some() && !visible.contains(k)
+        })
+        .map(|(_, r)| r.entry)
+        .collect();
+    let row_entries: HashSet<u32> = rows.iter().map(|r| r.entry).collect();
+    for (i, e) in b.entries.iter_mut().enumerate() {
+        let i = i as u32;
+        if e.claim != NONE {
+            // mf's claims before the agent's own floor are history too.
+            if e.line < floor_line.unwrap_or(0) {
+                e.flags |= flag::UNSEEN | flag::HISTORY;
+            }
+            continue;
+        }
+        if !row_entries.contains(&i) && seen_entries.contains(&i) {
+            continue;
+        }
+        if !seen_entries.contains(&i) {
+            e.flags |= flag::UNSEEN;
+            if history.contains(&i) {
+                e.flags |= flag::HISTORY;
+            }
+        }
+    }
+}
+
+impl ClaudeReader {
+    /// A user or assistant row (`m`: its message), and the entry it becomes or joins.
+    fn message(
+        &mut self,
+        b: &mut Build,
+        at: &At<'_>,
+        obj: &Map<String, Value>,
+        m: &Map<String, Value>,
+        row: &mut Option<Row>,
+    ) {
+        // A row written again with a uuid already seen (a replay on resume) is not a new entry.
+        if let Some(r) = row.as_ref()
+            && !self.seen_uuids.insert(r.uuid.clone())
+        {
+            b.note(
+                at.line,
+                crate::transcript::build::NoteKind::Skipped(
+                    "a row repeated with the uuid of an earlier row (replayed on resume)".into(),
+                ),
+            );
+            return;
+        }
+        let sidechain = truthy(obj, "isSidechain");
+        match self.all_sidechain {
+            None => self.all_sidechain = Some(sidechain),
+            Some(true) if !sidechain => self.all_sidechain = Some(false),
+            _ => {}
+        }
+        self.keep_envelope(obj, sidechain);
+        let bs = blocks(m.get("content"));
+        let ids = |ty: &str, key: &str| -> Vec<u64> {
+            bs.iter()
+                .filter(|b| b.get("type").and_then(Value::as_str) == Some(ty))
+                .filter_map(|b| b.get(key).and_then(Value::as_str))
+                .map(id_hash)
+                .collect()
+        };
+        let (calls, answers) = (ids("tool_use", "id"), ids("tool_result", "tool_use_id"));
+        let piece = Piece {
+            chars: row_text(obj).chars().count() as u32,
+            id: row.as_ref().map_or_else(
+                || id_hash(&format!("line-{}", at.line)),
+                |r| id_hash(&r.uuid),
+            ),
+            sidechain,
+        };
+        let entry = if obj.get("type").and_then(Value::as_str) == Some("assistant") {
+            self.assistant(b, at, obj, m, &piece, &calls)
+        } else {
+            self.user(b, at, obj, &bs, &piece, &answers)
+        };
+        if sidechain {
+            self.sidechain_entries.push(entry);
+        }
+        if let Some(r) = row.as_mut() {
+            r.entry = entry;
+            r.message = true;
+            r.compact_summary = truthy(obj, "isCompactSummary");
+        }
+    }
+
+    /// The envelope fields copied onto the rows mf writes, and the session id: from the main
+    /// conversation's rows, and apart from them from a sub-agent's (with its `agentId`), for a
+    /// sub-agent's own file.
+    fn keep_envelope(&mut self, obj: &Map<String, Value>, sidechain: bool) {
+        let (envelope, session) = if sidechain {
+            (&mut self.side_envelope, &mut self.side_session)
+        } else {
+            (&mut self.envelope, &mut self.session_id)
+        };
+        let keys: &[&str] = if sidechain {
+            &ENVELOPE_KEYS_SIDECHAIN
+        } else {
+            &ENVELOPE_KEYS
+        };
+        for k in keys {
+            if let Some(v) = obj.get(*k) {
+                envelope.insert((*k).into(), v.clone());
+            }
+        }
+        if session.is_none() {
+            *session = obj
+                .get("sessionId")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+        }
+    }
+
+    /// An assistant row: a new message, or a further piece of the open one (see `open`).
+    fn assistant(
+        &mut self,
+        b: &mut Build,
+        at: &At<'_>,
+        obj: &Map<String, Value>,
+        m: &Map<String, Value>,
+        piece: &Piece,
+        calls: &[u64],
+    ) -> u32 {
+        if let Some(model) = m.get("model").and_then(Value::as_str)
+            && model != "<synthetic>"
+        {
+            if piece.sidechain {
+                if !self.side_models.iter().any(|x| x == model) {
+                    self.side_models.push(model.to_string());
+                }
+            } else {
+                b.agent_model(model);
+            }
+        }
+        let mid = m.get("id").and_then(Value::as_str).map(str::to_string);
+        let request = obj
+            .get("requestId")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let input = m.get("usage").and_then(Value::as_object).map(|u| {
+            [
+                "input_tokens",
+                "cache_creation_input_tokens",
+                "cache_read_input_tokens",
+            ]
+            .iter()
+            .filter_map(|k| u.get(*k).and_then(Value::as_u64))
+            .sum::<u64>()
+        });
+        let slot = &mut self.open[usize::from(piece.sidechain)];
+        let joins = slot.as_ref().is_some_and(|o| {
+            mid.as_ref() == Some(&o.id)
+                && (!o.answered
+                    || (request.is_some()
+                        && request == o.request
+                        && (input.is_none() || o.input.is_none() || input == o.input)))
+        });
+        if let Some(o) = slot.as_mut().filter(|_| joins) {
+            let i = o.entry;
+            o.calls.extend_from_slice(calls);
+            o.answered = false;
+            b.extend(i, at, piece.chars, calls, &[]);
+            return i;
+        }
+        let i = b.entry(
+            at,
+            NewEntry {
+                role: Role::Assistant,
+                flags: 0,
+                chars: piece.chars,
+                id: piece.id,
+                calls,
+                answers: &[],
+            },
+        );
+        *slot = mid.map(|id| OpenMessage {
+            id,
+            entry: i,
+            request,
+            input,
+            calls: calls.to_vec(),
+            answered: false,
+        });
+        i
+    }
+
+    /// A user row: a prompt, a tool result, the agent's compaction summary, or injected text.
+    fn user(
+        &mut self,
+        b: &mut Build,
+        at: &At<'_>,
+        obj: &Map<String, Value>,
+        bs: &[&Map<String, Value>],
+        piece: &Piece,
+        answers: &[u64],
+    ) -> u32 {
+        let slot = &mut self.open[usize::from(piece.sidechain)];
+        // Results of the open message's own calls keep it open (for a later piece of the same
+        // API response); any other user row closes it.
+        match slot.as_mut() {
+            Some(o)
+                if !answers.is_empty()
+                    && bs
+                        .iter()
+                        .all(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+                    && answers.iter().all(|a| o.calls.contains(a)) =>
+            {
+                o.answered = true;
+            }
+            _ => *slot = None,
+        }
+        let next = b.entries.len() as u32;
+        let (role, flags) = if truthy(obj, "isCompactSummary") {
+            (Role::User, flag::NATIVE_SUMMARY)
+        } else if !answers.is_empty() {
+            (Role::Tool, 0)
+        } else if is_prompt(obj) {
+            let echo = row_text(obj).trim_start().starts_with("<command-name>");
+            if piece.sidechain {
+                // A sub-agent's prompt starts a turn only in the sub-agent's own file (`finish`).
+                self.sidechain_prompts.push((next, echo));
+                (Role::User, 0)
+            } else {
+                if echo {
+                    self.echoes.push(next);
+                }
+                (Role::User, flag::TURN_START)
+            }
+        } else {
+            (Role::User, 0)
+        };
+        b.entry(
+            at,
+            NewEntry {
+                role,
+                flags,
+                chars: piece.chars,
+                id: piece.id,
+                calls: &[],
+                answers,
+            },
+        )
+    }
+}
+
+/// What every message row gives its entry.
+struct Piece {
+    chars: u32,
+    id: u64,
+    sidechain: bool,
+}
+
+/// The envelope fields mf copies from the agent's rows onto its own.
+const ENVELOPE_KEYS: [&str; 6] = [
+    "userType",
+    "cwd",
+    "sessionId",
+    "version",
+    "gitBranch",
+    "slug",
+];
+
+/// The same, in a sub-agent's own file: with the sub-agent's id, by which Claude Code loads its
+/// rows.
+const ENVELOPE_KEYS_SIDECHAIN: [&str; 7] = [
+    "userType",
+    "cwd",
+    "sessionId",
+    "version",
+    "gitBranch",
+    "slug",
+    "agentId",
+];
+
+fn truthy(obj: &Map<String, Value>, k: &str) -> bool {
+    obj.get(k).and_then(Value::as_bool).unwrap_or(false)
+}
+
+/// What a compact boundary preserves: `compactMetadata.preservedMessages.uuids`, or the
+/// segment's head and tail.
+fn preserved(obj: &Map<String, Value>) -> Option<Preserved> {
+    let meta = obj.get("compactMetadata");
+    meta.and_then(|m| m.get("preservedMessages"))
+        .and_then(|p| p.get("uuids"))
+        .and_then(Value::as_array)
+        .map(|u| {
+            Preserved::List(
+                u.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect(),
+            )
+        })
+        .or_else(|| {
+            let seg = meta.and_then(|m| m.get("preservedSegment"))?;
+            Some(Preserved::Segment {
+                head: seg.get("headUuid")?.as_str()?.to_string(),
+                tail: seg.get("tailUuid")?.as_str()?.to_string(),
+            })
+        })
+}
+
+impl Reader for ClaudeReader {
+    fn adapter(&self, b: &Build) -> Box<dyn Adapter> {
+        Box::new(self.state(&b.entries))
+    }
+}
+
+impl Adapter for State {
+    fn text(&self, _: usize, rows: &[Map<String, Value>]) -> String {
+        text(rows)
+    }
+
+    /// Not on the row: Claude Code keeps the tool's name on the call.
+    fn tool_name(&self, _rows: &[Map<String, Value>]) -> Option<String> {
+        None
+    }
+
+    fn chat_messages(&self, _: usize, rows: &[Map<String, Value>]) -> Vec<Value> {
+        chat_messages(rows)
+    }
+
+    fn lines(&self, t: &Transcript, w: &Write<'_>) -> Result<Vec<String>, TranscriptError> {
+        lines(t, self, w).map_err(|why| t.unexpressible(why))
+    }
+
+    /// Claude Code's `sessions/<pid>.json` naming this session, with a running pid.
+    fn running(&self, dirs: &AgentDirs) -> Option<String> {
+        let sid = self.session_id.as_deref()?;
+        live::claude_process(dirs.claude_sessions.as_deref()?, sid)
+    }
+}
+
+impl ClaudeReader {
+    fn state(&self, b_entries: &[crate::entry::Entry]) -> State {
         let visible: HashSet<usize> = self
             .rows
             .iter()
@@ -790,31 +941,32 @@ impl ClaudeReader {
             .rev()
             .find(|(k, r)| r.message && !r.compact_summary && visible.contains(k))
             .map(|(k, _)| k);
+        let sidechain = self.all_sidechain == Some(true);
+        let (envelope, session_id) = if sidechain {
+            (&self.side_envelope, &self.side_session)
+        } else {
+            (&self.envelope, &self.session_id)
+        };
         State {
             rows: self.rows.clone(),
             on_path: self.on_path.clone(),
             tail,
-            envelope: self.envelope.clone(),
+            envelope: envelope.clone(),
             newest_ms: self.newest_ms,
-            session_id: self.session_id.clone(),
+            session_id: session_id.clone(),
+            sidechain,
         }
     }
 }
 
-/// The lines that write a `Write` to a Claude Code session.
-pub fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, String> {
-    let mut stamp = w.now_ms.max(st.newest_ms + 1);
-    let mut next_stamp = || {
-        let s = iso_timestamp(stamp);
-        stamp += 1;
-        s
-    };
+/// mf's own rows for a write: its summaries and records, of types Claude Code does not load.
+fn own_rows(w: &Write<'_>, next_stamp: &mut impl FnMut() -> String) -> Result<Vec<String>, String> {
     let mut out = Vec::new();
     for d in w.drafts {
         if d.kind == ClaimKind::Stub {
             return Err("a Claude Code session cannot show a stub in place of a tool result append-only, so --strategy mask does not apply to it".into());
         }
-        let mf: Value = serde_json::from_str(&wire::claim_object(d)).expect("an mf object");
+        let mf = mf::claim_value(d);
         let mut m = Map::new();
         m.insert("type".into(), Value::from("mf-summary"));
         m.insert("id".into(), Value::from(d.id.clone()));
@@ -823,40 +975,26 @@ pub fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, S
         out.push(mf_first(mf, m));
     }
     for (kind, at_ms) in w.records {
-        let rec: Value = serde_json::from_str(&wire::record_line(kind, *at_ms)).expect("a record");
         let mut m = Map::new();
         m.insert("type".into(), Value::from("mf-record"));
         m.insert("timestamp".into(), Value::from(next_stamp()));
-        out.push(mf_first(rec["mf"].clone(), m));
+        out.push(mf_first(mf::record_value(kind, *at_ms), m));
     }
-    let Some(shown) = w.shown else {
-        return Ok(out);
-    };
-    let Some(tail) = st.tail else {
-        return Err("it has no message on its active chain to resume from".into());
-    };
-    // What is shown: summaries first (mf's, and the agent's own if it stands), then kept entries.
-    let mut texts: Vec<String> = Vec::new();
-    let mut kept_entries: Vec<u32> = Vec::new();
-    for s in shown {
-        match s {
-            Shown::New(d) => texts.push(w.drafts[*d].content.clone()),
-            Shown::Existing(i) => {
-                let e = &t.entries[*i as usize];
-                if e.claim != NONE {
-                    texts.push(t.text(*i as usize).map_err(|e| e.to_string())?);
-                } else {
-                    kept_entries.push(*i);
-                }
-            }
-        }
-    }
-    let kept_set: HashSet<u32> = kept_entries.iter().copied().collect();
-    // Every row of a kept entry (pieces on side branches included), and the other rows of the
-    // visible chain among them (system rows, attachments); progress rows are not needed. In
-    // recall order — the agent's own summary before the rows its compaction preserved, though
-    // it lies after them in the file — each other row after the entry row it follows in the
-    // file. The tail comes last.
+    Ok(out)
+}
+
+/// The uuids of the rows a view keeps before its tail, and the first kept entry's line: every
+/// row of a kept entry (pieces on side branches included), and the other rows of the visible
+/// chain among them (system rows, attachments); progress rows are not needed. In recall order —
+/// the agent's own summary before the rows its compaction preserved, though it lies after them
+/// in the file — each other row after the entry row it follows in the file.
+fn kept_rows<'a>(
+    t: &Transcript,
+    st: &'a State,
+    kept_entries: &[u32],
+    kept_set: &HashSet<u32>,
+    tail: usize,
+) -> (Vec<&'a str>, u32) {
     let recall_pos: HashMap<u32, usize> = kept_entries
         .iter()
         .enumerate()
@@ -890,24 +1028,18 @@ pub fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, S
         }
     }
     picked.sort_by_key(|&(p, line, _)| (p, line));
-    let envelope = &st.envelope;
-    let with_envelope = |m: &mut Map<String, Value>| {
-        for (k, v) in envelope {
-            m.insert(k.clone(), v.clone());
-        }
-        m.insert("isSidechain".into(), Value::from(false));
-    };
-    let boundary_uuid = fresh_uuid();
-    let summary_uuid = fresh_uuid();
-    // mf's summary row, hung on the boundary, is the first row the boundary preserves.
-    let mut uuids: Vec<&str> = Vec::new();
-    if !texts.is_empty() {
-        uuids.push(summary_uuid.as_str());
-    }
-    uuids.extend(picked.iter().map(|&(_, _, u)| u));
-    uuids.push(st.rows[tail].uuid.as_str());
-    let last_folded = t
-        .entries
+    (picked.into_iter().map(|(_, _, u)| u).collect(), first_line)
+}
+
+/// The uuid of the last row before the kept ones that the view leaves out: what the boundary
+/// logically follows.
+fn last_folded(
+    t: &Transcript,
+    st: &State,
+    kept_set: &HashSet<u32>,
+    first_line: u32,
+) -> Option<String> {
+    t.entries
         .iter()
         .enumerate()
         .filter(|(i, e)| {
@@ -920,7 +1052,59 @@ pub fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, S
                 .map(|r| r.uuid.clone())
         })
         .next_back()
-        .unwrap_or_else(|| st.rows[tail].uuid.clone());
+}
+
+/// The lines that write a `Write` to a Claude Code session.
+fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, String> {
+    let mut stamp = w.now_ms.max(st.newest_ms + 1);
+    let mut next_stamp = || {
+        let s = iso_timestamp(stamp);
+        stamp += 1;
+        s
+    };
+    let mut out = own_rows(w, &mut next_stamp)?;
+    let Some(shown) = w.shown else {
+        return Ok(out);
+    };
+    let Some(tail) = st.tail else {
+        return Err("it has no message on its active chain to resume from".into());
+    };
+    // What is shown: summaries first (mf's, and the agent's own if it stands), then kept entries.
+    let mut texts: Vec<String> = Vec::new();
+    let mut kept_entries: Vec<u32> = Vec::new();
+    for s in shown {
+        match s {
+            Shown::New(d) => texts.push(w.drafts[*d].content.clone()),
+            Shown::Existing(i) => {
+                let e = &t.entries[*i as usize];
+                if e.claim != NONE {
+                    texts.push(t.text(*i as usize).map_err(|e| e.to_string())?);
+                } else {
+                    kept_entries.push(*i);
+                }
+            }
+        }
+    }
+    let kept_set: HashSet<u32> = kept_entries.iter().copied().collect();
+    let (picked, first_line) = kept_rows(t, st, &kept_entries, &kept_set, tail);
+    let envelope = &st.envelope;
+    let with_envelope = |m: &mut Map<String, Value>| {
+        for (k, v) in envelope {
+            m.insert(k.clone(), v.clone());
+        }
+        m.insert("isSidechain".into(), Value::from(st.sidechain));
+    };
+    let boundary_uuid = fresh_uuid();
+    let summary_uuid = fresh_uuid();
+    // mf's summary row, hung on the boundary, is the first row the boundary preserves.
+    let mut uuids: Vec<&str> = Vec::new();
+    if !texts.is_empty() {
+        uuids.push(summary_uuid.as_str());
+    }
+    uuids.extend(picked);
+    uuids.push(st.rows[tail].uuid.as_str());
+    let last_folded =
+        last_folded(t, st, &kept_set, first_line).unwrap_or_else(|| st.rows[tail].uuid.clone());
     let op = if texts.is_empty() { "restore" } else { "show" };
     let mut tr = Map::new();
     tr.insert("parentUuid".into(), Value::from(st.rows[tail].uuid.clone()));

@@ -12,29 +12,35 @@
 //! message, and the kept items verbatim, and its `event_msg/context_compacted`. In a rollout whose
 //! lines are numbered (0.171's `ordinal`), every line mf appends takes the next number.
 
+use std::fs::File;
+use std::path::Path;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::common::{self, iso_timestamp, mf_first};
-use crate::digest::{content_fingerprint, id_hash};
-use crate::entry::{Claim, ClaimKind, NONE, RecordKind, Role, Shown, flag};
+use super::mf::{self, ClaimFields};
+use super::{Adapter, Reader};
+use crate::digest::id_hash;
+use crate::entry::{ClaimKind, NONE, Role, Shown, flag};
 use crate::transcript::build::{At, Build, NewEntry};
 use crate::transcript::error::TranscriptError;
+use crate::transcript::live::AgentDirs;
 use crate::transcript::read::{LineError, LineReader};
-use crate::transcript::wire::{self, MfObject};
+use crate::transcript::wire;
 use crate::transcript::{Transcript, Write};
 
 /// What mf keeps of a rollout for writing to it.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct State {
     /// The thread id (`session_meta.payload.id`), for the live-session check.
-    pub thread: Option<String>,
+    thread: Option<String>,
     /// The last native compaction has no `replacement_history`: Codex rebuilds that history
     /// itself, and mf cannot write a view that reproduces it.
-    pub local_compaction: bool,
+    local_compaction: bool,
     /// The highest `ordinal` of the rollout's lines (Codex 0.171 numbers every line it writes
     /// and refuses to resume a rollout whose last line has none); `None` on rollouts without.
-    pub last_ordinal: Option<u64>,
+    last_ordinal: Option<u64>,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -53,8 +59,113 @@ pub struct CodexReader {
 }
 
 impl CodexReader {
-    pub fn state(&self) -> State {
-        self.state.clone()
+    /// A `response_item`: what the model saw (a message, reasoning, a tool call or its output);
+    /// the user message a prompt event claims starts a turn.
+    fn response_item(&mut self, b: &mut Build, at: &At<'_>, p: &Map<String, Value>, line_id: u64) {
+        let kind = p.get("type").and_then(Value::as_str).unwrap_or_default();
+        let role = match kind {
+            "message" => match p.get("role").and_then(Value::as_str) {
+                Some("user") => Role::User,
+                Some("assistant") => Role::Assistant,
+                _ => Role::System,
+            },
+            "function_call_output" | "custom_tool_call_output" | "local_shell_call_output" => {
+                Role::Tool
+            }
+            _ => Role::Assistant,
+        };
+        let calls: Vec<u64> = match kind {
+            "function_call" | "custom_tool_call" | "local_shell_call" => {
+                call_id(p).into_iter().collect()
+            }
+            _ => Vec::new(),
+        };
+        let answers: Vec<u64> = if role == Role::Tool {
+            call_id(p).into_iter().collect()
+        } else {
+            Vec::new()
+        };
+        let user = role == Role::User;
+        let i = b.entry(
+            at,
+            NewEntry {
+                role,
+                flags: if user && self.pending_turn {
+                    flag::TURN_START
+                } else {
+                    0
+                },
+                chars: item_text(p).chars().count() as u32,
+                id: line_id,
+                calls: &calls,
+                answers: &answers,
+            },
+        );
+        if !(user && self.pending_turn) {
+            // Past the prompt the last event claimed: the next event is a new prompt.
+            self.claimed = None;
+        }
+        if user {
+            if self.pending_turn {
+                self.pending_turn = false;
+                self.pending_user = None;
+            } else {
+                self.pending_user = Some(i);
+            }
+        }
+    }
+}
+
+impl Reader for CodexReader {
+    fn adapter(&self, _: &Build) -> Box<dyn Adapter> {
+        Box::new(self.state.clone())
+    }
+}
+
+impl Adapter for State {
+    fn text(&self, _: usize, rows: &[Map<String, Value>]) -> String {
+        text(&rows[0])
+    }
+
+    /// Codex's tool outputs do not carry the tool's name.
+    fn tool_name(&self, _rows: &[Map<String, Value>]) -> Option<String> {
+        None
+    }
+
+    fn chat_messages(&self, _: usize, rows: &[Map<String, Value>]) -> Vec<Value> {
+        vec![chat_message(&rows[0])]
+    }
+
+    fn lines(&self, t: &Transcript, w: &Write<'_>) -> Result<Vec<String>, TranscriptError> {
+        lines(t, self, w).map_err(|why| t.unexpressible(why))
+    }
+
+    /// Codex's lock on `thread-writer-locks/<thread>.lock`, held while it runs the thread.
+    fn running(&self, dirs: &AgentDirs) -> Option<String> {
+        let thread = self.thread.as_deref()?;
+        let lock = dirs
+            .codex_home
+            .as_ref()?
+            .join("thread-writer-locks")
+            .join(format!("{thread}.lock"));
+        held(&lock).then(|| format!("Codex holds the lock {} for this thread", lock.display()))
+    }
+}
+
+/// Whether another process holds a lock on `path` (an exclusive `flock`, as Codex takes).
+/// Probed with a shared lock, released at once; a file that is not there is not held.
+fn held(path: &Path) -> bool {
+    let Ok(f) = File::open(path) else {
+        return false;
+    };
+    match f.try_lock_shared() {
+        Ok(()) => {
+            let _ = f.unlock();
+            false
+        }
+        Err(std::fs::TryLockError::WouldBlock) => true,
+        // A filesystem without locks: the file's presence is all there is to go on.
+        Err(std::fs::TryLockError::Error(_)) => true,
     }
 }
 
@@ -150,7 +261,7 @@ fn call_id(p: &Map<String, Value>) -> Option<u64> {
 
 /// The text of a line: a response item, a native compaction (the messages of its history), or
 /// mf's own summary.
-pub fn text(obj: &Map<String, Value>) -> String {
+fn text(obj: &Map<String, Value>) -> String {
     let Some(p) = obj.get("payload").and_then(Value::as_object) else {
         return String::new();
     };
@@ -180,13 +291,8 @@ pub fn text(obj: &Map<String, Value>) -> String {
     }
 }
 
-/// The tool name of a tool output (Codex outputs do not carry it).
-pub fn tool_name(_obj: &Map<String, Value>) -> Option<String> {
-    None
-}
-
 /// A line as the chat message a model would be sent.
-pub fn chat_message(obj: &Map<String, Value>) -> Value {
+fn chat_message(obj: &Map<String, Value>) -> Value {
     let t = text(obj);
     let Some(p) = obj.get("payload").and_then(Value::as_object) else {
         return json!({"role": "system", "content": t});
@@ -246,49 +352,15 @@ impl LineReader for CodexReader {
             self.state.last_ordinal = Some(self.state.last_ordinal.map_or(n, |m| m.max(n)));
         }
         if let Some(mf) = obj.get("mf") {
-            match wire::parse_mf(mf) {
-                MfObject::Claim { kind, coverage } => {
-                    let content = p.get("content").and_then(Value::as_str).unwrap_or_default();
-                    let id = p.get("id").and_then(Value::as_str).unwrap_or_default();
-                    let answers: Vec<u64> = call_id(p).into_iter().collect();
-                    let i = b.entry(
-                        at,
-                        NewEntry {
-                            role: if kind == ClaimKind::Stub {
-                                Role::Tool
-                            } else {
-                                Role::System
-                            },
-                            flags: 0,
-                            chars: content.chars().count() as u32,
-                            id: id_hash(id),
-                            calls: &[],
-                            answers: &answers,
-                        },
-                    );
-                    b.claim(
-                        i,
-                        Claim {
-                            entry: 0,
-                            kind,
-                            id: id.to_string(),
-                            coverage,
-                            content_fingerprint: Some(content_fingerprint(content)),
-                            label: common::first_line(content),
-                            shape_ok: if ty == "mf_summary" {
-                                Ok(())
-                            } else {
-                                Err("in a Codex rollout mf writes its summaries as `mf_summary` lines".into())
-                            },
-                        },
-                    );
-                }
-                MfObject::Record(kind, at_ms) => b.record(wire::record(at.line, kind, at_ms)),
-                MfObject::View => {}
-                MfObject::Unknown(k) => {
-                    b.record(wire::record(at.line, RecordKind::Unknown { kind: k }, 0))
-                }
-            }
+            mf::read(b, at, mf, |kind| {
+                let shape_ok = if ty == "mf_summary" {
+                    Ok(())
+                } else {
+                    Err("in a Codex rollout mf writes its summaries as `mf_summary` lines".into())
+                };
+                let answers = call_id(p).into_iter().collect();
+                ClaimFields::in_object(Some(p), Role::Tool, kind, answers, shape_ok)
+            });
             return Ok(());
         }
         match ty {
@@ -311,59 +383,7 @@ impl LineReader for CodexReader {
                     self.claimed = Some(prompt);
                 }
             },
-            "response_item" => {
-                let kind = p.get("type").and_then(Value::as_str).unwrap_or_default();
-                let role = match kind {
-                    "message" => match p.get("role").and_then(Value::as_str) {
-                        Some("user") => Role::User,
-                        Some("assistant") => Role::Assistant,
-                        _ => Role::System,
-                    },
-                    "function_call_output"
-                    | "custom_tool_call_output"
-                    | "local_shell_call_output" => Role::Tool,
-                    _ => Role::Assistant,
-                };
-                let calls: Vec<u64> = match kind {
-                    "function_call" | "custom_tool_call" | "local_shell_call" => {
-                        call_id(p).into_iter().collect()
-                    }
-                    _ => Vec::new(),
-                };
-                let answers: Vec<u64> = if role == Role::Tool {
-                    call_id(p).into_iter().collect()
-                } else {
-                    Vec::new()
-                };
-                let user = role == Role::User;
-                let i = b.entry(
-                    at,
-                    NewEntry {
-                        role,
-                        flags: if user && self.pending_turn {
-                            flag::TURN_START
-                        } else {
-                            0
-                        },
-                        chars: item_text(p).chars().count() as u32,
-                        id: line_id,
-                        calls: &calls,
-                        answers: &answers,
-                    },
-                );
-                if !(user && self.pending_turn) {
-                    // Past the prompt the last event claimed: the next event is a new prompt.
-                    self.claimed = None;
-                }
-                if user {
-                    if self.pending_turn {
-                        self.pending_turn = false;
-                        self.pending_user = None;
-                    } else {
-                        self.pending_user = Some(i);
-                    }
-                }
-            }
+            "response_item" => self.response_item(b, at, p, line_id),
             "compacted" => {
                 // Codex's own compaction: from here on, its history replaces what came before.
                 for e in &mut b.entries {
@@ -402,7 +422,7 @@ impl LineReader for CodexReader {
 }
 
 /// The lines that write a `Write` to a rollout.
-pub fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, String> {
+fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, String> {
     let mut stamp = w.now_ms;
     // A rollout whose lines are numbered (0.171 on) gets every line numbered on from its highest.
     let mut ordinal = st.last_ordinal;
@@ -431,12 +451,10 @@ pub fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, S
             payload["call_id"] = p.get("call_id").cloned().unwrap_or(Value::Null);
             payload["outputType"] = p.get("type").cloned().unwrap_or(Value::Null);
         }
-        let mf: Value = serde_json::from_str(&wire::claim_object(d)).expect("an mf object");
-        out.push(line(mf, "mf_summary", payload));
+        out.push(line(mf::claim_value(d), "mf_summary", payload));
     }
     for (kind, at_ms) in w.records {
-        let rec: Value = serde_json::from_str(&wire::record_line(kind, *at_ms)).expect("a record");
-        out.push(line(rec["mf"].clone(), "mf_record", json!({})));
+        out.push(line(mf::record_value(kind, *at_ms), "mf_record", json!({})));
     }
     let Some(shown) = w.shown else {
         return Ok(out);
@@ -444,19 +462,7 @@ pub fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, S
     if st.local_compaction {
         return Err("its last compaction by Codex has no replacement history (Codex rebuilds that history itself), so mf cannot write a history that Codex would show as mf's recall".into());
     }
-    let payload_of = |i: u32| -> Result<Vec<Value>, String> {
-        let v = t.values(i as usize).map_err(|e| e.to_string())?;
-        let obj = v.into_iter().next().unwrap_or_default();
-        Ok(match obj.get("type").and_then(Value::as_str) {
-            Some("compacted") => obj
-                .get("payload")
-                .and_then(|p| p.get("replacement_history"))
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default(),
-            _ => obj.get("payload").cloned().into_iter().collect(),
-        })
-    };
+    let payload_of = |i: u32| payload_of(t, i);
     let mut summaries: Vec<String> = Vec::new();
     let mut entries: Vec<Value> = Vec::new();
     let mut early: Vec<Value> = Vec::new();
@@ -483,19 +489,7 @@ pub fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, S
                     let content = t.text(*i as usize).map_err(|e| e.to_string())?;
                     match c.kind {
                         ClaimKind::Summary => summaries.push(content),
-                        ClaimKind::Stub => {
-                            let orig =
-                                c.coverage.as_ref().ok().and_then(|cov| match &cov.covered {
-                                    crate::entry::Covered::Lines { ranges, .. } => {
-                                        ranges.first().map(|r| r[0])
-                                    }
-                                    crate::entry::Covered::Ids(_) => None,
-                                });
-                            let orig = orig
-                                .and_then(|l| t.entries.binary_search_by_key(&l, |e| e.line).ok())
-                                .map_or(NONE, |j| j as u32);
-                            entries.push(stub_item(t, orig, &content)?);
-                        }
+                        ClaimKind::Stub => entries.push(stub_item(t, stubbed(t, c), &content)?),
                     }
                 } else if entries.is_empty() && (e.has(flag::PINNED) || *i < first_turn) {
                     early.extend(payload_of(*i)?);
@@ -524,6 +518,32 @@ pub fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, S
         json!({"message": text, "replacement_history": history}),
     ));
     Ok(out)
+}
+
+/// The items an entry stands for in the history Codex sends: its payload, or the replacement
+/// history of Codex's own compaction.
+fn payload_of(t: &Transcript, i: u32) -> Result<Vec<Value>, String> {
+    let v = t.values(i as usize).map_err(|e| e.to_string())?;
+    let obj = v.into_iter().next().unwrap_or_default();
+    Ok(match obj.get("type").and_then(Value::as_str) {
+        Some("compacted") => obj
+            .get("payload")
+            .and_then(|p| p.get("replacement_history"))
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default(),
+        _ => obj.get("payload").cloned().into_iter().collect(),
+    })
+}
+
+/// The entry a standing stub stands in for (the first line it covers), or `NONE`.
+fn stubbed(t: &Transcript, c: &crate::entry::Claim) -> u32 {
+    let orig = c.coverage.as_ref().ok().and_then(|cov| match &cov.covered {
+        crate::entry::Covered::Lines { ranges, .. } => ranges.first().map(|r| r[0]),
+        crate::entry::Covered::Ids(_) => None,
+    });
+    orig.and_then(|l| t.entries.binary_search_by_key(&l, |e| e.line).ok())
+        .map_or(NONE, |j| j as u32)
 }
 
 /// The output item a stub stands for: the original's shape, with the stub's text.

@@ -1,16 +1,63 @@
 //! `Format`: the transcript formats mf reads, how a file's format is recognised from its first
-//! conclusive lines, and the per-format adapters that map lines to entries and mf's drafts back
-//! to lines. The engine never sees a format.
+//! conclusive lines, and the one interface every format's adapter implements: a [`Reader`] that
+//! maps lines to entries (and is kept in a checkpoint between reads), and the [`Adapter`] it
+//! leaves once the file is read — an entry's text, tool name and chat view, the lines mf writes,
+//! and what the agent leaves beside a session it is running. The engine never sees a format.
 
 pub mod chat;
 pub mod claude;
 pub mod codex;
 pub mod common;
+pub mod mf;
 pub mod pi;
 
-use serde_json::Value;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
 
+use super::build::Build;
+use super::live::AgentDirs;
+use super::read::LineReader;
 use super::wire::MF_PREFIX;
+use super::{Transcript, TranscriptError, Write};
+
+/// A format's reader: a line reader, kept in a checkpoint between reads, and what it leaves for
+/// the transcript once the last line is read.
+pub trait Reader: LineReader + Default + Serialize + DeserializeOwned {
+    /// What the format keeps of the file for everything after reading.
+    fn adapter(&self, b: &Build) -> Box<dyn Adapter>;
+}
+
+/// What a format knows of a file it has read, and does with it: the only way `Transcript`
+/// reaches a format. `rows` are an entry's lines, parsed (one, or several for an entry made of
+/// pieces).
+pub trait Adapter: std::fmt::Debug + Send + Sync {
+    /// The model-visible text of entry `entry`.
+    fn text(&self, entry: usize, rows: &[Map<String, Value>]) -> String;
+
+    /// The tool name of a tool result, when the line says it.
+    fn tool_name(&self, rows: &[Map<String, Value>]) -> Option<String>;
+
+    /// Entry `entry` as the chat messages a model would be sent (one, or one per tool result
+    /// of a row that answers several calls).
+    fn chat_messages(&self, entry: usize, rows: &[Map<String, Value>]) -> Vec<Value>;
+
+    /// The lines to append for `w`, in this format; an agent's session also gets what makes
+    /// the agent show `w.shown`, and a view the agent cannot show is refused.
+    fn lines(&self, t: &Transcript, w: &Write<'_>) -> Result<Vec<String>, TranscriptError>;
+
+    /// What the agent leaves beside a session while it runs it (its process, its lock), found
+    /// in `dirs`: why the session is live, or `None`.
+    fn running(&self, _dirs: &AgentDirs) -> Option<String> {
+        None
+    }
+}
+
+/// Work to do with a format's reader type (see [`Format::with_reader`]).
+pub trait ReaderJob {
+    type Out;
+    fn run<R: Reader>(self) -> Self::Out;
+}
 
 /// A transcript format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -58,6 +105,16 @@ impl Format {
     /// Whether the format belongs to an agent that may be writing the file right now.
     pub fn is_agent(self) -> bool {
         !matches!(self, Format::Chat)
+    }
+
+    /// Run `job` with this format's reader.
+    pub fn with_reader<J: ReaderJob>(self, job: J) -> J::Out {
+        match self {
+            Format::Chat => job.run::<chat::ChatReader>(),
+            Format::Claude => job.run::<claude::ClaudeReader>(),
+            Format::Codex => job.run::<codex::CodexReader>(),
+            Format::Pi => job.run::<pi::PiReader>(),
+        }
     }
 }
 

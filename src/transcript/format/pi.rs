@@ -19,12 +19,14 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::common::{self, fresh_hex8, iso_timestamp, mf_first};
-use crate::digest::{content_fingerprint, id_hash};
-use crate::entry::{Claim, ClaimKind, NONE, RecordKind, Role, Shown, flag};
+use super::mf::{self, ClaimFields};
+use super::{Adapter, Reader};
+use crate::digest::id_hash;
+use crate::entry::{ClaimKind, NONE, Role, Shown, flag};
 use crate::transcript::build::{At, Build, NewEntry};
 use crate::transcript::error::TranscriptError;
 use crate::transcript::read::{LineError, LineReader};
-use crate::transcript::wire::{self, MfObject};
+use crate::transcript::wire;
 use crate::transcript::{Transcript, Write};
 
 /// What a pi node is.
@@ -181,71 +183,34 @@ impl LineReader for PiReader {
         // A copy mf wrote of one of pi's entries (see `lines`) is read as that entry.
         if let Some(mf) = obj.get("mf").filter(|_| !is_copy(obj)) {
             node.mf = true;
-            match wire::parse_mf(mf) {
-                MfObject::Claim { kind, coverage } => {
-                    let data = obj.get("data");
-                    let content = data
-                        .and_then(|d| d.get("content"))
-                        .and_then(Value::as_str)
-                        .unwrap_or_default();
-                    let id = data
-                        .and_then(|d| d.get("id"))
-                        .and_then(Value::as_str)
-                        .unwrap_or_default();
-                    let answers: Vec<u64> = data
-                        .and_then(|d| d.get("toolCallId"))
-                        .and_then(Value::as_str)
-                        .map(id_hash)
-                        .into_iter()
-                        .collect();
-                    let i = b.entry(
-                        at,
-                        NewEntry {
-                            role: if kind == ClaimKind::Stub {
-                                Role::Tool
-                            } else {
-                                Role::System
-                            },
-                            flags: 0,
-                            chars: content.chars().count() as u32,
-                            id: id_hash(id),
-                            calls: &[],
-                            answers: &answers,
-                        },
-                    );
-                    b.claim(
-                        i,
-                        Claim {
-                            entry: 0,
-                            kind,
-                            id: id.to_string(),
-                            coverage,
-                            content_fingerprint: Some(content_fingerprint(content)),
-                            label: common::first_line(content),
-                            shape_ok: if ty == "custom" {
-                                Ok(())
-                            } else {
-                                Err(
-                                    "in a pi session mf writes its summaries as `custom` entries"
-                                        .into(),
-                                )
-                            },
-                        },
-                    );
+            let seen = mf::read(b, at, mf, |kind| {
+                let shape_ok = if ty == "custom" {
+                    Ok(())
+                } else {
+                    Err("in a pi session mf writes its summaries as `custom` entries".into())
+                };
+                let data = obj.get("data").and_then(Value::as_object);
+                let answers = data
+                    .and_then(|d| d.get("toolCallId"))
+                    .and_then(Value::as_str)
+                    .map(id_hash)
+                    .into_iter()
+                    .collect();
+                ClaimFields::in_object(data, Role::Tool, kind, answers, shape_ok)
+            });
+            match seen {
+                mf::Seen::Claim(i) => {
                     node.kind = Kind::Entry;
                     node.entry = i;
                 }
-                MfObject::Record(kind, at_ms) => b.record(wire::record(at.line, kind, at_ms)),
-                MfObject::View => {
+                mf::Seen::View => {
                     node.kind = Kind::MfView {
                         compaction: ty == "compaction",
                         first_kept_id: s("firstKeptEntryId"),
                         system: obj.get("systemMessage").map(Value::to_string),
                     }
                 }
-                MfObject::Unknown(k) => {
-                    b.record(wire::record(at.line, RecordKind::Unknown { kind: k }, 0))
-                }
+                mf::Seen::Record | mf::Seen::Unknown => {}
             }
             self.nodes.push(node);
             return Ok(());
@@ -264,86 +229,8 @@ impl LineReader for PiReader {
             {
                 node.kind = Kind::System(obj["message"].to_string());
             }
-            "context_edit" => {
-                // `replacement: null` hides the target; `{content}` replaces its content.
-                let replacement = match obj.get("replacement") {
-                    Some(Value::Null) => Some(None),
-                    Some(r) => r
-                        .get("content")
-                        .filter(|c| c.is_string() || c.is_array())
-                        .map(|c| Some(c.to_string())),
-                    None => None,
-                };
-                if let (Some(target), Some(replacement)) = (s("targetId"), replacement) {
-                    node.kind = Kind::Edit {
-                        target,
-                        replacement,
-                    };
-                }
-            }
-            "message" => {
-                let m = obj.get("message").and_then(Value::as_object);
-                let role = m
-                    .and_then(|m| m.get("role"))
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
-                let (mrole, turn) = match role {
-                    "user" | "bashExecution" => (Role::User, true),
-                    "assistant" => (Role::Assistant, false),
-                    "toolResult" => (Role::Tool, false),
-                    _ => (Role::User, false),
-                };
-                let excluded = m
-                    .and_then(|m| m.get("excludeFromContext"))
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false);
-                let calls: Vec<u64> = m
-                    .and_then(|m| m.get("content"))
-                    .and_then(Value::as_array)
-                    .map(|blocks| {
-                        blocks
-                            .iter()
-                            .filter(|b| b.get("type").and_then(Value::as_str) == Some("toolCall"))
-                            .filter_map(|b| b.get("id").and_then(Value::as_str))
-                            .map(id_hash)
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                let answers: Vec<u64> = if role == "toolResult" {
-                    m.and_then(|m| m.get("toolCallId"))
-                        .and_then(Value::as_str)
-                        .map(id_hash)
-                        .into_iter()
-                        .collect()
-                } else {
-                    Vec::new()
-                };
-                if role == "assistant"
-                    && let Some(model) = m.and_then(|m| m.get("model")).and_then(Value::as_str)
-                {
-                    b.agent_model(model);
-                }
-                let i = b.entry(
-                    at,
-                    NewEntry {
-                        role: mrole,
-                        flags: if excluded {
-                            flag::UNSEEN
-                        } else if turn {
-                            flag::TURN_START
-                        } else {
-                            0
-                        },
-                        chars: text(obj).chars().count() as u32,
-                        id: node_id_hash(&node, at.line),
-                        calls: &calls,
-                        answers: &answers,
-                    },
-                );
-                node.kind = Kind::Entry;
-                node.entry = i;
-                node.role = Some(role.to_string());
-            }
+            "context_edit" => node.kind = edit(obj).unwrap_or(Kind::Other),
+            "message" => message(b, at, obj, &mut node),
             "compaction" => {
                 let i = b.entry(
                     at,
@@ -487,6 +374,89 @@ impl LineReader for PiReader {
     }
 }
 
+/// A `context_edit` that names its target and what becomes of it.
+fn edit(obj: &Map<String, Value>) -> Option<Kind> {
+    // `replacement: null` hides the target; `{content}` replaces its content.
+    let replacement = match obj.get("replacement") {
+        Some(Value::Null) => Some(None),
+        Some(r) => r
+            .get("content")
+            .filter(|c| c.is_string() || c.is_array())
+            .map(|c| Some(c.to_string())),
+        None => None,
+    };
+    let target = obj.get("targetId").and_then(Value::as_str)?.to_string();
+    Some(Kind::Edit {
+        target,
+        replacement: replacement?,
+    })
+}
+
+/// A `message` entry (not a system message): a prompt, a reply, a tool result.
+fn message(b: &mut Build, at: &At<'_>, obj: &Map<String, Value>, node: &mut Node) {
+    let m = obj.get("message").and_then(Value::as_object);
+    let role = m
+        .and_then(|m| m.get("role"))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let (mrole, turn) = match role {
+        "user" | "bashExecution" => (Role::User, true),
+        "assistant" => (Role::Assistant, false),
+        "toolResult" => (Role::Tool, false),
+        _ => (Role::User, false),
+    };
+    let excluded = m
+        .and_then(|m| m.get("excludeFromContext"))
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let calls: Vec<u64> = m
+        .and_then(|m| m.get("content"))
+        .and_then(Value::as_array)
+        .map(|blocks| {
+            blocks
+                .iter()
+                .filter(|b| b.get("type").and_then(Value::as_str) == Some("toolCall"))
+                .filter_map(|b| b.get("id").and_then(Value::as_str))
+                .map(id_hash)
+                .collect()
+        })
+        .unwrap_or_default();
+    let answers: Vec<u64> = if role == "toolResult" {
+        m.and_then(|m| m.get("toolCallId"))
+            .and_then(Value::as_str)
+            .map(id_hash)
+            .into_iter()
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if role == "assistant"
+        && let Some(model) = m.and_then(|m| m.get("model")).and_then(Value::as_str)
+    {
+        b.agent_model(model);
+    }
+    let i = b.entry(
+        at,
+        NewEntry {
+            role: mrole,
+            flags: if excluded {
+                flag::UNSEEN
+            } else if turn {
+                flag::TURN_START
+            } else {
+                0
+            },
+            chars: text(obj).chars().count() as u32,
+            id: node_id_hash(node, at.line),
+            calls: &calls,
+            answers: &answers,
+        },
+    );
+    node.kind = Kind::Entry;
+    node.entry = i;
+    node.role = Some(role.to_string());
+}
+
 fn node_id_hash(node: &Node, line: u32) -> u64 {
     match &node.id {
         Some(id) => id_hash(id),
@@ -608,7 +578,7 @@ impl PiReader {
     }
 
     /// What mf keeps for writing.
-    pub fn state(&self, entries: usize) -> State {
+    fn state(&self, entries: usize) -> State {
         let version = self.version.max(1);
         let mut entry_ids = vec![(None, 0); entries];
         let mut ids = HashSet::new();
@@ -740,8 +710,33 @@ fn replay_system(msgs: &[Value]) -> Option<Value> {
     Some(Value::Object(out))
 }
 
+impl Reader for PiReader {
+    fn adapter(&self, b: &Build) -> Box<dyn Adapter> {
+        Box::new(self.state(b.entries.len()))
+    }
+}
+
+impl Adapter for State {
+    /// As pi sends it (a `context_edit` may replace its content).
+    fn text(&self, entry: usize, rows: &[Map<String, Value>]) -> String {
+        text(&as_sent(self, entry, &rows[0]))
+    }
+
+    fn tool_name(&self, rows: &[Map<String, Value>]) -> Option<String> {
+        tool_name(&rows[0])
+    }
+
+    fn chat_messages(&self, entry: usize, rows: &[Map<String, Value>]) -> Vec<Value> {
+        vec![chat_message(&as_sent(self, entry, &rows[0]))]
+    }
+
+    fn lines(&self, t: &Transcript, w: &Write<'_>) -> Result<Vec<String>, TranscriptError> {
+        lines(t, self, w).map_err(|why| t.unexpressible(why))
+    }
+}
+
 /// A line as pi sends it: with the content a `context_edit` put in place of its own.
-pub fn as_sent<'a>(
+fn as_sent<'a>(
     st: &State,
     entry: usize,
     obj: &'a Map<String, Value>,
@@ -798,7 +793,7 @@ fn blocks_text(content: Option<&Value>) -> String {
 }
 
 /// The model-visible text of a pi line.
-pub fn text(obj: &Map<String, Value>) -> String {
+fn text(obj: &Map<String, Value>) -> String {
     if obj.contains_key("mf") && !is_copy(obj) {
         return obj
             .get("data")
@@ -843,7 +838,7 @@ pub fn text(obj: &Map<String, Value>) -> String {
 }
 
 /// The tool name of a tool result.
-pub fn tool_name(obj: &Map<String, Value>) -> Option<String> {
+fn tool_name(obj: &Map<String, Value>) -> Option<String> {
     obj.get("message")
         .and_then(|m| m.get("toolName"))
         .and_then(Value::as_str)
@@ -851,7 +846,7 @@ pub fn tool_name(obj: &Map<String, Value>) -> Option<String> {
 }
 
 /// A pi line as the chat message a model would be sent.
-pub fn chat_message(obj: &Map<String, Value>) -> Value {
+fn chat_message(obj: &Map<String, Value>) -> Value {
     let t = text(obj);
     let m = obj.get("message");
     let role = m.and_then(|m| m.get("role")).and_then(Value::as_str);
@@ -894,63 +889,14 @@ pub fn chat_message(obj: &Map<String, Value>) -> Value {
 /// What introduces, in the summary pi sends, the prompt of a turn mf folded inside.
 pub const SPLIT_TURN_PROMPT: &str = "[the request that opened the current turn, verbatim; the turn's older tool calls are summarized above and its newest follow]";
 
-/// The lines that write a `Write` to a pi session: mf's summaries and records as `custom`
-/// entries chained on the leaf, then (when there is a view to show) the entry that makes pi
-/// show exactly it.
-pub fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, String> {
-    let v1 = st.version < 2;
-    let mut taken: HashSet<String> = st.ids.clone();
-    let mut leaf = st.leaf.clone();
-    let mut out = Vec::new();
-    let stamp = std::cell::Cell::new(w.now_ms);
-    let node =
-        |rest: Map<String, Value>, taken: &mut HashSet<String>, leaf: &mut Option<String>| {
-            let mut m = Map::new();
-            m.insert("type".into(), rest["type"].clone());
-            if !v1 {
-                let id = fresh_hex8(&|x: &str| taken.contains(x));
-                taken.insert(id.clone());
-                m.insert("id".into(), Value::from(id.clone()));
-                m.insert(
-                    "parentId".into(),
-                    leaf.clone().map_or(Value::Null, Value::from),
-                );
-                *leaf = Some(id);
-            }
-            m.insert("timestamp".into(), Value::from(iso_timestamp(stamp.get())));
-            stamp.set(stamp.get() + 1);
-            for (k, v) in rest {
-                if k != "type" {
-                    m.insert(k, v);
-                }
-            }
-            m
-        };
-    for d in w.drafts {
-        if d.kind == ClaimKind::Stub {
-            return Err("a pi session cannot show a stub in place of a tool result (pi keeps the original entries), so --strategy mask does not apply to it".into());
-        }
-        let mut rest = Map::new();
-        rest.insert("type".into(), Value::from("custom"));
-        rest.insert("customType".into(), Value::from("mf"));
-        rest.insert("data".into(), json!({"id": d.id, "content": d.content}));
-        let m = node(rest, &mut taken, &mut leaf);
-        let mf: Value = serde_json::from_str(&wire::claim_object(d)).expect("an mf object");
-        out.push(mf_first(mf, m));
-    }
-    for (kind, at_ms) in w.records {
-        let line = wire::record_line(kind, *at_ms);
-        let v: Value = serde_json::from_str(&line).expect("a record");
-        let mut rest = Map::new();
-        rest.insert("type".into(), Value::from("custom"));
-        rest.insert("customType".into(), Value::from("mf"));
-        rest.insert("data".into(), json!({}));
-        let m = node(rest, &mut taken, &mut leaf);
-        out.push(mf_first(v["mf"].clone(), m));
-    }
-    let Some(shown) = w.shown else {
-        return Ok(out);
-    };
+/// What a view shows, as pi can show it: its summaries (one text; the prompt of a turn folded
+/// inside goes at its end, verbatim), then the kept entries, which must be the path's entries
+/// from the first of them on.
+fn shown_parts(
+    t: &Transcript,
+    w: &Write<'_>,
+    shown: &[Shown],
+) -> Result<(Vec<String>, Vec<u32>), String> {
     // What pi can show: one summary, then the path from one kept entry to the leaf.
     let mut texts: Vec<String> = Vec::new();
     let mut kept: Vec<u32> = Vec::new();
@@ -1008,6 +954,125 @@ pub fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, S
             return Err("pi keeps one unbroken run of entries after its summary; this fold would leave some entries out of the middle of it (--protect user, --size and oversized tool units cannot be expressed in a pi session)".into());
         }
     }
+    Ok((texts, kept))
+}
+
+/// A restore after pi went on from mf's compaction: a branch off `parent` (just before mf's
+/// first compaction on the path) and marked copies of what pi wrote after it (`later`).
+fn restore_copies(
+    t: &Transcript,
+    parent: &Option<String>,
+    later: &[Later],
+    taken: &mut HashSet<String>,
+    now_ms: u64,
+) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let mut m = Map::new();
+    m.insert("type".into(), Value::from("custom"));
+    m.insert("customType".into(), Value::from("mf"));
+    let id = fresh_hex8(&|x: &str| taken.contains(x));
+    taken.insert(id.clone());
+    m.insert("id".into(), Value::from(id.clone()));
+    m.insert(
+        "parentId".into(),
+        parent.clone().map_or(Value::Null, Value::from),
+    );
+    m.insert("timestamp".into(), Value::from(iso_timestamp(now_ms)));
+    m.insert("data".into(), json!({"op": "restore"}));
+    out.push(mf_first(wire::view_object("restore"), m));
+    let mut prev = id;
+    let mut renamed: HashMap<String, String> = HashMap::new();
+    for l in later {
+        let (Some(old), Some((pos, len))) = (&l.id, l.at) else {
+            unreachable!("checked above")
+        };
+        let raw = t.read_at(pos, len).map_err(|e| e.to_string())?;
+        let raw = raw.strip_suffix(b"\r").unwrap_or(&raw);
+        let Ok(Value::Object(mut c)) = serde_json::from_slice::<Value>(raw) else {
+            return Err(format!(
+                "the entry {old} after mf's compaction no longer reads as JSON"
+            ));
+        };
+        let id = fresh_hex8(&|x: &str| taken.contains(x));
+        taken.insert(id.clone());
+        renamed.insert(old.clone(), id.clone());
+        c.insert("id".into(), Value::from(id.clone()));
+        c.insert("parentId".into(), Value::from(prev));
+        // References to entries that are copied too name the copies.
+        for key in ["targetId", "firstKeptEntryId"] {
+            if let Some(new) = c
+                .get(key)
+                .and_then(Value::as_str)
+                .and_then(|r| renamed.get(r))
+            {
+                c.insert(key.into(), Value::from(new.clone()));
+            }
+        }
+        c.shift_remove("mf");
+        out.push(mf_first(
+            json!({"v": 2, "kind": "view", "op": COPY, "of": old}),
+            c,
+        ));
+        prev = id;
+    }
+    Ok(out)
+}
+
+/// The lines that write a `Write` to a pi session: mf's summaries and records as `custom`
+/// entries chained on the leaf, then (when there is a view to show) the entry that makes pi
+/// show exactly it.
+fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, String> {
+    let v1 = st.version < 2;
+    let mut taken: HashSet<String> = st.ids.clone();
+    let mut leaf = st.leaf.clone();
+    let mut out = Vec::new();
+    let stamp = std::cell::Cell::new(w.now_ms);
+    let node =
+        |rest: Map<String, Value>, taken: &mut HashSet<String>, leaf: &mut Option<String>| {
+            let mut m = Map::new();
+            m.insert("type".into(), rest["type"].clone());
+            if !v1 {
+                let id = fresh_hex8(&|x: &str| taken.contains(x));
+                taken.insert(id.clone());
+                m.insert("id".into(), Value::from(id.clone()));
+                m.insert(
+                    "parentId".into(),
+                    leaf.clone().map_or(Value::Null, Value::from),
+                );
+                *leaf = Some(id);
+            }
+            m.insert("timestamp".into(), Value::from(iso_timestamp(stamp.get())));
+            stamp.set(stamp.get() + 1);
+            for (k, v) in rest {
+                if k != "type" {
+                    m.insert(k, v);
+                }
+            }
+            m
+        };
+    for d in w.drafts {
+        if d.kind == ClaimKind::Stub {
+            return Err("a pi session cannot show a stub in place of a tool result (pi keeps the original entries), so --strategy mask does not apply to it".into());
+        }
+        let mut rest = Map::new();
+        rest.insert("type".into(), Value::from("custom"));
+        rest.insert("customType".into(), Value::from("mf"));
+        rest.insert("data".into(), json!({"id": d.id, "content": d.content}));
+        let m = node(rest, &mut taken, &mut leaf);
+        out.push(mf_first(mf::claim_value(d), m));
+    }
+    for (kind, at_ms) in w.records {
+        let mut rest = Map::new();
+        rest.insert("type".into(), Value::from("custom"));
+        rest.insert("customType".into(), Value::from("mf"));
+        rest.insert("data".into(), json!({}));
+        let m = node(rest, &mut taken, &mut leaf);
+        out.push(mf_first(mf::record_value(kind, *at_ms), m));
+    }
+    let Some(shown) = w.shown else {
+        return Ok(out);
+    };
+    let (mut texts, kept) = shown_parts(t, w, shown)?;
     let (first_id, first_index) = match kept.first() {
         Some(&e) => st.entry_ids[e as usize].clone(),
         None => (None, st.parsed),
@@ -1021,54 +1086,7 @@ pub fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, S
         if let (false, Some((parent, later))) = (v1, &st.first_view)
             && later.iter().all(|l| l.at.is_some() && l.id.is_some())
         {
-            let mut m = Map::new();
-            m.insert("type".into(), Value::from("custom"));
-            m.insert("customType".into(), Value::from("mf"));
-            let id = fresh_hex8(&|x: &str| taken.contains(x));
-            taken.insert(id.clone());
-            m.insert("id".into(), Value::from(id.clone()));
-            m.insert(
-                "parentId".into(),
-                parent.clone().map_or(Value::Null, Value::from),
-            );
-            m.insert("timestamp".into(), Value::from(iso_timestamp(stamp.get())));
-            m.insert("data".into(), json!({"op": "restore"}));
-            out.push(mf_first(wire::view_object("restore"), m));
-            let mut prev = id;
-            let mut renamed: HashMap<String, String> = HashMap::new();
-            for l in later {
-                let (Some(old), Some((pos, len))) = (&l.id, l.at) else {
-                    unreachable!("checked above")
-                };
-                let raw = t.read_at(pos, len).map_err(|e| e.to_string())?;
-                let raw = raw.strip_suffix(b"\r").unwrap_or(&raw);
-                let Ok(Value::Object(mut c)) = serde_json::from_slice::<Value>(raw) else {
-                    return Err(format!(
-                        "the entry {old} after mf's compaction no longer reads as JSON"
-                    ));
-                };
-                let id = fresh_hex8(&|x: &str| taken.contains(x));
-                taken.insert(id.clone());
-                renamed.insert(old.clone(), id.clone());
-                c.insert("id".into(), Value::from(id.clone()));
-                c.insert("parentId".into(), Value::from(prev));
-                // References to entries that are copied too name the copies.
-                for key in ["targetId", "firstKeptEntryId"] {
-                    if let Some(new) = c
-                        .get(key)
-                        .and_then(Value::as_str)
-                        .and_then(|r| renamed.get(r))
-                    {
-                        c.insert(key.into(), Value::from(new.clone()));
-                    }
-                }
-                c.shift_remove("mf");
-                out.push(mf_first(
-                    json!({"v": 2, "kind": "view", "op": COPY, "of": old}),
-                    c,
-                ));
-                prev = id;
-            }
+            out.extend(restore_copies(t, parent, later, &mut taken, stamp.get())?);
             return Ok(out);
         }
         texts.push(
