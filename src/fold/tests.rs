@@ -87,6 +87,12 @@ impl Conv {
         self.claim_entry(id, ClaimKind::Summary, d.content, d.coverage)
     }
 
+    /// Append the claim mf writes for a span of a plan (with the chunk's own tail line).
+    fn fold_span(&mut self, id: &str, span: &Span) -> u32 {
+        let d = summary::draft(span, id.into(), "m", "short", None, 0, None, Vec::new());
+        self.claim_entry(id, ClaimKind::Summary, d.content, d.coverage)
+    }
+
     fn claim_entry(
         &mut self,
         id: &str,
@@ -416,6 +422,7 @@ fn coverage_written_by_mf_0_1_0_is_honoured_only_for_unique_explicit_ids() {
             covered: Covered::Ids(ids),
             tail_line: None,
             kept_results: None,
+            strategy: None,
             model: "m".into(),
             summarized_at_ms: 0,
             usage: None,
@@ -916,7 +923,7 @@ fn random_conversations_always_fold_lawfully() {
         // Written as mf would write them, every chunk is honoured and hides exactly its items.
         let mut w = c.clone();
         for (k, s) in plan.spans.iter().enumerate() {
-            w.fold(&format!("S{k}"), &s.items);
+            w.fold_span(&format!("S{k}"), s);
         }
         let lw = Ledger::new(w.conv());
         assert_eq!(
@@ -942,28 +949,103 @@ fn random_conversations_always_fold_lawfully() {
     assert!(checked > 150, "only {checked} folds were checked");
 }
 
+/// Some chunks of a plan are declined or fail (the audit, the summarizer): whatever subset of
+/// them is written, each is honoured on its own, and no turn's question is folded while any of
+/// its answer stays raw.
+#[test]
+fn any_subset_of_a_plans_chunks_is_lawful_on_its_own() {
+    let mut rng = fastrand::Rng::with_seed(0x1616);
+    let mut partial = 0;
+    for case in 0..300 {
+        let mut c = Conv::default();
+        c.msg("sys", Role::System);
+        for t in 0..rng.usize(2..8) {
+            c.push(&format!("u{t}"), Role::User, rng.u32(10..400), &[], &[]);
+            for k in 0..rng.usize(0..12) {
+                let call = format!("k{t}-{k}");
+                c.push(&format!("c{t}-{k}"), Role::Assistant, 60, &[&call], &[]);
+                let size = if rng.u8(0..8) == 0 {
+                    20_000
+                } else {
+                    rng.u32(50..2500)
+                };
+                c.push(&format!("r{t}-{k}"), Role::Tool, size, &[], &[&call]);
+            }
+            c.push(
+                &format!("a{t}"),
+                Role::Assistant,
+                rng.u32(10..600),
+                &[],
+                &[],
+            );
+        }
+        let p = FoldPolicy {
+            recent: rng.usize(1..6),
+            min_fold: 1,
+            max_span_tokens: Some(rng.usize(800..4000)),
+            ..policy(1)
+        };
+        let l = Ledger::new(c.conv());
+        let Decision::Fold(plan) = plan(&l, &p, "m") else {
+            continue;
+        };
+        let mut w = c.clone();
+        let mut written = Vec::new();
+        for (k, s) in plan.spans.iter().enumerate() {
+            if rng.bool() {
+                w.fold_span(&format!("S{k}"), s);
+                written.push(s);
+            }
+        }
+        partial += usize::from(written.len() < plan.spans.len() && !written.is_empty());
+        let lw = Ledger::new(w.conv());
+        assert_eq!(
+            lw.summaries.len(),
+            written.len(),
+            "case {case}: {:?}",
+            lw.flags
+        );
+        // No prompt hidden while an entry of its turn stays shown.
+        for &it in &lw.view {
+            if lw.kind(it) != ItemKind::Message {
+                continue;
+            }
+            let t = lw.turns[it as usize];
+            if t == 0 {
+                continue;
+            }
+            let prompt = (0..c.entries.len())
+                .find(|&j| lw.turns[j] == t && lw.starts_turn(j))
+                .unwrap();
+            assert_eq!(
+                lw.hidden_by[prompt], NONE,
+                "case {case}: turn {t}'s prompt is folded while entry {it} of it is shown"
+            );
+        }
+    }
+    assert!(partial > 50, "only {partial} partial writes");
+}
+
 /// The laws of the seam, for a plan: the newest entry never folds; a turn whose prompt folds
 /// folds whole (but for what never folds: fixed entries, units too large for one call); a turn
 /// folded inside keeps its prompt and the entries after the fold verbatim.
 fn assert_lawful_turns(l: &Ledger<'_>, plan: &super::Plan, what: &str) {
     let folded: std::collections::HashSet<Item> = plan.whole.items.iter().copied().collect();
-    let oversized: std::collections::HashSet<Item> =
-        plan.oversized.iter().flatten().copied().collect();
     let last = *l.view.last().unwrap();
     assert!(!folded.contains(&last), "{what}: the newest entry folded");
     let turn_of = |it: Item| l.item_turns(it).1;
     for &it in &l.view {
         let prompt = l.kind(it) == ItemKind::Message && l.starts_turn(it as usize);
-        // (Chunks cut inside a turn over the span budget may leave a unit too large for any
-        // call, or a sliver between such units, verbatim in a turn whose prompt folded.)
-        if !prompt || !folded.contains(&it) || plan.in_turn {
+        // (A turn cut by the span budget keeps its prompt verbatim, so a unit too large for
+        // any call or a sliver between such units never stays raw in a turn whose prompt folded.)
+        if !prompt || !folded.contains(&it) {
             continue;
         }
         let t = turn_of(it);
         for &j in &l.view {
             if turn_of(j) == t && l.kind(j) == ItemKind::Message && !l.is_fixed(j) {
                 assert!(
-                    folded.contains(&j) || oversized.contains(&j) || (plan.protected.contains(&j)),
+                    folded.contains(&j) || (plan.protected.contains(&j)),
                     "{what}: the prompt of turn {t} folded but entry {j} of it stays raw: folded {:?}, view {:?}, plan {:?}",
                     plan.whole.items,
                     l.view,
@@ -1024,6 +1106,7 @@ fn a_long_turn_folds_inside_keeping_its_prompt_and_newest_tool_units() {
     for recent in [0, 1, 5] {
         let p = FoldPolicy {
             recent_tokens: 1_000,
+            tail_goal: None,
             ..policy(recent)
         };
         let Decision::Fold(plan) = plan(&l, &p, "m") else {
@@ -1060,6 +1143,7 @@ fn a_long_turn_folds_inside_keeping_its_prompt_and_newest_tool_units() {
     // A turn that fits the tail stays whole, as before.
     let p = FoldPolicy {
         recent_tokens: 1_000_000,
+        tail_goal: None,
         ..policy(1)
     };
     assert!(matches!(
@@ -1098,6 +1182,7 @@ fn withdrawing_a_fold_inside_a_turn_shows_the_turn_in_its_own_order_again() {
     let l = Ledger::new(c.conv());
     let p = FoldPolicy {
         recent_tokens: 1_000,
+        tail_goal: None,
         ..policy(1)
     };
     let Decision::Fold(plan) = plan(&l, &p, "m") else {
@@ -1147,6 +1232,7 @@ fn a_span_budget_no_unit_fits_gives_that_reason() {
     let p = FoldPolicy {
         max_span_tokens: Some(400),
         recent_tokens: 1_000,
+        tail_goal: None,
         ..policy(1)
     };
     match plan(&l, &p, "m") {
@@ -1173,6 +1259,7 @@ fn long_turns_fold_lawfully_under_every_tail_and_budget() {
         let p = FoldPolicy {
             recent: rng.usize(0..12),
             recent_tokens: rng.usize(0..8_000),
+            tail_goal: None,
             max_span_tokens: rng.bool().then(|| rng.usize(700..6_000)),
             min_fold: 1,
             ..policy(0)

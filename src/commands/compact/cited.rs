@@ -407,7 +407,7 @@ pub(super) async fn fold(
                 items.push(at as Item);
             }
             items.sort_by_key(|&it| lg.position(it));
-            let fold_span = Span::of(lg, items);
+            let fold_span = Span::of(lg, items).cited();
             let own: HashMap<String, String> = names
                 .iter()
                 .filter(|((si, _), _)| *si == s)
