@@ -338,7 +338,7 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
     let considered = n - start;
 
     let tail = tail_start(ledger, cands, &seams, policy, start);
-    let mut end = tail.end;
+    let end = tail.end;
     let head: Vec<Item> = tail
         .head
         .map(|(a, b)| cands[a..b].to_vec())
@@ -351,51 +351,10 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
     // folding everything at the compression goal leaves the view over it, everything is folded
     // and the summaries are held to the room that is left (the gentlest compression that meets
     // the target), unless the verbatim part alone leaves no useful room.
-    let mut note = None;
-    let mut squeeze: Option<usize> = None;
-    if let Some(target) = policy.target_tokens {
-        let mut folded = 0usize;
-        let mut chosen = None;
-        for (p, &it) in cands.iter().enumerate().take(end).skip(start) {
-            if !kept_out(ledger, policy, &head, it) {
-                folded += ledger.item_chars(it);
-            }
-            if seams.turn[p + 1] || p + 1 == end {
-                let after = view_chars - folded + summary_estimate(policy, folded);
-                if estimate_tokens(after) <= target {
-                    chosen = Some(p + 1);
-                    break;
-                }
-            }
-        }
-        let room = (target * 4).saturating_sub(view_chars - folded);
-        match chosen {
-            Some(e) => end = e,
-            None if room >= SUMMARY_LABEL_CHARS + MIN_SUMMARY_CHARS => {
-                squeeze = Some(room);
-                note = Some(format!(
-                    "to meet the target of {target} tokens, everything before the verbatim tail folds and its summary is held to ~{} tokens (a fifth of it would be ~{})",
-                    estimate_tokens(room - SUMMARY_LABEL_CHARS),
-                    policy.summary_target_tokens(estimate_tokens(folded))
-                ));
-            }
-            None => {
-                let tail: usize = cands[end..]
-                    .iter()
-                    .chain(&head)
-                    .map(|&it| ledger.item_chars(it))
-                    .sum::<usize>()
-                    + ledger.view[..first]
-                        .iter()
-                        .map(|&it| ledger.item_chars(it))
-                        .sum::<usize>();
-                note = Some(format!(
-                    "the target of {target} tokens cannot be met: the preamble and verbatim tail alone are ~{} tokens; folding everything before them",
-                    estimate_tokens(tail)
-                ));
-            }
-        }
-    }
+    let (end, squeeze, mut note) = match policy.target_tokens {
+        Some(target) => fit_target(ledger, policy, &head, &seams, first, start, end, target),
+        None => (end, None, None),
+    };
     // A fold that ends before the split turn leaves it whole.
     let head: Vec<Item> = match tail.head {
         Some((a, _)) if a < end => head,
@@ -430,33 +389,13 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
     };
     // Only chunks with something new are asked about; with several, only chunks long enough
     // to come back shorter; and never a chunk already declined. The others stay verbatim.
-    let several = chunks.iter().filter(|c| !c.is_empty()).count() > 1;
-    let mut idle: Vec<Item> = Vec::new();
-    let mut declined = None;
-    let (mut stale, mut small) = (0usize, 0usize);
-    let spans: Vec<Span> = chunks
-        .into_iter()
-        .filter(|c| !c.is_empty())
-        .filter_map(|c| {
-            let span = Span::of(ledger, c);
-            if let Some(d) = ledger.declined_before(&span.digest, model) {
-                declined.get_or_insert((d, span.clone()));
-                idle.extend(&span.items);
-                return None;
-            }
-            if !span.items.iter().any(|&it| ledger.is_fresh(it, model)) {
-                stale += span.items.len();
-                idle.extend(&span.items);
-                return None;
-            }
-            if several && span.chars < MIN_CHUNK_CHARS {
-                small += 1;
-                idle.extend(&span.items);
-                return None;
-            }
-            Some(span)
-        })
-        .collect();
+    let Asked {
+        spans,
+        idle,
+        declined,
+        stale,
+        small,
+    } = ask(ledger, model, chunks);
     if spans.is_empty() {
         return match declined {
             Some(((line, at_ms, reason), span)) => skip(
@@ -481,21 +420,7 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
             None => skip(SkipReason::NothingNew { stale, small }, None),
         };
     }
-    if small > 0 || stale > 0 {
-        let mut parts = Vec::new();
-        if stale > 0 {
-            parts.push(format!(
-                "{stale} item{} with nothing new (summaries, stubs, entries declined before) stay as they are",
-                if stale == 1 { "" } else { "s" }
-            ));
-        }
-        if small > 0 {
-            parts.push(format!(
-                "{small} chunk{} under {MIN_CHUNK_CHARS} characters between units too large to fold stay verbatim (a summary would not be shorter)",
-                if small == 1 { "" } else { "s" }
-            ));
-        }
-        let extra = parts.join("; ");
+    if let Some(extra) = idle_note(stale, small) {
         note = Some(match note {
             Some(n) => format!("{n}; {extra}"),
             None => extra,
@@ -579,6 +504,137 @@ fn chunk_tail(ledger: &Ledger<'_>, cands: &[Item], items: &[Item]) -> Option<u32
         None => next,
     };
     Some(ledger.conv.entries[first as usize].line)
+}
+
+/// `--target-tokens`: the fewest oldest turns that bring the view under the target (the fold's
+/// new end). When even folding everything at the compression goal leaves the view over it,
+/// everything is folded and the summaries are held to the room that is left (the gentlest
+/// compression that meets the target), unless the verbatim part alone leaves no useful room.
+/// Returns the end, the room the summaries are squeezed into, and a note.
+#[allow(clippy::too_many_arguments)]
+fn fit_target(
+    ledger: &Ledger<'_>,
+    policy: &FoldPolicy,
+    head: &[Item],
+    seams: &Seams,
+    first: usize,
+    start: usize,
+    end: usize,
+    target: usize,
+) -> (usize, Option<usize>, Option<String>) {
+    let (_, cands) = candidates(ledger);
+    let view_chars = ledger.view_chars();
+    let mut end = end;
+    let mut note = None;
+    let mut squeeze: Option<usize> = None;
+    let mut folded = 0usize;
+    let mut chosen = None;
+    for (p, &it) in cands.iter().enumerate().take(end).skip(start) {
+        if !kept_out(ledger, policy, head, it) {
+            folded += ledger.item_chars(it);
+        }
+        if seams.turn[p + 1] || p + 1 == end {
+            let after = view_chars - folded + summary_estimate(policy, folded);
+            if estimate_tokens(after) <= target {
+                chosen = Some(p + 1);
+                break;
+            }
+        }
+    }
+    let room = (target * 4).saturating_sub(view_chars - folded);
+    match chosen {
+        Some(e) => end = e,
+        None if room >= SUMMARY_LABEL_CHARS + MIN_SUMMARY_CHARS => {
+            squeeze = Some(room);
+            note = Some(format!(
+                "to meet the target of {target} tokens, everything before the verbatim tail folds and its summary is held to ~{} tokens (a fifth of it would be ~{})",
+                estimate_tokens(room - SUMMARY_LABEL_CHARS),
+                policy.summary_target_tokens(estimate_tokens(folded))
+            ));
+        }
+        None => {
+            let tail: usize = cands[end..]
+                .iter()
+                .chain(head)
+                .map(|&it| ledger.item_chars(it))
+                .sum::<usize>()
+                + ledger.view[..first]
+                    .iter()
+                    .map(|&it| ledger.item_chars(it))
+                    .sum::<usize>();
+            note = Some(format!(
+                "the target of {target} tokens cannot be met: the preamble and verbatim tail alone are ~{} tokens; folding everything before them",
+                estimate_tokens(tail)
+            ));
+        }
+    }
+    (end, squeeze, note)
+}
+
+/// The chunks worth asking about, and what stays verbatim instead (see [`ask`]).
+struct Asked {
+    spans: Vec<Span>,
+    idle: Vec<Item>,
+    declined: Option<((u32, u64, DeclineReason), Span)>,
+    stale: usize,
+    small: usize,
+}
+
+/// Only chunks with something new are asked about; with several, only chunks long enough to
+/// come back shorter; and never a chunk already declined. The others stay verbatim.
+fn ask(ledger: &Ledger<'_>, model: &str, chunks: Vec<Vec<Item>>) -> Asked {
+    let several = chunks.iter().filter(|c| !c.is_empty()).count() > 1;
+    let mut idle: Vec<Item> = Vec::new();
+    let mut declined = None;
+    let (mut stale, mut small) = (0usize, 0usize);
+    let spans: Vec<Span> = chunks
+        .into_iter()
+        .filter(|c| !c.is_empty())
+        .filter_map(|c| {
+            let span = Span::of(ledger, c);
+            if let Some(d) = ledger.declined_before(&span.digest, model) {
+                declined.get_or_insert((d, span.clone()));
+                idle.extend(&span.items);
+                return None;
+            }
+            if !span.items.iter().any(|&it| ledger.is_fresh(it, model)) {
+                stale += span.items.len();
+                idle.extend(&span.items);
+                return None;
+            }
+            if several && span.chars < MIN_CHUNK_CHARS {
+                small += 1;
+                idle.extend(&span.items);
+                return None;
+            }
+            Some(span)
+        })
+        .collect();
+    Asked {
+        spans,
+        idle,
+        declined,
+        stale,
+        small,
+    }
+}
+
+/// The note for what was not asked about.
+fn idle_note(stale: usize, small: usize) -> Option<String> {
+    let mut parts = Vec::new();
+    if stale > 0 {
+        parts.push(format!(
+            "{stale} item{} with nothing new (summaries, stubs, entries declined before) stay as they are",
+            if stale == 1 { "" } else { "s" }
+        ));
+    }
+    if small > 0 {
+        parts.push(format!(
+            "{small} chunk{} under {MIN_CHUNK_CHARS} characters between units too large to fold stay verbatim (a summary would not be shorter)",
+            if small == 1 { "" } else { "s" }
+        ));
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 /// The verbatim tail's first turn after everything the fold covers, as recorded in its summaries:
