@@ -59,7 +59,10 @@ fn mask_never_stubs_a_result_in_the_verbatim_tail() {
         keep_tool_results: 1,
         ..policy(4)
     };
-    assert_eq!(ids(&c, &crate::fold::plan_mask(&l, &p).unwrap()), ["r0", "r1"]);
+    assert_eq!(
+        ids(&c, &crate::fold::plan_mask(&l, &p).unwrap()),
+        ["r0", "r1"]
+    );
     // keep 4 reaches past the tail: r1 stays too.
     let p = FoldPolicy {
         keep_tool_results: 4,
