@@ -402,6 +402,75 @@ impl SummarizeRecord {
             accepted: false,
             reason: String::new(),
             failure: None,
+
+/// What a skip reason says to a person (the engine returns it as data; the words and the flags
+/// they name live here).
+mod skip_words {
+    use crate::entry::{DeclineReason, estimate_tokens};
+    use crate::fold::SkipReason;
+    use crate::fold::plan::{MIN_CHUNK_CHARS, REQUEST_OVERHEAD_CHARS};
+
+    impl SkipReason {
+        pub fn describe(&self) -> String {
+            match self {
+                SkipReason::BelowTrigger { uncovered, trigger } => format!(
+                    "not worth a call: {uncovered} uncovered entr{} (below the trigger of {trigger})",
+                    if *uncovered == 1 { "y" } else { "ies" }
+                ),
+                SkipReason::NothingBeforeTail { considered } => format!(
+                    "not worth a call: all {considered} entries considered are in the verbatim tail once it is rounded out to whole turns (the last turn always stays verbatim)"
+                ),
+                SkipReason::TooFew {
+                    would_fold,
+                    min_fold,
+                } => format!(
+                    "not worth a call: only {would_fold} entr{} would fold (minimum {min_fold})",
+                    if *would_fold == 1 { "y" } else { "ies" }
+                ),
+                SkipReason::DeclinedBefore { line, reason, .. } => format!(
+                    "already asked: this exact span was declined as {} (record on line {line}); it is asked again once it grows",
+                    match reason {
+                        DeclineReason::Lossy => "lossy by this model",
+                        DeclineReason::Rejected =>
+                            "uncitable by this model (every candidate summary was rejected)",
+                        _ => "not smaller",
+                    }
+                ),
+                SkipReason::UnderTarget { tokens, target } => format!(
+                    "nothing to do: the recall view is ~{tokens} tokens, within the target of {target}"
+                ),
+                SkipReason::NothingNew { stale, small: 0 } => format!(
+                    "nothing new to fold: the {stale} item{} before the verbatim tail are summaries, stubs, or entries already declined (run again once the conversation grows; --rollup folds the summaries)",
+                    if *stale == 1 { "" } else { "s" }
+                ),
+                SkipReason::NothingNew { stale, small } => format!(
+                    "not worth a call: {small} chunk{} between tool units too large for one call {} each under {MIN_CHUNK_CHARS} characters, which a summary would not shorten{}",
+                    if *small == 1 { "" } else { "s" },
+                    if *small == 1 { "is" } else { "are" },
+                    if *stale > 0 {
+                        format!(
+                            "; {stale} other items are summaries, stubs, or entries already declined"
+                        )
+                    } else {
+                        String::new()
+                    }
+                ),
+                SkipReason::TooLargeForACall {
+                    units,
+                    budget,
+                    room,
+                } => format!(
+                    "not worth a call: each of the {units} unit{} that would fold is larger than one call may carry (--max-span-tokens {budget} leaves ~{} tokens for the transcript after the request's own ~{} tokens of framing); {} verbatim",
+                    if *units == 1 { "" } else { "s" },
+                    estimate_tokens(*room),
+                    estimate_tokens(REQUEST_OVERHEAD_CHARS),
+                    if *units == 1 { "it stays" } else { "they stay" }
+                ),
+                SkipReason::NothingToMask { results, keep } => format!(
+                    "nothing to mask: {results} tool result{} in view, and those in the verbatim tail and the {keep} most recent stay verbatim (or the rest are too small to be worth a stub)",
+                    if *results == 1 { "" } else { "s" }
+                ),
+            }
         }
     }
 }
@@ -423,4 +492,28 @@ fn round_usd_opt<S: serde::Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S
         Some(v) => round_usd(v, s),
         None => s.serialize_none(),
     }
+
+/// What a policy refused up front says to a person.
+mod policy_words {
+    use crate::fold::PolicyError;
+
+    impl std::fmt::Display for PolicyError {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            match self {
+                PolicyError::WindowNotLargerThanTail { size, recent } => write!(
+                    f,
+                    "`--size {size}` must be greater than `--recent {recent}`: a window no larger than the verbatim tail never has anything to fold"
+                ),
+                PolicyError::MinFoldZero => f.write_str("`--min-fold` must be at least 1"),
+                PolicyError::SpanBudgetTooSmall => f.write_str(
+                    "`--max-span-tokens` must be at least 256 (a span needs room for at least a turn)",
+                ),
+                PolicyError::KeepNoResults => f.write_str(
+                    "`--keep-tool-results` must be at least 1: the most recent tool result always stays verbatim",
+                ),
+            }
+        }
+    }
+
+    impl std::error::Error for PolicyError {}
 }

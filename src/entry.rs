@@ -138,6 +138,34 @@ pub enum Covered {
     },
 }
 
+/// How a summary's coverage was chosen, as recorded beside it (`"strategy"` in its mf object).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum ClaimStrategy {
+    /// One run of the view between seams mf chooses: no raw entry inside it but those a fold
+    /// keeps out (user messages under `--protect user`, the prompt of a turn folded inside,
+    /// entries the format pins).
+    Summary,
+    /// `--strategy cited`: exactly what the summary cites, so its coverage may have gaps.
+    Cited,
+}
+
+impl ClaimStrategy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClaimStrategy::Summary => "summary",
+            ClaimStrategy::Cited => "cited",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "summary" => Some(ClaimStrategy::Summary),
+            "cited" => Some(ClaimStrategy::Cited),
+            _ => None,
+        }
+    }
+}
+
 /// The coverage record of a summary or stub.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Coverage {
@@ -151,6 +179,9 @@ pub struct Coverage {
     pub tail_line: Option<u32>,
     /// For a stub: how many newer tool results were kept verbatim when it was written.
     pub kept_results: Option<u32>,
+    /// How the fold that wrote it chose what to cover (`None`: written before mf recorded it,
+    /// read by the rules of then).
+    pub strategy: Option<ClaimStrategy>,
     pub model: String,
     pub summarized_at_ms: u64,
     pub usage: Option<Usage>,

@@ -210,6 +210,8 @@ pub fn resolve_policy(
     FoldPolicy {
         recent,
         recent_tokens: args.recent_tokens.unwrap_or(d.recent_tokens),
+        // An explicit --recent-tokens is the tail's size; by default the recall goal sizes it.
+        tail_goal: d.tail_goal.filter(|_| args.recent_tokens.is_none()),
         size: args.size,
         trigger: args.trigger.or(config.trigger).unwrap_or(d.trigger),
         min_fold: args.min_fold.or(config.min_fold).unwrap_or(d.min_fold),

@@ -6,7 +6,9 @@
 //! starts where it can, inside a turn at tool-unit boundaries where a single turn is too big;
 //! a single tool unit too big for any call stays verbatim.
 
-use crate::entry::{DeclineReason, DeclinedSpan, NONE, RecordKind, SpanRef, estimate_tokens};
+use crate::entry::{
+    ClaimStrategy, DeclineReason, DeclinedSpan, NONE, RecordKind, SpanRef, estimate_tokens,
+};
 use crate::fold::ledger::{Item, ItemKind, Ledger};
 use crate::fold::policy::FoldPolicy;
 
@@ -47,6 +49,12 @@ pub struct Span {
     /// The most tokens its summary may take, when `--target-tokens` needs a shorter summary
     /// than the compression goal gives.
     pub summary_cap: Option<usize>,
+    /// How its coverage was chosen (recorded beside the summary, so the re-vet on read knows
+    /// whether gaps are allowed).
+    pub strategy: ClaimStrategy,
+    /// Anchor line of what follows this chunk of a plan (the next chunk, or what stays
+    /// verbatim): recorded as the summary's tail, so a fold's end is where mf chose it.
+    pub tail_line: Option<u32>,
 }
 
 impl Span {
@@ -103,6 +111,16 @@ impl Span {
             first_line: first,
             last_line: last,
             summary_cap: None,
+            strategy: ClaimStrategy::Summary,
+            tail_line: None,
+        }
+    }
+
+    /// The same span, as `--strategy cited` folds it: exactly what its summary cites.
+    pub fn cited(self) -> Self {
+        Span {
+            strategy: ClaimStrategy::Cited,
+            ..self
         }
     }
 
@@ -147,70 +165,6 @@ pub enum SkipReason {
         budget: usize,
         room: usize,
     },
-}
-
-impl SkipReason {
-    pub fn describe(&self) -> String {
-        match self {
-            SkipReason::BelowTrigger { uncovered, trigger } => format!(
-                "not worth a call: {uncovered} uncovered entr{} (below the trigger of {trigger})",
-                if *uncovered == 1 { "y" } else { "ies" }
-            ),
-            SkipReason::NothingBeforeTail { considered } => format!(
-                "not worth a call: all {considered} entries considered are in the verbatim tail once it is rounded out to whole turns (the last turn always stays verbatim)"
-            ),
-            SkipReason::TooFew {
-                would_fold,
-                min_fold,
-            } => format!(
-                "not worth a call: only {would_fold} entr{} would fold (minimum {min_fold})",
-                if *would_fold == 1 { "y" } else { "ies" }
-            ),
-            SkipReason::DeclinedBefore { line, reason, .. } => format!(
-                "already asked: this exact span was declined as {} (record on line {line}); it is asked again once it grows",
-                match reason {
-                    crate::entry::DeclineReason::Lossy => "lossy by this model",
-                    crate::entry::DeclineReason::Rejected =>
-                        "uncitable by this model (every candidate summary was rejected)",
-                    _ => "not smaller",
-                }
-            ),
-            SkipReason::UnderTarget { tokens, target } => format!(
-                "nothing to do: the recall view is ~{tokens} tokens, within the target of {target}"
-            ),
-            SkipReason::NothingNew { stale, small: 0 } => format!(
-                "nothing new to fold: the {stale} item{} before the verbatim tail are summaries, stubs, or entries already declined (run again once the conversation grows; --rollup folds the summaries)",
-                if *stale == 1 { "" } else { "s" }
-            ),
-            SkipReason::NothingNew { stale, small } => format!(
-                "not worth a call: {small} chunk{} between tool units too large for one call {} each under {MIN_CHUNK_CHARS} characters, which a summary would not shorten{}",
-                if *small == 1 { "" } else { "s" },
-                if *small == 1 { "is" } else { "are" },
-                if *stale > 0 {
-                    format!(
-                        "; {stale} other items are summaries, stubs, or entries already declined"
-                    )
-                } else {
-                    String::new()
-                }
-            ),
-            SkipReason::TooLargeForACall {
-                units,
-                budget,
-                room,
-            } => format!(
-                "not worth a call: each of the {units} unit{} that would fold is larger than one call may carry (--max-span-tokens {budget} leaves ~{} tokens for the transcript after the request's own ~{} tokens of framing); {} verbatim",
-                if *units == 1 { "" } else { "s" },
-                estimate_tokens(*room),
-                estimate_tokens(REQUEST_OVERHEAD_CHARS),
-                if *units == 1 { "it stays" } else { "they stay" }
-            ),
-            SkipReason::NothingToMask { results, keep } => format!(
-                "nothing to mask: {results} tool result{} in view, and those in the verbatim tail and the {keep} most recent stay verbatim (or the rest are too small to be worth a stub)",
-                if *results == 1 { "" } else { "s" }
-            ),
-        }
-    }
 }
 
 /// A fold to make.
@@ -384,7 +338,7 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
     let considered = n - start;
 
     let tail = tail_start(ledger, cands, &seams, policy, start);
-    let mut end = tail.end;
+    let end = tail.end;
     let head: Vec<Item> = tail
         .head
         .map(|(a, b)| cands[a..b].to_vec())
@@ -397,51 +351,10 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
     // folding everything at the compression goal leaves the view over it, everything is folded
     // and the summaries are held to the room that is left (the gentlest compression that meets
     // the target), unless the verbatim part alone leaves no useful room.
-    let mut note = None;
-    let mut squeeze: Option<usize> = None;
-    if let Some(target) = policy.target_tokens {
-        let mut folded = 0usize;
-        let mut chosen = None;
-        for (p, &it) in cands.iter().enumerate().take(end).skip(start) {
-            if !kept_out(ledger, policy, &head, it) {
-                folded += ledger.item_chars(it);
-            }
-            if seams.turn[p + 1] || p + 1 == end {
-                let after = view_chars - folded + summary_estimate(policy, folded);
-                if estimate_tokens(after) <= target {
-                    chosen = Some(p + 1);
-                    break;
-                }
-            }
-        }
-        let room = (target * 4).saturating_sub(view_chars - folded);
-        match chosen {
-            Some(e) => end = e,
-            None if room >= SUMMARY_LABEL_CHARS + MIN_SUMMARY_CHARS => {
-                squeeze = Some(room);
-                note = Some(format!(
-                    "to meet the target of {target} tokens, everything before the verbatim tail folds and its summary is held to ~{} tokens (a fifth of it would be ~{})",
-                    estimate_tokens(room - SUMMARY_LABEL_CHARS),
-                    policy.summary_target_tokens(estimate_tokens(folded))
-                ));
-            }
-            None => {
-                let tail: usize = cands[end..]
-                    .iter()
-                    .chain(&head)
-                    .map(|&it| ledger.item_chars(it))
-                    .sum::<usize>()
-                    + ledger.view[..first]
-                        .iter()
-                        .map(|&it| ledger.item_chars(it))
-                        .sum::<usize>();
-                note = Some(format!(
-                    "the target of {target} tokens cannot be met: the preamble and verbatim tail alone are ~{} tokens; folding everything before them",
-                    estimate_tokens(tail)
-                ));
-            }
-        }
-    }
+    let (end, squeeze, mut note) = match policy.target_tokens {
+        Some(target) => fit_target(ledger, policy, &head, &seams, first, start, end, target),
+        None => (end, None, None),
+    };
     // A fold that ends before the split turn leaves it whole.
     let head: Vec<Item> = match tail.head {
         Some((a, _)) if a < end => head,
@@ -470,39 +383,19 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
     }
 
     // Chunks, when the fold is over the span budget.
-    let (chunks, oversized, in_turn) = match policy.max_span_tokens {
+    let (chunks, oversized, in_turn, cut_heads) = match policy.max_span_tokens {
         Some(budget) => split(ledger, policy, &head, cands, &seams, start, end, budget),
-        None => (vec![items.clone()], Vec::new(), false),
+        None => (vec![items.clone()], Vec::new(), false, Vec::new()),
     };
     // Only chunks with something new are asked about; with several, only chunks long enough
     // to come back shorter; and never a chunk already declined. The others stay verbatim.
-    let several = chunks.iter().filter(|c| !c.is_empty()).count() > 1;
-    let mut idle: Vec<Item> = Vec::new();
-    let mut declined = None;
-    let (mut stale, mut small) = (0usize, 0usize);
-    let spans: Vec<Span> = chunks
-        .into_iter()
-        .filter(|c| !c.is_empty())
-        .filter_map(|c| {
-            let span = Span::of(ledger, c);
-            if let Some(d) = ledger.declined_before(&span.digest, model) {
-                declined.get_or_insert((d, span.clone()));
-                idle.extend(&span.items);
-                return None;
-            }
-            if !span.items.iter().any(|&it| ledger.is_fresh(it, model)) {
-                stale += span.items.len();
-                idle.extend(&span.items);
-                return None;
-            }
-            if several && span.chars < MIN_CHUNK_CHARS {
-                small += 1;
-                idle.extend(&span.items);
-                return None;
-            }
-            Some(span)
-        })
-        .collect();
+    let Asked {
+        spans,
+        idle,
+        declined,
+        stale,
+        small,
+    } = ask(ledger, model, chunks);
     if spans.is_empty() {
         return match declined {
             Some(((line, at_ms, reason), span)) => skip(
@@ -527,27 +420,16 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
             None => skip(SkipReason::NothingNew { stale, small }, None),
         };
     }
-    if small > 0 || stale > 0 {
-        let mut parts = Vec::new();
-        if stale > 0 {
-            parts.push(format!(
-                "{stale} item{} with nothing new (summaries, stubs, entries declined before) stay as they are",
-                if stale == 1 { "" } else { "s" }
-            ));
-        }
-        if small > 0 {
-            parts.push(format!(
-                "{small} chunk{} under {MIN_CHUNK_CHARS} characters between units too large to fold stay verbatim (a summary would not be shorter)",
-                if small == 1 { "" } else { "s" }
-            ));
-        }
-        let extra = parts.join("; ");
+    if let Some(extra) = idle_note(stale, small) {
         note = Some(match note {
             Some(n) => format!("{n}; {extra}"),
             None => extra,
         });
     }
     let mut spans = spans;
+    for s in &mut spans {
+        s.tail_line = chunk_tail(ledger, cands, &s.items);
+    }
     if let Some(room) = squeeze {
         // Each chunk's summary gets its share of the room, by size.
         let all: usize = spans.iter().map(|s| s.chars).sum::<usize>().max(1);
@@ -582,6 +464,7 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
     let mut verbatim: Vec<Item> = ledger.view[..first + start].to_vec();
     verbatim.extend(protected.iter().copied());
     verbatim.extend(head.iter().copied());
+    verbatim.extend(cut_heads);
     verbatim.extend(idle);
     verbatim.extend(oversized.iter().flatten().copied());
     verbatim.extend(
@@ -604,6 +487,154 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
         tail_line,
         note,
     })
+}
+
+/// Where one chunk's fold stops: the anchor line of the first candidate after its last item that
+/// a fold could hold (what the format pins is passed over), where its first original stands.
+fn chunk_tail(ledger: &Ledger<'_>, cands: &[Item], items: &[Item]) -> Option<u32> {
+    let set: std::collections::HashSet<Item> = items.iter().copied().collect();
+    let last = cands.iter().rposition(|it| set.contains(it))?;
+    let fixed = |it: Item| {
+        let call = ledger.call_of[it as usize];
+        ledger.is_fixed(it) || (call != NONE && ledger.is_fixed(call))
+    };
+    let next = cands[last + 1..].iter().copied().find(|&it| !fixed(it))?;
+    let first = match ledger.summaries.get(&next) {
+        Some(s) => s.first_leaf,
+        None => next,
+    };
+    Some(ledger.conv.entries[first as usize].line)
+}
+
+/// `--target-tokens`: the fewest oldest turns that bring the view under the target (the fold's
+/// new end). When even folding everything at the compression goal leaves the view over it,
+/// everything is folded and the summaries are held to the room that is left (the gentlest
+/// compression that meets the target), unless the verbatim part alone leaves no useful room.
+/// Returns the end, the room the summaries are squeezed into, and a note.
+#[allow(clippy::too_many_arguments)]
+fn fit_target(
+    ledger: &Ledger<'_>,
+    policy: &FoldPolicy,
+    head: &[Item],
+    seams: &Seams,
+    first: usize,
+    start: usize,
+    end: usize,
+    target: usize,
+) -> (usize, Option<usize>, Option<String>) {
+    let (_, cands) = candidates(ledger);
+    let view_chars = ledger.view_chars();
+    let mut end = end;
+    let mut note = None;
+    let mut squeeze: Option<usize> = None;
+    let mut folded = 0usize;
+    let mut chosen = None;
+    for (p, &it) in cands.iter().enumerate().take(end).skip(start) {
+        if !kept_out(ledger, policy, head, it) {
+            folded += ledger.item_chars(it);
+        }
+        if seams.turn[p + 1] || p + 1 == end {
+            let after = view_chars - folded + summary_estimate(policy, folded);
+            if estimate_tokens(after) <= target {
+                chosen = Some(p + 1);
+                break;
+            }
+        }
+    }
+    let room = (target * 4).saturating_sub(view_chars - folded);
+    match chosen {
+        Some(e) => end = e,
+        None if room >= SUMMARY_LABEL_CHARS + MIN_SUMMARY_CHARS => {
+            squeeze = Some(room);
+            note = Some(format!(
+                "to meet the target of {target} tokens, everything before the verbatim tail folds and its summary is held to ~{} tokens (a fifth of it would be ~{})",
+                estimate_tokens(room - SUMMARY_LABEL_CHARS),
+                policy.summary_target_tokens(estimate_tokens(folded))
+            ));
+        }
+        None => {
+            let tail: usize = cands[end..]
+                .iter()
+                .chain(head)
+                .map(|&it| ledger.item_chars(it))
+                .sum::<usize>()
+                + ledger.view[..first]
+                    .iter()
+                    .map(|&it| ledger.item_chars(it))
+                    .sum::<usize>();
+            note = Some(format!(
+                "the target of {target} tokens cannot be met: the preamble and verbatim tail alone are ~{} tokens; folding everything before them",
+                estimate_tokens(tail)
+            ));
+        }
+    }
+    (end, squeeze, note)
+}
+
+/// The chunks worth asking about, and what stays verbatim instead (see [`ask`]).
+struct Asked {
+    spans: Vec<Span>,
+    idle: Vec<Item>,
+    declined: Option<((u32, u64, DeclineReason), Span)>,
+    stale: usize,
+    small: usize,
+}
+
+/// Only chunks with something new are asked about; with several, only chunks long enough to
+/// come back shorter; and never a chunk already declined. The others stay verbatim.
+fn ask(ledger: &Ledger<'_>, model: &str, chunks: Vec<Vec<Item>>) -> Asked {
+    let several = chunks.iter().filter(|c| !c.is_empty()).count() > 1;
+    let mut idle: Vec<Item> = Vec::new();
+    let mut declined = None;
+    let (mut stale, mut small) = (0usize, 0usize);
+    let spans: Vec<Span> = chunks
+        .into_iter()
+        .filter(|c| !c.is_empty())
+        .filter_map(|c| {
+            let span = Span::of(ledger, c);
+            if let Some(d) = ledger.declined_before(&span.digest, model) {
+                declined.get_or_insert((d, span.clone()));
+                idle.extend(&span.items);
+                return None;
+            }
+            if !span.items.iter().any(|&it| ledger.is_fresh(it, model)) {
+                stale += span.items.len();
+                idle.extend(&span.items);
+                return None;
+            }
+            if several && span.chars < MIN_CHUNK_CHARS {
+                small += 1;
+                idle.extend(&span.items);
+                return None;
+            }
+            Some(span)
+        })
+        .collect();
+    Asked {
+        spans,
+        idle,
+        declined,
+        stale,
+        small,
+    }
+}
+
+/// The note for what was not asked about.
+fn idle_note(stale: usize, small: usize) -> Option<String> {
+    let mut parts = Vec::new();
+    if stale > 0 {
+        parts.push(format!(
+            "{stale} item{} with nothing new (summaries, stubs, entries declined before) stay as they are",
+            if stale == 1 { "" } else { "s" }
+        ));
+    }
+    if small > 0 {
+        parts.push(format!(
+            "{small} chunk{} under {MIN_CHUNK_CHARS} characters between units too large to fold stay verbatim (a summary would not be shorter)",
+            if small == 1 { "" } else { "s" }
+        ));
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 /// The verbatim tail's first turn after everything the fold covers, as recorded in its summaries:
@@ -649,9 +680,9 @@ struct Tail {
 
 /// Where the verbatim tail starts among the candidates, never before `start`: the last `recent`
 /// entries (at least the newest one) at a tool-unit seam, rounded outward to the start of their
-/// turn when the tail then holds at most `recent_tokens`. A turn larger than that is folded
-/// inside: its prompt stays verbatim, and so do its newest tool units, as many as fit in
-/// `recent_tokens` (and at least the `recent` entries).
+/// turn when the tail then holds at most the policy's tail tokens (`recent_tokens`, or what the
+/// recall goal leaves room for). A turn larger than that is folded inside: its prompt stays verbatim, and so do its
+/// newest tool units, as many as fit in it (and at least the `recent` entries).
 fn tail_start(
     ledger: &Ledger<'_>,
     cands: &[Item],
@@ -675,7 +706,14 @@ fn tail_start(
     }
     let chars =
         |from: usize| -> usize { cands[from..].iter().map(|&it| ledger.item_chars(it)).sum() };
-    if p0 <= ts || estimate_tokens(chars(ts)) <= policy.recent_tokens {
+    let fixed: usize = ledger
+        .view
+        .iter()
+        .filter(|&&it| ledger.is_fixed(it))
+        .map(|&it| ledger.item_chars(it))
+        .sum();
+    let cap = policy.tail_tokens(estimate_tokens(ledger.view_chars()), estimate_tokens(fixed));
+    if p0 <= ts || estimate_tokens(chars(ts)) <= cap {
         return whole(ts);
     }
     // The head: the prompt and what travels with it, up to the first tool-unit seam. A turn
@@ -688,13 +726,13 @@ fn tail_start(
     if p0 <= head_end {
         return whole(ts);
     }
-    // The newest tool units that fit in `recent_tokens`, at least those the seam keeps.
+    // The newest tool units that fit in the tail, at least those the seam keeps.
     let mut end = p0;
     let mut q = p0;
     while q > head_end {
         q -= 1;
         if seams.unit[q] {
-            if estimate_tokens(chars(q)) > policy.recent_tokens {
+            if estimate_tokens(chars(q)) > cap {
                 break;
             }
             end = q;
@@ -714,8 +752,8 @@ fn is_turn(ledger: &Ledger<'_>, it: Item) -> bool {
 }
 
 /// Split candidates `start..end` into chunks whose requests fit `budget` tokens: at turn seams
-/// where possible, inside a turn at tool-unit seams where a turn is too big; a tool unit too big
-/// on its own is left out (verbatim).
+/// where possible, inside a turn at tool-unit seams where a turn is too big (its prompt then
+/// stays verbatim: returned last); a tool unit too big on its own is left out (verbatim).
 #[allow(clippy::too_many_arguments)]
 fn split(
     ledger: &Ledger<'_>,
@@ -726,9 +764,34 @@ fn split(
     start: usize,
     end: usize,
     budget: usize,
-) -> (Vec<Vec<Item>>, Vec<Vec<Item>>, bool) {
+) -> (Vec<Vec<Item>>, Vec<Vec<Item>>, bool, Vec<Item>) {
     // What one request can carry: the framing and instruction, then each piece with its label.
     let room = (budget * 4).saturating_sub(REQUEST_OVERHEAD_CHARS);
+    // A turn too big for one call is folded inside: its prompt stays verbatim with what travels
+    // with it, so no chunk holds a question while another chunk, a unit too large for any call
+    // or a chunk that is declined leaves part of its answer raw.
+    let mut head: Vec<Item> = head.to_vec();
+    let base = head.len();
+    let mut p = start;
+    while p < end {
+        let q = (p + 1..end).find(|&q| seams.turn[q]).unwrap_or(end);
+        let size: usize = cands[p..q]
+            .iter()
+            .filter(|&&it| !kept_out(ledger, policy, &head[..base], it))
+            .map(|&it| ledger.item_chars(it) + PIECE_OVERHEAD_CHARS)
+            .sum();
+        if size > room && is_turn(ledger, cands[p]) {
+            let h = (p + 1..q).find(|&k| seams.unit[k]).unwrap_or(q);
+            let prompt = cands[p..h]
+                .iter()
+                .copied()
+                .filter(|&it| !kept_out(ledger, policy, &head[..base], it));
+            head.extend(prompt.collect::<Vec<_>>());
+        }
+        p = q;
+    }
+    let cut_heads = head[base..].to_vec();
+    let head = &head[..];
     let cost = |it: Item| {
         if kept_out(ledger, policy, head, it) {
             0
@@ -797,6 +860,7 @@ fn split(
         chunks.into_iter().map(items).collect(),
         oversized.into_iter().map(items).collect(),
         in_turn,
+        cut_heads,
     )
 }
 

@@ -10,8 +10,8 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::entry::{
-    ClaimKind, Coverage, Covered, DeclineReason, DeclinedSpan, Draft, Record, RecordKind, SpanRef,
-    Usage,
+    ClaimKind, ClaimStrategy, Coverage, Covered, DeclineReason, DeclinedSpan, Draft, Record,
+    RecordKind, SpanRef, Usage,
 };
 
 /// The first bytes of every line mf writes.
@@ -92,6 +92,7 @@ pub fn coverage_v1(v: &Value) -> Result<Coverage, String> {
         covered: Covered::Ids(w.covered_ids),
         tail_line: None,
         kept_results: None,
+        strategy: None,
         model: w.model,
         summarized_at_ms: w.summarized_at_ms,
         usage: w.usage.map(Usage::from),
@@ -113,6 +114,7 @@ fn coverage_v2(v: &Value) -> Result<Coverage, String> {
         },
         tail_line: w.tail_line,
         kept_results: w.kept_results,
+        strategy: None,
         model: w.model,
         summarized_at_ms: w.summarized_at_ms,
         usage: w.usage.map(Usage::from),
@@ -177,7 +179,15 @@ pub fn parse_mf(v: &Value) -> MfObject {
                 ClaimKind::Summary
             },
             coverage: match obj.get("coverage") {
-                Some(c) => coverage_v2(c),
+                // The strategy stands beside the coverage, so that an mf that does not know it
+                // still reads the coverage; one this mf does not know is read as none.
+                Some(c) => coverage_v2(c).map(|mut cov| {
+                    cov.strategy = obj
+                        .get("strategy")
+                        .and_then(Value::as_str)
+                        .and_then(ClaimStrategy::parse);
+                    cov
+                }),
                 None => Err("its mf record has no coverage".into()),
             },
         },
@@ -322,6 +332,9 @@ pub fn claim_object(d: &Draft) -> String {
         "coverage".into(),
         serde_json::to_value(coverage_wire(&d.coverage)).expect("coverage serializes"),
     );
+    if let Some(st) = d.coverage.strategy {
+        obj.insert("strategy".into(), Value::from(st.as_str()));
+    }
     for (k, json) in &d.extra {
         let raw: Box<RawValue> =
             RawValue::from_string(json.clone()).expect("extra fields are JSON");

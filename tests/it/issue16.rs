@@ -618,7 +618,6 @@ fn re_signed_forgeries_are_not_honoured_on_read() {
 }
 
 #[test]
-#[ignore = "known hole, issue 16 stays open: with a whole turn after it, a forged range that folds a question and stops before its answer is honoured; the planner's chunked folds can still leave a giant tool unit raw after a turn's folded prompt, so the ledger cannot refuse this shape without refusing mf's own folds (.ci/run skips it)"]
 fn a_forged_range_that_folds_a_question_without_its_answer_is_not_honoured() {
     let env = TestEnv::new();
     let (path, n) = compacted(&env);
@@ -655,6 +654,111 @@ fn a_forged_range_that_folds_a_question_without_its_answer_is_not_honoured() {
     v["content"] = format!("{label}\n\n{body}").into();
     resign(&path, n, v);
     assert_not_honoured(&env, &path, n, "a question folded without its answer");
+}
+
+/// Re-sign summary line `n` over exactly `covered` (1-based line numbers, in order): ranges,
+/// count, digest and label recomputed to match, its recorded strategy kept or removed.
+fn forge_coverage(path: &Path, n: usize, covered: &[u64], keep_strategy: bool) {
+    let mut v = summary_line(path, n);
+    let text = String::from_utf8(read(path)).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut d = mf::digest::Digest::new();
+    let mut ranges: Vec<[u64; 2]> = Vec::new();
+    for &k in covered {
+        d.push(mf::digest::line_hash(lines[k as usize - 1].as_bytes()));
+        match ranges.last_mut() {
+            Some(r) if r[1] + 1 == k => r[1] = k,
+            _ => ranges.push([k, k]),
+        }
+    }
+    // conversation(): line 1 is the system prompt, then turn t is lines 2t and 2t+1.
+    let (from, to) = (covered[0] / 2, covered.last().unwrap() / 2);
+    if !keep_strategy {
+        v["mf"].as_object_mut().unwrap().remove("strategy");
+    }
+    let cov = &mut v["mf"]["coverage"];
+    cov["lines"] = serde_json::json!(ranges);
+    cov["entryCount"] = covered.len().into();
+    cov["digest"] = d.finish().into();
+    cov["fromTurn"] = from.into();
+    cov["toTurn"] = to.into();
+    let model = cov["model"].as_str().unwrap().to_string();
+    let content = v["content"].as_str().unwrap().to_string();
+    let body = content.split_once("]\n\n").unwrap().1.to_string();
+    let label = mf::fold::summary::label(from, to, covered.len(), &model);
+    v["content"] = format!("{label}\n\n{body}").into();
+    resign(path, n, v);
+}
+
+/// The lines a compacted file's summary covers.
+fn covered_lines(path: &Path, n: usize) -> Vec<u64> {
+    let v = summary_line(path, n);
+    v["mf"]["coverage"]["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r[0].as_u64().unwrap()..=r[1].as_u64().unwrap())
+        .collect()
+}
+
+#[test]
+fn a_forged_summary_fold_with_a_gap_inside_or_before_its_tail_is_not_honoured() {
+    // A gap inside: turn 5 (lines 10 and 11) left raw between covered turns.
+    let env = TestEnv::new();
+    let (path, n) = compacted(&env);
+    let all = covered_lines(&path, n);
+    assert!(all.contains(&11) && all[0] <= 4, "{all:?}");
+    let gapped: Vec<u64> = all
+        .iter()
+        .copied()
+        .filter(|&k| k != 10 && k != 11)
+        .collect();
+    forge_coverage(&path, n, &gapped, true);
+    assert_not_honoured(&env, &path, n, "a gap inside a summary fold");
+    // A gap before its tail: the last covered turn dropped, the recorded tail kept.
+    let env = TestEnv::new();
+    let (path, n) = compacted(&env);
+    let all = covered_lines(&path, n);
+    assert!(summary_line(&path, n)["mf"]["coverage"]["tailLine"].is_u64());
+    forge_coverage(&path, n, &all[..all.len() - 2], true);
+    assert_not_honoured(&env, &path, n, "a gap before the tail of a summary fold");
+}
+
+#[test]
+fn a_summary_without_a_recorded_strategy_is_read_as_before() {
+    // Written before mf recorded the strategy, a claim cannot be told from a cited one: a gap of
+    // a whole turn is honoured as it was; a question without its answer is not.
+    let env = TestEnv::new();
+    let (path, n) = compacted(&env);
+    assert_eq!(
+        summary_line(&path, n)["mf"]["strategy"],
+        "summary",
+        "mf records the strategy beside the coverage"
+    );
+    let all = covered_lines(&path, n);
+    let gapped: Vec<u64> = all
+        .iter()
+        .copied()
+        .filter(|&k| k != 10 && k != 11)
+        .collect();
+    forge_coverage(&path, n, &gapped, false);
+    let recall = env.mf(&["recall", "c.jsonl"]);
+    assert_eq!(recall.code, 0, "{recall:?}");
+    assert!(!recall.stdout.contains("Question 2:"), "{}", recall.stdout);
+    assert!(recall.stdout.contains("Question 5:"), "{}", recall.stdout);
+    let verify = env.mf(&["verify", "c.jsonl"]);
+    assert_eq!(verify.code, 0, "{verify:?}");
+    // Its question folded and its answer raw, with no strategy recorded: not honoured.
+    let env = TestEnv::new();
+    let (path, n) = compacted(&env);
+    let all = covered_lines(&path, n);
+    forge_coverage(&path, n, &all[..all.len() - 1], false);
+    assert_not_honoured(
+        &env,
+        &path,
+        n,
+        "an old claim folding a question without its answer",
+    );
 }
 
 // 9. The summarizer failure record stays bounded.

@@ -587,6 +587,41 @@ fn check(
             return Err("a tool call without its result".into());
         }
     }
+    // A question is never summarized while its answer stays raw: a turn whose prompt it covers
+    // is covered whole (or, with no strategy recorded beside it, by the summaries after it).
+    let recorded = mf.get("strategy").is_some();
+    let later_covers = |no: u32| {
+        lines[s + 1..].iter().any(|l| {
+            l.is_mf()
+                && l.obj()
+                    .and_then(|o| o["mf"]["coverage"]["lines"].as_array())
+                    .is_some_and(|rs| {
+                        rs.iter().any(|r| {
+                            let (a, b) = (r[0].as_u64().unwrap_or(0), r[1].as_u64().unwrap_or(0));
+                            (a..=b).contains(&u64::from(no))
+                        })
+                    })
+        })
+    };
+    for j in 0..s {
+        if !lines[j].starts_turn() || !covers(j) {
+            continue;
+        }
+        for k in j + 1..s {
+            if turns[k] != turns[j] {
+                break;
+            }
+            let e = &lines[k];
+            if e.is_entry()
+                && !e.is_mf()
+                && parent[k].is_none()
+                && !covers(k)
+                && (recorded || !later_covers(e.no))
+            {
+                return Err("covers a question but not its answer".into());
+            }
+        }
+    }
     let (mut from, mut to, mut leaves, mut last_leaf) = (u64::MAX, 0, 0, 0u32);
     for &c in &children {
         match r.summaries.get(&c) {
@@ -614,12 +649,24 @@ fn check(
     }
     if let Some(t) = cov.get("tailLine").and_then(Value::as_u64) {
         let t = t as u32;
+        // A user message, or a place inside a turn whose prompt it leaves verbatim (a chunk
+        // of a turn too long for one call).
+        let prompt_kept = |k: usize| {
+            (0..=k)
+                .rev()
+                .take_while(|&i| turns[i] == turns[k])
+                .find(|&i| lines[i].starts_turn())
+                .is_some_and(|i| !covers(i))
+        };
         let ok = t > last_leaf
             && t < here
             && lines
                 .iter()
-                .find(|e| e.no == t && e.is_entry())
-                .is_some_and(|e| !e.is_mf() && e.role() == "user");
+                .position(|e| e.no == t && e.is_entry())
+                .is_some_and(|k| {
+                    let e = &lines[k];
+                    (!e.is_mf() && e.role() == "user") || prompt_kept(k)
+                });
         if !ok {
             return Err("its recorded verbatim tail is not a turn after it".into());
         }
