@@ -23,6 +23,7 @@ use crate::fold::prompt::Piece;
 
 mod corrections;
 mod extract;
+pub mod pattern;
 
 use corrections::*;
 pub use corrections::{Correction, corrections};
@@ -357,7 +358,10 @@ struct Said {
 }
 
 impl Said {
+    /// What `text` says, its pattern lines read as the instances they stand for.
     fn new(text: &str) -> Self {
+        let text = pattern::expand(text);
+        let text = text.as_ref();
         let keys = extract(text).iter().flat_map(Item::registered).collect();
         Self {
             keys,
@@ -1080,7 +1084,8 @@ pub fn audit_with(
     let instruction_said = Said::new(instruction);
     let mut candidates: Vec<Item> = Vec::new();
     let mut seen = HashSet::new();
-    for it in extract(summary) {
+    // A pattern line claims each of its instances.
+    for it in extract(&pattern::expand(summary)) {
         // Claims of fact only: a command or a quoted error is not a claim of its own, and a
         // capitalised word (a section heading, a sentence's subject) is ordinary language.
         if matches!(

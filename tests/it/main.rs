@@ -26,6 +26,7 @@ mod issue16;
 mod json_contract;
 mod live;
 mod live_writer;
+mod long_run;
 mod mask;
 mod model;
 mod oracle;
