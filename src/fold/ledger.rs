@@ -16,7 +16,7 @@ use crate::entry::{
     ClaimKind, Conversation, Coverage, Covered, DeclineReason, DeclinedSpan, NONE, Record,
     RecordKind, Role, STUB_PREFIX, flag,
 };
-use crate::fold::summary::label;
+use crate::fold::frame::label;
 
 /// A valid mf summary or stub found in the file.
 #[derive(Debug, Clone)]

@@ -23,13 +23,7 @@ const FIXTURE: &str = "pi-0.73.1-long-run.jsonl";
 /// `--recent-tokens 600`: the turn is larger than the tail holds, so its older calls fold (the
 /// fresh 160-call runs do so at the default).
 fn compact(env: &TestEnv, extra: &[&str]) -> Value {
-    let mut args = vec![
-        "compact",
-        FIXTURE,
-        "--recent-tokens",
-        "600",
-        "--json",
-    ];
+    let mut args = vec!["compact", FIXTURE, "--recent-tokens", "600", "--json"];
     args.extend_from_slice(extra);
     let out = env.mf(&args);
     assert_eq!(out.code, 0, "{out:?}");
@@ -48,7 +42,10 @@ fn the_built_in_summary_of_a_long_single_prompt_run_passes_its_own_audit() {
     let (found, kept) = (a["found"].as_u64().unwrap(), a["kept"].as_u64().unwrap());
     assert!(found >= 100, "the span's 40 calls carry >100 items: {a:#}");
     assert_eq!(kept, found, "every salient item kept: {a:#}");
-    assert_eq!(a["appended"], 0, "the built-in summary needs no appendix: {a:#}");
+    assert_eq!(
+        a["appended"], 0,
+        "the built-in summary needs no appendix: {a:#}"
+    );
     assert!(
         a["inventions"].as_array().is_none_or(Vec::is_empty),
         "{a:#}"
@@ -56,7 +53,10 @@ fn the_built_in_summary_of_a_long_single_prompt_run_passes_its_own_audit() {
     // Small: the pattern line costs one call's line, not forty.
     let chars = r["summaries"][0]["chars"].as_u64().unwrap();
     let span = r["span"]["chars"].as_u64().unwrap();
-    assert!(chars * 5 <= span, "summary {chars} chars of a {span}-char span");
+    assert!(
+        chars * 5 <= span,
+        "summary {chars} chars of a {span}-char span"
+    );
     // The summary an agent reads back says every call.
     let recall = env.mf(&["recall", FIXTURE, "--format", "text"]);
     assert_eq!(recall.code, 0, "{recall:?}");
@@ -100,7 +100,10 @@ fn a_pattern_line_is_held_to_what_it_claims() {
     );
     assert_eq!(invented["action"], "declined", "{invented:#}");
     let inv = invented["summaries"][0]["audit"]["inventions"].to_string();
-    assert!(inv.contains("out-45.txt") && !inv.contains("out-40.txt"), "{inv}");
+    assert!(
+        inv.contains("out-45.txt") && !inv.contains("out-40.txt"),
+        "{inv}"
+    );
 
     // A fluent paragraph without the calls: declined, whatever mf could add after it.
     let generic = served(

@@ -175,20 +175,32 @@ mod tests {
 
     #[test]
     fn a_list_writes_runs_as_ranges() {
-        assert_eq!(list(&strs(&["1", "2", "3", "5", "7", "8", "9", "10"])), "1–3, 5, 7–10");
+        assert_eq!(
+            list(&strs(&["1", "2", "3", "5", "7", "8", "9", "10"])),
+            "1–3, 5, 7–10"
+        );
         assert_eq!(list(&strs(&["1", "2"])), "1, 2");
         assert_eq!(list(&strs(&["007", "008", "009"])), "007, 008, 009");
     }
 
     #[test]
     fn a_pattern_line_expands_to_exactly_its_instances() {
-        let vals: Vec<String> = (1..=100).filter(|v| *v != 10).map(|v| v.to_string()).collect();
-        let l = line("- T1 assistant: Bash(echo line {n} | tee out-{n}.txt)", &vals);
+        let vals: Vec<String> = (1..=100)
+            .filter(|v| *v != 10)
+            .map(|v| v.to_string())
+            .collect();
+        let l = line(
+            "- T1 assistant: Bash(echo line {n} | tee out-{n}.txt)",
+            &vals,
+        );
         assert!(l.ends_with("for {n} = 1–9, 11–100"), "{l}");
         let e = expand(&l);
         let lines: Vec<&str> = e.lines().skip(1).collect();
         assert_eq!(lines.len(), 99);
-        assert_eq!(lines[0], "- T1 assistant: Bash(echo line 1 | tee out-1.txt)");
+        assert_eq!(
+            lines[0],
+            "- T1 assistant: Bash(echo line 1 | tee out-1.txt)"
+        );
         assert!(!e.contains("out-10.txt"));
         assert!(e.contains("tee out-100.txt)"));
     }
@@ -210,7 +222,12 @@ mod tests {
     fn two_patterns_on_one_line_expand_each() {
         let l = "- T1 assistant: Read(a-{n}.txt) for {n} = 1, 2. Write(b-{n}.txt) for {n} = 7–9.";
         let e = expand(l);
-        for want in ["Read(a-1.txt)", "Read(a-2.txt)", "Write(b-7.txt)", "Write(b-9.txt)"] {
+        for want in [
+            "Read(a-1.txt)",
+            "Read(a-2.txt)",
+            "Write(b-7.txt)",
+            "Write(b-9.txt)",
+        ] {
             assert!(e.contains(want), "{want} in {e}");
         }
         assert!(!e.contains("b-1.txt"));
