@@ -401,7 +401,7 @@ fn mask(
             &span,
             id.clone(),
             &info,
-            &t.display(),
+            &crate::decision::stub_how_back(&t.display(), &id),
             settings.policy.keep_tool_results,
             now,
         );

@@ -683,22 +683,8 @@ pub fn audit_with(
     }
     tallies.retain(|t| t.found > 0 || t.tool_results_found > 0);
     by_source.retain(|t| t.found > 0);
-    missing.sort_by(|a, b| {
-        b.importance()
-            .cmp(&a.importance())
-            .then(a.order.cmp(&b.order))
-    });
     let missing_count = missing.len();
-    let missing: Vec<MissingItem> = missing
-        .into_iter()
-        .take(opts.max_listed)
-        .map(|f| MissingItem {
-            class: f.item.class,
-            text: capped(&f.item.text, 160),
-            source: f.best_source(),
-            turn: f.turn,
-        })
-        .collect();
+    let missing = listed(missing, opts.max_listed);
 
     let inventions = inventions(pieces, context, found_items, summary, instruction, opts);
 
@@ -737,6 +723,25 @@ pub fn audit_with(
         forgeries,
         instructions,
     }
+}
+
+/// The missing items to list: most important first, at most `max`.
+fn listed(mut missing: Vec<&Found>, max: usize) -> Vec<MissingItem> {
+    missing.sort_by(|a, b| {
+        b.importance()
+            .cmp(&a.importance())
+            .then(a.order.cmp(&b.order))
+    });
+    missing
+        .into_iter()
+        .take(max)
+        .map(|f| MissingItem {
+            class: f.item.class,
+            text: capped(&f.item.text, 160),
+            source: f.best_source(),
+            turn: f.turn,
+        })
+        .collect()
 }
 
 /// Inventions: the summary's items that neither the span, the instruction nor anything else the

@@ -74,19 +74,20 @@ pub struct StubInfo {
     pub first_line: String,
 }
 
-/// The stub for one tool result: what it was, and how to get it back.
+/// The stub for one tool result: what it was, and how to get it back (`how_back`, in the
+/// words of `decision::stub_how_back`).
 pub fn stub(
     span: &Span,
     id: String,
     info: &StubInfo,
-    file: &str,
+    how_back: &str,
     kept_results: usize,
     now_ms: u64,
 ) -> Draft {
     let first: String = sanitize(&info.first_line).chars().take(120).collect();
     let first = sanitize(&first);
     let content = format!(
-        "{STUB_PREFIX}: {} returned {} characters; first line: {first:?}. The full result is kept in this file: `mf expand {file} {id}` shows it, with --restore it comes back.]",
+        "{STUB_PREFIX}: {} returned {} characters; first line: {first:?}. The full result is kept in this file: {how_back}.]",
         sanitize(info.tool.as_deref().unwrap_or("the tool")),
         info.chars,
     );

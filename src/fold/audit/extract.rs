@@ -279,6 +279,23 @@ impl<'a> Extractor<'a> {
         } else {
             String::new()
         };
+        if self.multi_codes(i, &l) || self.multi_dates(i, core) {
+            return;
+        }
+        // 3.5 GB, 250 ms, 12 percent
+        if let Some((value, None)) = parse_number(core)
+            && !self.toks[i].trailed
+            && let Some(next) = self.toks.get(i + 1)
+            && !next.hard_start
+            && let Some(unit) = unit_alias(next.core, false)
+        {
+            let (key, base) = number_key(&value, Some(unit));
+            self.push(ItemClass::Number, i, i + 1, key, base);
+        }
+    }
+
+    /// `multi` for codes: an HTTP status, an exit status, an issue or pull request number.
+    fn multi_codes(&mut self, i: usize, l: &str) -> bool {
         // HTTP 503, HTTP/1.1 503
         if (l == "http" || l == "https" || l.starts_with("http/"))
             && let Some(n) = self.toks.get(i + 1).map(|t| t.core)
@@ -292,13 +309,11 @@ impl<'a> Extractor<'a> {
                 format!("http:{n}"),
                 Some(format!("num:{n}")),
             );
-            return;
+            return true;
         }
         // exit code 2, exited with 137, exit status 1, return code 3
-        if (matches!(
-            l.as_str(),
-            "exit" | "exited" | "exits" | "exiting" | "returncode"
-        ) || (l == "return" && self.lc(i + 1).as_deref() == Some("code")))
+        if (matches!(l, "exit" | "exited" | "exits" | "exiting" | "returncode")
+            || (l == "return" && self.lc(i + 1).as_deref() == Some("code")))
             && !self.toks[i].trailed
         {
             let mut j = i + 1;
@@ -319,14 +334,12 @@ impl<'a> Extractor<'a> {
             {
                 let key = format!("exit:{}", t.core);
                 self.push(ItemClass::ErrorCode, i, j, key, None);
-                return;
+                return true;
             }
         }
         // PR 45, PR #45, issue 12, pull request #45, MR !12
-        let issue_word = matches!(
-            l.as_str(),
-            "pr" | "mr" | "issue" | "issues" | "prs" | "ticket"
-        ) || (l == "pull" && self.lc(i + 1).as_deref() == Some("request"));
+        let issue_word = matches!(l, "pr" | "mr" | "issue" | "issues" | "prs" | "ticket")
+            || (l == "pull" && self.lc(i + 1).as_deref() == Some("request"));
         if issue_word {
             let j = if l == "pull" { i + 2 } else { i + 1 };
             if let Some(t) = self.toks.get(j) {
@@ -334,10 +347,15 @@ impl<'a> Extractor<'a> {
                 if all_digits(n) && n.len() <= 7 && (l != "ticket" || t.core.starts_with('#')) {
                     let key = format!("#{n}");
                     self.push(ItemClass::Issue, i, j, key, None);
-                    return;
+                    return true;
                 }
             }
         }
+        false
+    }
+
+    /// `multi` for dates and times: a weekday before a date, a month and day, a time with its zone.
+    fn multi_dates(&mut self, i: usize, core: &str) -> bool {
         // Weekday before a date: one item, keyed by the date.
         if weekday(core) {
             let next = i + 1;
@@ -345,21 +363,21 @@ impl<'a> Extractor<'a> {
             if can_join && next < self.toks.len() && !self.toks[next].hard_start {
                 if let Some((key, base)) = iso_date(self.toks[next].core) {
                     self.push(ItemClass::Date, i, next, key, base);
-                    return;
+                    return true;
                 }
                 if let Some((to, key, base)) = self.month_date(next) {
                     self.push(ItemClass::Date, i, to, key, base);
-                    return;
+                    return true;
                 }
             }
             if core.chars().next().is_some_and(char::is_uppercase) {
                 self.push(ItemClass::Date, i, i, core.to_ascii_lowercase(), None);
             }
-            return;
+            return true;
         }
         if let Some((to, key, base)) = self.month_date(i) {
             self.push(ItemClass::Date, i, to, key, base);
-            return;
+            return true;
         }
         // 14 March [2026]
         if all_digits(core)
@@ -386,7 +404,7 @@ impl<'a> Extractor<'a> {
             } else {
                 self.push(ItemClass::Date, i, i + 1, format!("{month} {core}"), None);
             }
-            return;
+            return true;
         }
         // Times with a zone or am/pm: 14:05 UTC, 9:30pm, 3 pm
         let next_lc = self
@@ -415,18 +433,9 @@ impl<'a> Extractor<'a> {
                 }
             }
             self.push(ItemClass::Date, i, to, key, base);
-            return;
+            return true;
         }
-        // 3.5 GB, 250 ms, 12 percent
-        if let Some((value, None)) = parse_number(core)
-            && !self.toks[i].trailed
-            && let Some(next) = self.toks.get(i + 1)
-            && !next.hard_start
-            && let Some(unit) = unit_alias(next.core, false)
-        {
-            let (key, base) = number_key(&value, Some(unit));
-            self.push(ItemClass::Number, i, i + 1, key, base);
-        }
+        false
     }
 
     /// `March 14`, `Mar 14, 2026`, `March 2026` starting at token `i`: (last token, key, base).
