@@ -192,9 +192,31 @@ fn compose(pieces: &[Piece], budget: usize, cite: Option<CiteCtx<'_>>) -> String
     let mut said: std::collections::HashSet<&str> = std::collections::HashSet::new();
     voices.retain(|&(_, i)| said.insert(chunks[i].text.as_str()));
     let reserve = (budget as f64 * VOICE_SHARE) as usize;
+    let in_reserve =
+        |sel: &Selection<'_>, i: usize| sel.total + sel.cost(&chunks[i]) <= reserve + 1;
     for &(s, i) in &voices {
-        if s >= 3 && sel.total + sel.cost(&chunks[i]) <= reserve + 1 {
-            sel.try_add(&chunks, i);
+        if s >= 3 && in_reserve(&sel, i) {
+            // A question is stated as the request it is: with the statement before it in the
+            // same message ("Checkout latency has been bad since this morning. Can you find
+            // out what changed?"), not bare.
+            if let Some(ctx) = context_of(&chunks, i)
+                && sel.total + sel.cost(&chunks[i]) + chunks[ctx].chars + 1 <= reserve + 1
+            {
+                sel.try_add(&chunks, ctx);
+            }
+            if in_reserve(&sel, i) {
+                sel.try_add(&chunks, i);
+            }
+        }
+    }
+    // The user's deadlines and named owners, in their own words, within a share of their own.
+    for c in &chunks {
+        if c.source == Source::User
+            && !c.superseded
+            && binds(&c.text)
+            && sel.total + sel.cost(c) <= 2 * reserve + 1
+        {
+            sel.try_add(&chunks, c.order);
         }
     }
     // 1. Every item the user said (their deadlines, owners, constraints), then every counted
@@ -413,6 +435,51 @@ fn voice_score(text: &str) -> u32 {
     }
     s
 }
+
+/// The statement just before question `i` in the same user message, if there is one.
+fn context_of(chunks: &[Chunk], i: usize) -> Option<usize> {
+    let q = &chunks[i];
+    if !q.text.ends_with('?') || i == 0 {
+        return None;
+    }
+    let c = &chunks[i - 1];
+    (c.piece == q.piece
+        && c.source == Source::User
+        && !c.superseded
+        && c.section == q.section
+        && !c.text.ends_with('?')
+        && voice_score(&c.text) > 0)
+        .then_some(i - 1)
+}
+
+/// A user sentence that binds the work to a time or a person: a deadline (`before 16:00 UTC`,
+/// `due Friday`) or a named owner (`assign to Dana Kim`).
+fn binds(text: &str) -> bool {
+    let items = audit::extract(text);
+    let dated = items.iter().any(|it| it.class == ItemClass::Date);
+    let named = items.iter().any(|it| it.class == ItemClass::Name);
+    (dated && has_marker(text, DEADLINE_WORDS)) || (named && has_marker(text, OWNER_WORDS))
+}
+
+const DEADLINE_WORDS: &[&str] = &[
+    "before",
+    "by",
+    "until",
+    "due",
+    "deadline",
+    "no later than",
+    "at the latest",
+    "after",
+];
+const OWNER_WORDS: &[&str] = &[
+    "assign",
+    "assigned",
+    "assign it to",
+    "owner",
+    "owns",
+    "owned by",
+    "responsible",
+];
 
 fn has_marker(text: &str, markers: &[&str]) -> bool {
     let lower = format!(" {} ", text.to_lowercase());
