@@ -188,6 +188,11 @@ fn round_usd<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
 }
 
 /// Round to 6 decimal places (a millionth of a dollar): no binary noise like `…0000001`.
+/// How a stub (`--strategy mask`) tells the reader to get the hidden tool result back.
+pub fn stub_how_back(file: &str, id: &str) -> String {
+    format!("`mf expand {file} {id}` shows it, with --restore it comes back")
+}
+
 pub fn round6(v: f64) -> f64 {
     (v * 1e6).round() / 1e6
 }

@@ -19,11 +19,18 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::entry::Role;
+use crate::fold::frame::{defuse, instruction_ranges};
 use crate::fold::prompt::Piece;
 
+mod appendix;
 mod corrections;
 mod extract;
+mod flags;
+mod matching;
+pub mod pattern;
+mod verdict;
 
+pub use appendix::{APPENDIX_HEADING, APPENDIX_SHARE, MIN_OWN_SHARE, appendix};
 use corrections::*;
 pub use corrections::{Correction, corrections};
 use extract::*;
@@ -31,6 +38,9 @@ pub use extract::{
     CallUnit, INJECTED_TAGS, Leaf, Unit, action_of, call_leaves, extract, injected_ranges,
     parse_call, sentence_ranges, source_of, typed_ranges, units,
 };
+use flags::*;
+use matching::*;
+pub use matching::{mentions, norm_text};
 
 /// mf's label text: what makes a line an mf summary. A summary must not carry it.
 const LABEL: &str = "[summary of earlier turns";
@@ -223,156 +233,6 @@ impl Item {
         }
         k
     }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Matching
-
-const QUOTE_CHARS: &[char] = &['`', '"', '\'', '“', '”', '‘', '’', '*', '«', '»'];
-
-/// Text normalised for matching: lower case, quotes and backticks dropped, whitespace collapsed.
-pub fn norm_text(s: &str) -> String {
-    norm_tokens(s).join(" ")
-}
-
-/// Lower-cased tokens: runs of letters and digits, and single punctuation characters; quotes,
-/// backticks and `*` count as spaces; thousands separators inside numbers are dropped.
-fn norm_tokens(s: &str) -> Vec<String> {
-    let chars: Vec<char> = s.chars().collect();
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if c.is_alphanumeric() {
-            cur.extend(c.to_lowercase());
-            i += 1;
-            continue;
-        }
-        if c == ','
-            && !cur.is_empty()
-            && cur.bytes().all(|b| b.is_ascii_digit())
-            && i + 3 < chars.len() + 1
-            && chars
-                .get(i + 1..i + 4)
-                .is_some_and(|g| g.iter().all(char::is_ascii_digit))
-            && chars.get(i + 4).is_none_or(|c| !c.is_ascii_digit())
-        {
-            i += 1;
-            continue;
-        }
-        if !cur.is_empty() {
-            out.push(std::mem::take(&mut cur));
-        }
-        if !(c.is_whitespace() || QUOTE_CHARS.contains(&c)) {
-            out.push(c.to_string());
-        }
-        i += 1;
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
-}
-
-/// Token sequences, indexed for containment checks.
-struct TokenIndex {
-    toks: Vec<String>,
-    at: HashMap<String, Vec<usize>>,
-}
-
-impl TokenIndex {
-    fn new(text: &str) -> Self {
-        let toks = norm_tokens(text);
-        let mut at: HashMap<String, Vec<usize>> = HashMap::new();
-        for (i, t) in toks.iter().enumerate() {
-            at.entry(t.clone()).or_default().push(i);
-        }
-        Self { toks, at }
-    }
-
-    fn contains(&self, needle: &[String]) -> bool {
-        if needle.is_empty() {
-            return false;
-        }
-        let mut anchor = 0;
-        let mut fewest = usize::MAX;
-        for (k, t) in needle.iter().enumerate() {
-            match self.at.get(t) {
-                None => return false,
-                Some(v) if v.len() < fewest => {
-                    fewest = v.len();
-                    anchor = k;
-                }
-                Some(_) => {}
-            }
-        }
-        self.at[&needle[anchor]].iter().any(|&p| {
-            p >= anchor
-                && p - anchor + needle.len() <= self.toks.len()
-                && self.toks[p - anchor..p - anchor + needle.len()] == *needle
-        })
-    }
-
-    fn contains_text(&self, text: &str) -> bool {
-        self.contains(&norm_tokens(text))
-    }
-}
-
-/// Which of `needles` occur in any of `texts` (normalised token sequences), in one pass.
-fn occur_in(texts: &mut dyn Iterator<Item = &str>, needles: &[Vec<String>]) -> Vec<bool> {
-    let mut found = vec![false; needles.len()];
-    let mut by_first: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (k, n) in needles.iter().enumerate() {
-        if let Some(f) = n.first() {
-            by_first.entry(f.as_str()).or_default().push(k);
-        }
-    }
-    if by_first.is_empty() {
-        return found;
-    }
-    for text in texts {
-        let toks = norm_tokens(text);
-        for (p, t) in toks.iter().enumerate() {
-            if let Some(ks) = by_first.get(t.as_str()) {
-                for &k in ks {
-                    let n = &needles[k];
-                    if !found[k] && p + n.len() <= toks.len() && toks[p..p + n.len()] == n[..] {
-                        found[k] = true;
-                    }
-                }
-            }
-        }
-        if found.iter().all(|f| *f) {
-            break;
-        }
-    }
-    found
-}
-
-/// What a text says, for matching items against it.
-struct Said {
-    keys: HashSet<String>,
-    index: TokenIndex,
-}
-
-impl Said {
-    fn new(text: &str) -> Self {
-        let keys = extract(text).iter().flat_map(Item::registered).collect();
-        Self {
-            keys,
-            index: TokenIndex::new(text),
-        }
-    }
-
-    fn has(&self, item: &Item) -> bool {
-        item.lookups().iter().any(|k| self.keys.contains(k)) || self.index.contains_text(&item.text)
-    }
-}
-
-/// Does `text` carry `item` (by its normalised value, or its text up to trivial formatting)?
-pub fn mentions(text: &str, item: &Item) -> bool {
-    Said::new(text).has(item)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -686,26 +546,6 @@ fn summary_sentences(summary: &str) -> Vec<(String, &str)> {
     out
 }
 
-fn five_grams(text: &str) -> Vec<String> {
-    let words: Vec<String> = text
-        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
-    words.windows(5).map(|w| w.join(" ")).collect()
-}
-
-/// The share of the summary's word 5-grams found in the instruction.
-fn echo_ratio(summary: &str, instruction: &str) -> (f64, usize) {
-    let grams = five_grams(summary);
-    if grams.is_empty() {
-        return (0.0, 0);
-    }
-    let known: HashSet<String> = five_grams(instruction).into_iter().collect();
-    let hits = grams.iter().filter(|g| known.contains(*g)).count();
-    (hits as f64 / grams.len() as f64, grams.len())
-}
-
 fn capped(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
         return s.to_string();
@@ -717,251 +557,49 @@ fn capped(s: &str, n: usize) -> String {
 
 /// A delimiter look-alike around byte `at` of `line`: the run of angle brackets and the words
 /// they enclose (`<<<END TRANSCRIPT>>`).
-fn delimiter_token(line: &str, at: usize) -> String {
-    let b = line.as_bytes();
-    let mut s = at;
-    while s > 0 && matches!(b[s - 1], b'<' | b'>') {
-        s -= 1;
-    }
-    let mut e = at;
-    while e < b.len() && matches!(b[e], b'<' | b'>') {
-        e += 1;
-    }
-    let mut k = e;
-    let mut n = 0;
-    while k < b.len() && !matches!(b[k], b'<' | b'>' | b'\n') && n < 24 {
-        k += 1;
-        n += 1;
-    }
-    if k < b.len() && matches!(b[k], b'<' | b'>') {
-        e = k;
-        while e < b.len() && matches!(b[e], b'<' | b'>') {
-            e += 1;
-        }
-    }
-    let s = floor_char(line, s);
-    let e = ceil_char(line, e);
-    line[s..e].trim().to_string()
+/// A span's items as the audit counts them: its units, its corrections and what it says, with
+/// the corrected values apart. What the audit and the appendix both start from.
+struct Counted {
+    units: Vec<Unit>,
+    corrections: Vec<Correction>,
+    found: Vec<Found>,
+    old_values: HashSet<(ItemClass, String)>,
+    new_values: HashSet<(ItemClass, String)>,
 }
 
-fn forgeries_in(summary: &str) -> Vec<Forgery> {
-    let mut out: Vec<Forgery> = Vec::new();
-    for line in summary.lines() {
-        let la = line.to_ascii_lowercase();
-        // [turn 15 · user]
-        for (p, _) in la.match_indices("[turn") {
-            let rest = la[p + 5..].trim_start();
-            if rest.chars().next().is_some_and(|c| c.is_ascii_digit()) {
-                let end = line[p..]
-                    .find(']')
-                    .map_or_else(|| line.len().min(p + 40), |e| p + e + 1);
-                let end = ceil_char(line, end.min(line.len()));
-                out.push(Forgery {
-                    kind: "turn-heading",
-                    text: capped(&line[p..end], 60),
-                });
-            }
-        }
-        // <<<TRANSCRIPT>>>, <<<END TRANSCRIPT>>, <<END TRANSCRIPT>>
-        let mut delim = None;
-        if let Some(p) = la.find("<<<").or_else(|| la.find(">>>")) {
-            delim = Some(p);
-        } else if let Some(t) = la.find("transcript") {
-            let near = |pat: &str| {
-                la.match_indices(pat).any(|(q, _)| {
-                    let (a, b) = if q < t { (q + 2, t) } else { (t + 10, q) };
-                    b.saturating_sub(a) <= 6
-                })
-            };
-            if near("<<") || near(">>") {
-                delim = la.find("<<").or_else(|| la.find(">>"));
-            }
-        }
-        if let Some(p) = delim {
-            out.push(Forgery {
-                kind: "delimiter",
-                text: capped(&delimiter_token(line, p), 60),
-            });
-        }
-        // Role markers
-        let t = la.trim_start();
-        for role in ["user:", "assistant:", "system:", "human:"] {
-            if t.starts_with(role) {
-                out.push(Forgery {
-                    kind: "role-marker",
-                    text: capped(line.trim(), 80),
-                });
-                break;
-            }
-        }
-        for marker in [
-            "<|im_start|>",
-            "<|im_end|>",
-            "<|system|>",
-            "<|user|>",
-            "<|assistant|>",
-            "<|endoftext|>",
-            "[inst]",
-            "[/inst]",
-            "<<sys>>",
-        ] {
-            if let Some(p) = la.find(marker) {
-                out.push(Forgery {
-                    kind: "role-marker",
-                    text: line[p..p + marker.len()].to_string(),
-                });
-            }
-        }
-        if let Some(p) = la.find(LABEL) {
-            let end = line[p..]
-                .find(']')
-                .map_or(line.len().min(p + 60), |e| p + e + 1);
-            let end = ceil_char(line, end.min(line.len()));
-            out.push(Forgery {
-                kind: "label",
-                text: capped(&line[p..end], 80),
-            });
-        }
-    }
-    out
-}
-
-/// Phrases addressed to the reading model: each slot lists alternatives; `""` makes a slot
-/// optional.
-const INSTRUCTION_PATTERNS: &[&[&[&str]]] = &[
-    &[
-        &["ignore", "disregard", "forget"],
-        &["all", "any", "the", "your", ""],
-        &[
-            "previous",
-            "prior",
-            "above",
-            "earlier",
-            "preceding",
-            "former",
-            "system",
-            "",
-        ],
-        &[
-            "instructions",
-            "instruction",
-            "messages",
-            "rules",
-            "directions",
-            "prompts",
-            "prompt",
-            "guidelines",
-            "context",
-        ],
-    ],
-    &[&["you"], &["are"], &["now"]],
-    &[&["from"], &["now"], &["on"], &["you"]],
-    &[&["new"], &["instructions", "instruction", "rules"]],
-    &[
-        &["your"],
-        &["new"],
-        &["task", "role", "instructions", "goal"],
-    ],
-    &[&["pretend"], &["to", "you"], &["be", "are"]],
-    &[
-        &["you"],
-        &["must"],
-        &["now", ""],
-        &["obey", "follow", "comply"],
-    ],
-    &[&["as"], &["an"], &["ai"], &["language"], &["model"]],
-    &[&["you"], &["are"], &["a"], &["helpful"], &["assistant"]],
-    &[&["do"], &["not"], &["summarize", "summarise"]],
-    &[
-        &["reveal", "print", "repeat", "show"],
-        &["your", "the"],
-        &["system"],
-        &["prompt"],
-    ],
-];
-
-fn words_lower(text: &str) -> Vec<(String, Range<usize>)> {
-    let mut out = Vec::new();
-    let mut start = None;
-    for (i, c) in text.char_indices() {
-        let w = c.is_alphanumeric() || c == '\'';
-        match (w, start) {
-            (true, None) => start = Some(i),
-            (false, Some(s)) => {
-                out.push((text[s..i].to_lowercase(), s..i));
-                start = None;
-            }
-            _ => {}
-        }
-    }
-    if let Some(s) = start {
-        out.push((text[s..].to_lowercase(), s..text.len()));
-    }
-    out
-}
-
-fn match_pattern(words: &[(String, Range<usize>)], at: usize, pat: &[&[&str]]) -> Option<usize> {
-    fn go(words: &[(String, Range<usize>)], at: usize, pat: &[&[&str]]) -> Option<usize> {
-        let Some((slot, rest)) = pat.split_first() else {
-            return Some(at);
-        };
-        if let Some((w, _)) = words.get(at)
-            && slot.contains(&w.as_str())
-            && let Some(end) = go(words, at + 1, rest)
-        {
-            return Some(end);
-        }
-        if slot.contains(&"") {
-            return go(words, at, rest);
-        }
-        None
-    }
-    go(words, at, pat)
-}
-
-/// Byte ranges of the phrases addressed to the reading model in one line (for
-/// `summary::sanitize`, which quotes them, and the re-vet on read, which wants them quoted).
-pub(crate) fn instruction_ranges(line: &str) -> Vec<Range<usize>> {
-    let words = words_lower(line);
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < words.len() {
-        let hit = INSTRUCTION_PATTERNS
+impl Counted {
+    fn new(pieces: &[Piece]) -> Self {
+        let units = units(pieces);
+        let corrections = corrections(pieces, &units);
+        let found = inventory(pieces, &units);
+        let old_values = corrections
             .iter()
-            .filter_map(|p| match_pattern(&words, i, p))
-            .max();
-        match hit {
-            Some(end) if end > i => {
-                out.push(words[i].1.start..words[end - 1].1.end);
-                i = end;
-            }
-            _ => i += 1,
+            .map(|c| (c.class, c.old_key.clone()))
+            .collect();
+        let new_values = corrections
+            .iter()
+            .map(|c| (c.class, c.new_key.clone()))
+            .collect();
+        Self {
+            units,
+            corrections,
+            found,
+            old_values,
+            new_values,
         }
     }
-    out
-}
 
-fn instructions_in(summary: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for line in summary.lines() {
-        let words = words_lower(line);
-        let mut i = 0;
-        while i < words.len() {
-            let hit = INSTRUCTION_PATTERNS
-                .iter()
-                .filter_map(|p| match_pattern(&words, i, p))
-                .max();
-            match hit {
-                Some(end) if end > i => {
-                    let text = &line[words[i].1.start..words[end - 1].1.end];
-                    out.push(text.to_string());
-                    i = end;
-                }
-                _ => i += 1,
-            }
-        }
+    /// A value the span later corrected (and never restated): keeping it is not required.
+    fn superseded(&self, f: &Found) -> bool {
+        let k = (f.item.class, f.item.key.clone());
+        self.old_values.contains(&k) && !self.new_values.contains(&k)
     }
-    out
+
+    /// How much keeping `f` weighs, or `None` when it is not salient.
+    fn weight(&self, f: &Found, opts: &AuditOptions) -> Option<u32> {
+        let k = (f.item.class, f.item.key.clone());
+        f.salience(opts, self.new_values.contains(&k))
+    }
 }
 
 /// Audit `summary` against the span it stands for.
@@ -982,18 +620,9 @@ pub fn audit_with(
     instruction: &str,
     opts: &AuditOptions,
 ) -> Audit {
-    let units = units(pieces);
-    let corrections = corrections(pieces, &units);
-    let found_items = inventory(pieces, &units);
+    let span = Counted::new(pieces);
+    let (corrections, found_items) = (&span.corrections, &span.found);
     let said = Said::new(summary);
-    let old_values: HashSet<(ItemClass, &str)> = corrections
-        .iter()
-        .map(|c| (c.class, c.old_key.as_str()))
-        .collect();
-    let new_values: HashSet<(ItemClass, &str)> = corrections
-        .iter()
-        .map(|c| (c.class, c.new_key.as_str()))
-        .collect();
 
     let mut tallies: Vec<ClassTally> = ItemClass::ALL
         .iter()
@@ -1017,9 +646,8 @@ pub fn audit_with(
     let (mut found, mut kept) = (0, 0);
     let (mut weight_found, mut weight_kept) = (0u64, 0u64);
     let mut not_salient = 0;
-    for f in &found_items {
-        let k = (f.item.class, f.item.key.as_str());
-        if old_values.contains(&k) && !new_values.contains(&k) {
+    for f in found_items {
+        if span.superseded(f) {
             // A corrected value: keeping it is not required (stating it as current is flagged).
             continue;
         }
@@ -1032,7 +660,7 @@ pub fn audit_with(
             tally.tool_results_found += 1;
             tally.tool_results_kept += usize::from(has);
         }
-        let Some(weight) = f.salience(opts, new_values.contains(&k)) else {
+        let Some(weight) = span.weight(f, opts) else {
             not_salient += 1;
             continue;
         };
@@ -1055,24 +683,77 @@ pub fn audit_with(
     }
     tallies.retain(|t| t.found > 0 || t.tool_results_found > 0);
     by_source.retain(|t| t.found > 0);
+    let missing_count = missing.len();
+    let missing = listed(missing, opts.max_listed);
+
+    let inventions = inventions(pieces, context, found_items, summary, instruction, opts);
+
+    let superseded = superseded_in(summary, &corrections, opts.max_listed);
+    let (echo_ratio, grams) = echo_ratio(summary, instruction);
+    let echo = grams >= 3 && echo_ratio >= 0.5;
+
+    let forgeries = forgeries_unquoted(pieces, summary);
+    let instructions = instruction_flags(pieces, summary);
+
+    Audit {
+        found,
+        kept,
+        retention: if weight_found == 0 {
+            1.0
+        } else {
+            weight_kept as f64 / weight_found as f64
+        },
+        unweighted_retention: if found == 0 {
+            1.0
+        } else {
+            kept as f64 / found as f64
+        },
+        model_retention: None,
+        appended: 0,
+        not_salient,
+        by_source,
+        count_tool_results: opts.count_tool_results,
+        classes: tallies,
+        missing,
+        missing_count,
+        inventions,
+        superseded,
+        echo_ratio,
+        echo,
+        forgeries,
+        instructions,
+    }
+}
+
+/// The missing items to list: most important first, at most `max`.
+fn listed(mut missing: Vec<&Found>, max: usize) -> Vec<MissingItem> {
     missing.sort_by(|a, b| {
         b.importance()
             .cmp(&a.importance())
             .then(a.order.cmp(&b.order))
     });
-    let missing_count = missing.len();
-    let missing: Vec<MissingItem> = missing
+    missing
         .into_iter()
-        .take(opts.max_listed)
+        .take(max)
         .map(|f| MissingItem {
             class: f.item.class,
             text: capped(&f.item.text, 160),
             source: f.best_source(),
             turn: f.turn,
         })
-        .collect();
+        .collect()
+}
 
-    // Inventions: the summary's items that neither the span nor the instruction says.
+/// Inventions: the summary's items that neither the span, the instruction nor anything else the
+/// summarizer could read (`context`) says.
+fn inventions(
+    pieces: &[Piece],
+    context: &[&str],
+    found_items: &[Found],
+    summary: &str,
+    instruction: &str,
+    opts: &AuditOptions,
+) -> Vec<Invention> {
     let span_keys: HashSet<String> = found_items
         .iter()
         .flat_map(|f| f.item.registered())
@@ -1080,7 +761,8 @@ pub fn audit_with(
     let instruction_said = Said::new(instruction);
     let mut candidates: Vec<Item> = Vec::new();
     let mut seen = HashSet::new();
-    for it in extract(summary) {
+    // A pattern line claims each of its instances.
+    for it in extract(&pattern::expand(summary)) {
         // Claims of fact only: a command or a quoted error is not a claim of its own, and a
         // capitalised word (a section heading, a sentence's subject) is ordinary language.
         if matches!(
@@ -1096,7 +778,7 @@ pub fn audit_with(
             candidates.push(it);
         }
     }
-    let inventions: Vec<Invention> = if candidates.is_empty() {
+    if candidates.is_empty() {
         Vec::new()
     } else {
         let needles: Vec<Vec<String>> = candidates.iter().map(|c| norm_tokens(&c.text)).collect();
@@ -1156,15 +838,13 @@ pub fn audit_with(
             })
             .take(opts.max_listed)
             .collect()
-    };
+    }
+}
 
-    let superseded = superseded_in(summary, &corrections, opts.max_listed);
-    let (echo_ratio, grams) = echo_ratio(summary, instruction);
-    let echo = grams >= 3 && echo_ratio >= 0.5;
-
-    // Forgeries, unless the span itself carries the same text (the summary quotes it).
+/// The summary's forgeries, unless the span itself carries the same text (the summary quotes it).
+fn forgeries_unquoted(pieces: &[Piece], summary: &str) -> Vec<Forgery> {
     let raw_forgeries = forgeries_in(summary);
-    let forgeries = if raw_forgeries.is_empty() {
+    if raw_forgeries.is_empty() {
         raw_forgeries
     } else {
         raw_forgeries
@@ -1181,10 +861,13 @@ pub fn audit_with(
                 })
             })
             .collect()
-    };
+    }
+}
 
+/// The phrases of the summary addressed to the reading model, each marked when the span says it.
+fn instruction_flags(pieces: &[Piece], summary: &str) -> Vec<InstructionFlag> {
     let phrases = instructions_in(summary);
-    let instructions = if phrases.is_empty() {
+    if phrases.is_empty() {
         Vec::new()
     } else {
         let needles: Vec<Vec<String>> = phrases.iter().map(|p| norm_tokens(p)).collect();
@@ -1194,380 +877,6 @@ pub fn audit_with(
             .zip(quoted)
             .map(|(text, quoted)| InstructionFlag { text, quoted })
             .collect()
-    };
-
-    Audit {
-        found,
-        kept,
-        retention: if weight_found == 0 {
-            1.0
-        } else {
-            weight_kept as f64 / weight_found as f64
-        },
-        unweighted_retention: if found == 0 {
-            1.0
-        } else {
-            kept as f64 / found as f64
-        },
-        model_retention: None,
-        appended: 0,
-        not_salient,
-        by_source,
-        count_tool_results: opts.count_tool_results,
-        classes: tallies,
-        missing,
-        missing_count,
-        inventions,
-        superseded,
-        echo_ratio,
-        echo,
-        forgeries,
-        instructions,
-    }
-}
-
-/// The heading of the section mf adds after a model's summary: the salient items it left out.
-pub const APPENDIX_HEADING: &str = "Kept verbatim by mf (the summary above left these out):";
-
-/// The least share of `min_retention` a model's own words must keep (0.1 at the default 0.5):
-/// under it the summary is generic text, whatever mf's section adds.
-pub const MIN_OWN_SHARE: f64 = 0.2;
-
-/// The share of the summary's length the added section may take at most (or, when the summary is
-/// shorter than the length asked for, up to that length).
-pub const APPENDIX_SHARE: f64 = 1.0;
-
-/// The section mf adds after a model's summary (see [`APPENDIX_HEADING`]): the salient items of
-/// the span that `summary` leaves out, most salient first, each verbatim on a line with its turn
-/// and kind — `- T4 user: "deploy only after 16:00 UTC"`, `- T12 edited src/billing/charge.rs`,
-/// ``- T7 ran `cargo test` → error[E0502]: …``, `- T9 url https://…` — within `budget`
-/// characters. Returns the section (empty when nothing is missing or nothing fits) and how many
-/// of the missing items it carries. Deterministic: the same span and summary give the same
-/// section.
-pub fn appendix(
-    pieces: &[Piece],
-    summary: &str,
-    opts: &AuditOptions,
-    budget: usize,
-) -> (String, usize) {
-    let units = units(pieces);
-    let corrections = corrections(pieces, &units);
-    let found_items = inventory(pieces, &units);
-    let old_values: HashSet<(ItemClass, &str)> = corrections
-        .iter()
-        .map(|c| (c.class, c.old_key.as_str()))
-        .collect();
-    let new_values: HashSet<(ItemClass, &str)> = corrections
-        .iter()
-        .map(|c| (c.class, c.new_key.as_str()))
-        .collect();
-    let said = Said::new(summary);
-    let mut missing: Vec<(&Found, u32)> = found_items
-        .iter()
-        .filter_map(|f| {
-            let k = (f.item.class, f.item.key.as_str());
-            if old_values.contains(&k) && !new_values.contains(&k) {
-                return None;
-            }
-            let w = f.salience(opts, new_values.contains(&k))?;
-            (!said.has(&f.item)).then_some((f, w))
-        })
-        .collect();
-    missing.sort_by(|(a, wa), (b, wb)| {
-        wb.cmp(wa)
-            .then(b.importance().cmp(&a.importance()))
-            .then(a.order.cmp(&b.order))
-    });
-    let mut lines: Vec<String> = Vec::new();
-    let mut used = APPENDIX_HEADING.chars().count() + 1;
-    let mut units_done: HashSet<usize> = HashSet::new();
-    // Targets of the same action in the same turn share a line: `- T12 read a.rs, b.rs`.
-    let mut groups: HashMap<(u64, &'static str), usize> = HashMap::new();
-    for (f, _) in &missing {
-        if units_done.contains(&f.unit) {
-            continue;
-        }
-        let u = &units[f.unit];
-        let piece = &pieces[u.piece];
-        let mut group = None;
-        let line = match (u.source, &u.call) {
-            (Source::User, _) => {
-                let text = &piece.text[u.range.clone()];
-                format!(
-                    "- T{} user: \"{}\"",
-                    f.turn,
-                    clip_around(text, &f.item, 200)
-                )
-            }
-            (Source::ToolCall, Some(call)) => {
-                let verb = action_of(&call.name);
-                let what = match f.item.class {
-                    ItemClass::Command => format!("`{}`", capped(&f.item.text, 160)),
-                    _ => capped(&f.item.text, 160),
-                };
-                let outcome = if verb == Some("ran") && f.item.class == ItemClass::Command {
-                    outcome_after(pieces, u.piece)
-                } else {
-                    None
-                };
-                match (verb, outcome) {
-                    (Some(v), Some(o)) => format!("- T{} {v} {what} → {o}", f.turn),
-                    (Some(v), None) => {
-                        if let Some(&k) = groups.get(&(f.turn, v)) {
-                            let add = defuse_line(&format!(", {what}"));
-                            let cost = add.chars().count();
-                            if used + cost <= budget {
-                                used += cost;
-                                lines[k].push_str(&add);
-                            }
-                            continue;
-                        }
-                        group = Some((f.turn, v));
-                        format!("- T{} {v} {what}", f.turn)
-                    }
-                    (None, _) => format!(
-                        "- T{} called {} with {what}",
-                        f.turn,
-                        capped(&call.name, 40)
-                    ),
-                }
-            }
-            _ => format!(
-                "- T{} {} {}",
-                f.turn,
-                f.item.class.as_str(),
-                capped(&f.item.text, 160)
-            ),
-        };
-        let line = defuse_line(&line);
-        let cost = line.chars().count() + 1;
-        if used + cost > budget {
-            continue;
-        }
-        used += cost;
-        if u.source == Source::User {
-            units_done.insert(f.unit);
-        }
-        if let Some(g) = group {
-            groups.insert(g, lines.len());
-        }
-        lines.push(line);
-    }
-    if lines.is_empty() {
-        return (String::new(), 0);
-    }
-    // Every item the added lines carry, not only the one each line was written for.
-    let added = Said::new(&lines.join("\n"));
-    let n = missing.iter().filter(|(f, _)| added.has(&f.item)).count();
-    let mut out = String::from(APPENDIX_HEADING);
-    for l in &lines {
-        out.push('\n');
-        out.push_str(l);
-    }
-    (out, n)
-}
-
-/// A line of the appendix cannot pass for mf's label or a delimiter.
-fn defuse_line(l: &str) -> String {
-    let l = crate::fold::prompt::defuse(l);
-    if l.to_lowercase().contains(LABEL) {
-        l.replace('[', "(").replace(']', ")")
-    } else {
-        l
-    }
-}
-
-/// `text` (one sentence) cut to at most about `max` characters around `item`, at char
-/// boundaries; a cut is marked `…`.
-fn clip_around(text: &str, item: &Item, max: usize) -> String {
-    let text = text.trim();
-    if text.chars().count() <= max {
-        return text.replace('\n', " ");
-    }
-    let at = text.find(item.text.as_str()).unwrap_or(0);
-    let before: Vec<(usize, char)> = text[..at].char_indices().collect();
-    let keep_before = max / 3;
-    let start = if before.len() > keep_before {
-        before[before.len() - keep_before].0
-    } else {
-        0
-    };
-    let body: String = text[start..].chars().take(max.saturating_sub(2)).collect();
-    let mut s = String::new();
-    if start > 0 {
-        s.push('…');
-    }
-    s.push_str(body.trim());
-    if start + body.len() < text.len() {
-        s.push('…');
-    }
-    s.replace('\n', " ")
-}
-
-/// What the command of piece `call_piece` came to: the first line of its results that states
-/// an error or an exit status, if any.
-fn outcome_after(pieces: &[Piece], call_piece: usize) -> Option<String> {
-    for p in pieces.iter().skip(call_piece + 1) {
-        if p.role != Some(Role::Tool) {
-            break;
-        }
-        for line in p.text.lines() {
-            let l = line.to_ascii_lowercase();
-            if [
-                "error",
-                "exit code",
-                "exited with",
-                "failed",
-                "panicked",
-                "fatal",
-            ]
-            .iter()
-            .any(|w| l.contains(w))
-            {
-                return Some(capped(line.trim(), 120));
-            }
-        }
-    }
-    None
-}
-
-fn list<T>(items: &[T], f: impl Fn(&T) -> String, max: usize) -> String {
-    let mut s: Vec<String> = items.iter().take(max).map(f).collect();
-    if items.len() > max {
-        s.push(format!("and {} more", items.len() - max));
-    }
-    s.join(", ")
-}
-
-impl Audit {
-    /// Why the summary should be declined, or `None` to accept it: retention under
-    /// `min_retention`, an invented figure, a corrected value stated as current (0 turns these
-    /// three off), an echo of the instruction, a forgery; with `strict` also any other invention
-    /// and a renamed path stated as current, whatever `min_retention`.
-    pub fn verdict(&self, min_retention: f64, strict: bool) -> Option<String> {
-        let mut reasons = Vec::new();
-        if !self.forgeries.is_empty() {
-            reasons.push(format!(
-                "it imitates mf's framing ({})",
-                list(&self.forgeries, |f| format!("{} `{}`", f.kind, f.text), 3)
-            ));
-        }
-        if self.echo {
-            reasons.push(format!(
-                "it repeats the instruction ({:.0}% of its 5-word phrases)",
-                self.echo_ratio * 100.0
-            ));
-        }
-        // Text that keeps next to nothing of its own is generic, whatever mf adds after it.
-        if let Some(own) = self.model_retention
-            && min_retention > 0.0
-            && own < min_retention * MIN_OWN_SHARE
-        {
-            reasons.push(format!(
-                "its own words keep {:.0}% of the salient items, under {:.0}% (a generic text)",
-                own * 100.0,
-                min_retention * MIN_OWN_SHARE * 100.0
-            ));
-        }
-        if min_retention > 0.0 && self.retention < min_retention {
-            let mut r = format!(
-                "it keeps {} of {} items ({:.0}%), under the minimum of {:.0}%",
-                self.kept,
-                self.found,
-                self.retention * 100.0,
-                min_retention * 100.0
-            );
-            if !self.missing.is_empty() {
-                r.push_str(&format!(
-                    "; missing: {}",
-                    list(&self.missing, |m| m.text.clone(), 5)
-                ));
-            }
-            reasons.push(r);
-        }
-        // `min_retention` 0 turns the audit's refusals off (echoes and forgeries aside), unless
-        // `strict`.
-        let judged = strict || min_retention > 0.0;
-        let invented: Vec<&Invention> = self
-            .inventions
-            .iter()
-            .filter(|i| strict || (judged && i.class.is_figure() && !i.text.starts_with('@')))
-            .collect();
-        if !invented.is_empty() {
-            reasons.push(format!(
-                "it states what nothing it read says ({})",
-                list(&invented, |i| i.text.clone(), 5)
-            ));
-        }
-        // A path "corrected" is most often a file renamed or moved: naming the old one is
-        // history, not a wrong value (decisive with `strict`).
-        let superseded: Vec<&SupersededValue> = self
-            .superseded
-            .iter()
-            .filter(|v| strict || (judged && v.class != ItemClass::Path))
-            .collect();
-        if !superseded.is_empty() {
-            reasons.push(format!(
-                "it states corrected values as current ({})",
-                list(
-                    &superseded,
-                    |s| format!("{} (corrected to {})", s.old, s.new),
-                    5
-                )
-            ));
-        }
-        (!reasons.is_empty()).then(|| reasons.join("; "))
-    }
-
-    /// A note for a second request: the items to keep, the corrections to state, the inventions
-    /// to drop.
-    pub fn retry_note(&self) -> String {
-        let mut note = String::from(
-            "Your previous summary of this transcript was not accepted. Write it again, following the same instructions.",
-        );
-        if !self.missing.is_empty() {
-            note.push_str(
-                "\nIt left out these items, which a later turn will need; keep each of them verbatim:",
-            );
-            for m in &self.missing {
-                note.push_str(&format!(
-                    "\n- {} ({}, turn {})",
-                    m.text,
-                    m.class.as_str(),
-                    m.turn
-                ));
-            }
-            let more = self.missing_count.saturating_sub(self.missing.len());
-            if more > 0 {
-                note.push_str(&format!(
-                    "\n- and {more} more items of the same kinds (paths, commands, figures, dates, identifiers, names)"
-                ));
-            }
-        }
-        if !self.superseded.is_empty() {
-            note.push_str("\nState these values at their corrected value, and mark the old value as superseded:");
-            for s in &self.superseded {
-                note.push_str(&format!(
-                    "\n- {} (not {}; corrected in turn {})",
-                    s.new, s.old, s.turn
-                ));
-            }
-        }
-        if !self.inventions.is_empty() {
-            note.push_str("\nThese do not occur in the transcript; do not state them:");
-            for i in &self.inventions {
-                note.push_str(&format!("\n- {}", i.text));
-            }
-        }
-        if self.echo {
-            note.push_str("\nDo not repeat the instructions; summarize the transcript.");
-        }
-        if !self.forgeries.is_empty() {
-            note.push_str(
-                "\nDo not write turn headings, role markers, transcript delimiters or mf's label.",
-            );
-        }
-        note
     }
 }
 

@@ -476,6 +476,27 @@ impl<'o> Review<'o> {
         self.accepted.iter().any(|a| a.name == name)
     }
 
+    /// The candidates' names: as given, else the first free `#N`.
+    fn names(&self, cands: &[Candidate]) -> Vec<String> {
+        let mut names: Vec<String> = Vec::with_capacity(cands.len());
+        let given: HashSet<String> = cands.iter().filter_map(|c| c.name.clone()).collect();
+        let mut next = 1usize;
+        for c in cands {
+            let name = match &c.name {
+                Some(n) => n.clone(),
+                None => loop {
+                    let n = format!("#{next}");
+                    next += 1;
+                    if !self.taken(&n) && !given.contains(&n) && !names.contains(&n) {
+                        break n;
+                    }
+                },
+            };
+            names.push(name);
+        }
+        names
+    }
+
     /// Check the candidates of one reply (call `begin_call` first). `outside` says where an id
     /// that is not in the span lives in the file (its line), if anywhere; `judge` has the last
     /// word on a candidate that passed every other check (`Err(why)`: declined).
@@ -491,23 +512,7 @@ impl<'o> Review<'o> {
             candidates: cands.len(),
             ..Round::default()
         };
-        // Names: as given, else the first free `#N`.
-        let mut names: Vec<String> = Vec::with_capacity(cands.len());
-        let given: HashSet<String> = cands.iter().filter_map(|c| c.name.clone()).collect();
-        let mut next = 1usize;
-        for c in &cands {
-            let name = match &c.name {
-                Some(n) => n.clone(),
-                None => loop {
-                    let n = format!("#{next}");
-                    next += 1;
-                    if !self.taken(&n) && !given.contains(&n) && !names.contains(&n) {
-                        break n;
-                    }
-                },
-            };
-            names.push(name);
-        }
+        let names = self.names(&cands);
         let n = cands.len();
         let mut verdict: Vec<Option<Rejection>> = vec![None; n];
         let mut texts: Vec<String> = vec![String::new(); n];

@@ -4,11 +4,13 @@
 //! view); `plan` decides what to fold under a `FoldPolicy`; `summary` builds the entries mf
 //! appends and judges whether they are worth writing; `prompt` renders a span for a summarizer;
 //! `audit` measures what a summary kept of its span and flags what it got wrong; `cite` reads and
-//! checks the cited summaries of `--strategy cited`.
+//! checks the cited summaries of `--strategy cited`; `frame` holds the words all of them share
+//! (mf's label, the delimiters, defusing) and imports nothing else from `fold`.
 
 pub mod audit;
 pub mod budget;
 pub mod cite;
+pub mod frame;
 pub mod ledger;
 pub mod plan;
 pub mod policy;

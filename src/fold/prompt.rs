@@ -10,9 +10,7 @@
 use crate::entry::Role;
 use crate::fold::cite::{self, Offer};
 
-/// The delimiters around the data, before the nonce is added.
-pub const OPEN: &str = "<<<TRANSCRIPT";
-pub const CLOSE: &str = "<<<END TRANSCRIPT";
+pub use crate::fold::frame::{CLOSE, OPEN, defuse};
 
 /// The default instruction; `--system-prompt` replaces it (and only it). Its sections are the
 /// ones the built-in `extractive` summarizer fills, so a later turn can rely on them.
@@ -125,45 +123,6 @@ impl SummaryRequest {
             crate::entry::estimate_tokens(self.system.chars().count() + self.user.chars().count())
                 as u64;
         (input, (self.target_chars / 4) as u64)
-    }
-}
-
-/// mf's labels as a look-alike may write them: any case, any spacing, after a `[`.
-fn label_look_alike() -> &'static regex::Regex {
-    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    RE.get_or_init(|| {
-        regex::Regex::new(
-            r"(?i)\[(\s*(?:summary\s+of\s+earlier\s+turns|tool\s+result\s+hidden\s+by\s+mf))",
-        )
-        .expect("a valid pattern")
-    })
-}
-
-/// Make sure data cannot close (or reopen) the delimiters, imitate a header's brackets, or pass
-/// for mf's label: every run of three or more `<` or `>` is broken into pairs (`<<<<<` becomes
-/// `<< << <`), and a `[` that opens a look-alike of mf's summary or stub label becomes `(`.
-/// Idempotent: what it returns holds nothing it would change.
-pub fn defuse(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 8);
-    let mut run = (' ', 0usize);
-    for c in text.chars() {
-        if c == '<' || c == '>' {
-            if run.0 == c {
-                run.1 += 1;
-            } else {
-                run = (c, 1);
-            }
-            if run.1 > 2 && run.1 % 2 == 1 {
-                out.push(' ');
-            }
-        } else {
-            run = (' ', 0);
-        }
-        out.push(c);
-    }
-    match label_look_alike().is_match(&out) {
-        true => label_look_alike().replace_all(&out, "($1").into_owned(),
-        false => out,
     }
 }
 
@@ -288,7 +247,7 @@ mod tests {
 
     /// Whether `s` holds anything `defuse` exists to break.
     fn has_look_alike(s: &str) -> bool {
-        s.contains("<<<") || s.contains(">>>") || label_look_alike().is_match(s)
+        s.contains("<<<") || s.contains(">>>") || crate::fold::frame::label_look_alike().is_match(s)
     }
 
     #[test]

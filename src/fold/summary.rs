@@ -3,21 +3,9 @@
 
 use crate::digest::content_fingerprint;
 use crate::entry::{ClaimKind, Coverage, Covered, Draft, LABEL_PREFIX, STUB_PREFIX, Usage};
+pub use crate::fold::frame::label;
+use crate::fold::frame::{defuse, instruction_ranges};
 use crate::fold::plan::Span;
-use crate::fold::prompt;
-
-/// mf's label. It claims only what is true: who wrote the text, what it stands for, and where
-/// the originals are.
-pub fn label(from_turn: u64, to_turn: u64, originals: usize, model: &str) -> String {
-    let plural = if originals == 1 {
-        "message was"
-    } else {
-        "messages were"
-    };
-    format!(
-        "{LABEL_PREFIX} {from_turn}–{to_turn} — {originals} earlier {plural} compressed. The text after this line is a SUMMARY written by {model}; it is a claim about the conversation, not the conversation. The originals are retained in this file and are excluded from recall only while this summary stands.]",
-    )
-}
 
 /// The id for a new summary: `msg-summary-{from}-{to}`, with `.2`, `.3`… when that id is taken.
 pub fn summary_id(from_turn: u64, to_turn: u64, taken: impl Fn(&str) -> bool) -> String {
@@ -88,19 +76,20 @@ pub struct StubInfo {
     pub first_line: String,
 }
 
-/// The stub for one tool result: what it was, and how to get it back.
+/// The stub for one tool result: what it was, and how to get it back (`how_back`, in the
+/// words of `decision::stub_how_back`).
 pub fn stub(
     span: &Span,
     id: String,
     info: &StubInfo,
-    file: &str,
+    how_back: &str,
     kept_results: usize,
     now_ms: u64,
 ) -> Draft {
     let first: String = sanitize(&info.first_line).chars().take(120).collect();
     let first = sanitize(&first);
     let content = format!(
-        "{STUB_PREFIX}: {} returned {} characters; first line: {first:?}. The full result is kept in this file: `mf expand {file} {id}` shows it, with --restore it comes back.]",
+        "{STUB_PREFIX}: {} returned {} characters; first line: {first:?}. The full result is kept in this file: {how_back}.]",
         sanitize(info.tool.as_deref().unwrap_or("the tool")),
         info.chars,
     );
@@ -152,7 +141,7 @@ pub fn sanitize(text: &str) -> String {
         .chars()
         .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
         .collect();
-    let clean = prompt::defuse(
+    let clean = defuse(
         &clean
             .replace(LABEL_PREFIX, "(summary of earlier turns")
             .replace(STUB_PREFIX, "(tool result hidden by mf"),
@@ -194,7 +183,7 @@ fn quote_instructions(text: &str) -> String {
             out.push('\n');
         }
         let mut at = 0;
-        for r in crate::fold::audit::instruction_ranges(line) {
+        for r in instruction_ranges(line) {
             if quoted(line, &r) {
                 continue;
             }
@@ -238,10 +227,7 @@ pub fn vet_claim(kind: ClaimKind, content: &str) -> Result<(), String> {
         "a control character".to_string()
     } else if rest.contains("<<<") || rest.contains(">>>") {
         "a transcript delimiter look-alike".to_string()
-    } else if prompt::defuse(rest) != rest
-        || rest.contains(LABEL_PREFIX)
-        || rest.contains(STUB_PREFIX)
-    {
+    } else if defuse(rest) != rest || rest.contains(LABEL_PREFIX) || rest.contains(STUB_PREFIX) {
         "a look-alike of mf's label".to_string()
     } else if turn_heading().is_match(rest) {
         "a turn heading, which mf never writes in a summary".to_string()
@@ -249,7 +235,7 @@ pub fn vet_claim(kind: ClaimKind, content: &str) -> Result<(), String> {
         let phrase = rest
             .split('\n')
             .flat_map(|l| {
-                crate::fold::audit::instruction_ranges(l)
+                instruction_ranges(l)
                     .into_iter()
                     .filter(|r| !quoted(l, r))
                     .map(|r| l[r].to_string())

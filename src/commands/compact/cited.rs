@@ -541,7 +541,7 @@ fn draft_one(
         items.push(at as Item);
     }
     items.sort_by_key(|&it| st.lg.position(it));
-    let fold_span = Span::of(st.lg, items);
+    let fold_span = Span::of(st.lg, items).cited();
     let own: HashMap<String, String> = st
         .names
         .iter()

@@ -49,7 +49,7 @@ pub(super) fn mask(
             &span,
             id.clone(),
             &info,
-            &t.display(),
+            &crate::decision::stub_how_back(&t.display(), &id),
             settings.policy.keep_tool_results,
             now,
         );

@@ -249,6 +249,11 @@ pub(super) fn direct_corrections(text: &str, items: &[Item], base: usize) -> Vec
     }
     for arrow in ["->", "→", "=>"] {
         for (p, _) in lower.match_indices(arrow) {
+            // `fn f(v: u64) -> i64`, `def f(x) -> int`, `(a) => b`: a return type or a
+            // closure in code, not a value changed.
+            if lower[..p].trim_end().ends_with(')') {
+                continue;
+            }
             if let Some(o) = before(p, 3, None) {
                 add(Some(o), after(p + arrow.len(), 3, Some(items[o].class)));
             }

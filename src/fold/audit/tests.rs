@@ -585,7 +585,7 @@ fn corrections_in_every_form_are_found() {
         );
     }
     // Not corrections: a lone "not", a marker without a shared subject, a change that is later
-    // undone.
+    // undone, a function's return type.
     for pieces in [
         vec![piece(
             1,
@@ -600,6 +600,11 @@ fn corrections_in_every_form_are_found() {
             piece(1, Role::User, "The TTL changed from 900 to 60 in v2."),
             piece(2, Role::User, "Please restore the TTL to 900."),
         ],
+        // Code read by the agent: a return type after `)` is not a value changed.
+        vec![tool(
+            1,
+            "fn unzigzag(v: u64) -> i64 {\n    ((v >> 1) as i64) ^ -((v & 1) as i64)\n}\nfn zigzag(v: i64) -> u64 {",
+        )],
     ] {
         let c = corrections(&pieces, &units(&pieces));
         assert!(c.is_empty(), "{c:?}");

@@ -3,7 +3,7 @@
 
 use crate::digest::Digest;
 use crate::entry::{Claim, ClaimKind, ClaimStrategy, Coverage, Covered, NONE, STUB_PREFIX, flag};
-use crate::fold::summary::label;
+use crate::fold::frame::label;
 
 use super::{Ledger, Refusal, Summary, refuse};
 
