@@ -36,6 +36,8 @@ mod recall;
 mod regressions;
 mod scale;
 mod server;
+mod snapshot_cli;
+mod snapshot_record;
 mod snapshots;
 mod stream;
 mod trust;

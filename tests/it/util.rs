@@ -28,6 +28,39 @@ impl std::fmt::Debug for Output {
     }
 }
 
+impl Output {
+    /// This run, after failing the test at the caller's line (with the exit code, stdout and
+    /// stderr) unless it exited 0: for set-up steps whose success the test relies on.
+    #[track_caller]
+    pub fn ok(self) -> Self {
+        assert_eq!(self.code, 0, "a set-up run of mf failed: {self:?}");
+        self
+    }
+}
+
+/// Run any command (not mf: use [`TestEnv::mf_ok`]) and fail the test at the caller's line, with
+/// the command, its exit status, stdout and stderr, unless it succeeded.
+#[track_caller]
+pub fn run_ok(cmd: &mut Command) -> std::process::Output {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("could not run {cmd:?}: {e}"));
+    check_ok(&format!("{cmd:?}"), out)
+}
+
+/// Fail the test at the caller's line unless `out` (of `what`) succeeded; returns it.
+#[track_caller]
+pub fn check_ok(what: &str, out: std::process::Output) -> std::process::Output {
+    assert!(
+        out.status.success(),
+        "a set-up command failed: {what}\n{}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 pub fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures")
@@ -77,6 +110,26 @@ impl TestEnv {
         self.mf_env(args, &[])
     }
 
+    /// Run `mf` as a set-up step: the test fails at the caller's line, showing the command, exit
+    /// code, stdout and stderr, unless it exits 0.
+    #[track_caller]
+    pub fn mf_ok(&self, args: &[&str]) -> Output {
+        self.mf_env_ok(args, &[])
+    }
+
+    /// [`Self::mf_env`] as a set-up step that must exit 0 (see [`Self::mf_ok`]).
+    #[track_caller]
+    pub fn mf_env_ok(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+        let out = self.mf_env(args, env);
+        assert_eq!(
+            out.code,
+            0,
+            "a set-up run failed: mf {}\n{out:?}",
+            args.join(" ")
+        );
+        out
+    }
+
     pub fn mf_env(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
         let mut cmd = self.command(args, env);
         let out = cmd.output().expect("run mf");
@@ -96,6 +149,12 @@ impl TestEnv {
             .envs(self.vars.iter().copied())
             .output()
             .expect("run sh")
+    }
+
+    /// [`Self::sh`] as a set-up step: fails the test at the caller's line unless the script exits 0.
+    #[track_caller]
+    pub fn sh_ok(&self, script: &str) -> std::process::Output {
+        check_ok(&format!("sh -c {script:?}"), self.sh(script))
     }
 
     pub fn command(&self, args: &[&str], env: &[(&str, &str)]) -> Command {
@@ -240,4 +299,69 @@ pub fn corpus_dir() -> std::path::PathBuf {
         dir.display()
     );
     dir
+}
+
+/// One `mf` run as a snapshot shows it, uv-style: the command, the exit code, stdout and stderr
+/// together, with only what truly varies between runs filtered (see [`snapshot_filter`]).
+pub fn snapshot_text(env: &TestEnv, args: &[&str], out: &Output) -> String {
+    let text = format!(
+        "$ mf {}\nexit: {}\n----- stdout -----\n{}\n----- stderr -----\n{}",
+        args.join(" "),
+        out.code,
+        out.stdout,
+        out.stderr
+    );
+    snapshot_filter(env, &text)
+}
+
+/// What varies between two runs of the same command on the same bytes, and nothing else: the
+/// temp dir's path, mf's version, the milliseconds since the epoch a record carries
+/// (`summarizedAtMs`, `atMs`), and how many seconds ahead a future modification time is. Everything else in a snapshot is compared byte for byte.
+pub fn snapshot_filter(env: &TestEnv, text: &str) -> String {
+    let mut s = text.to_string();
+    let dir = env.dir.path();
+    let mut dirs = vec![dir.display().to_string()];
+    if let Ok(c) = dir.canonicalize() {
+        dirs.push(c.display().to_string());
+    }
+    dirs.sort_by_key(|d| std::cmp::Reverse(d.len()));
+    for d in dirs {
+        s = s.replace(&d, "[TEMP]");
+    }
+    s = s.replace(env!("CARGO_PKG_VERSION"), "[VERSION]");
+    let ms = regex::Regex::new(r#""(summarizedAtMs|atMs)":[0-9]+"#).unwrap();
+    let s = ms.replace_all(&s, r#""$1":"[MS]""#);
+    // How far in the future a file's modification time is (the live-session refusal).
+    let ahead = regex::Regex::new(r"[0-9]+ s in the future").unwrap();
+    ahead.replace_all(&s, "[N] s in the future").into_owned()
+}
+
+/// insta's settings for the snapshots under `tests/it/snapshots/` (named by the test, no module
+/// prefix). A changed or missing snapshot fails the test: `.ci/run` sets `INSTA_UPDATE=no` and
+/// `CI`, so nothing is written there; locally a `.snap.new` appears beside the old one for review
+/// (`INSTA_UPDATE=always cargo test …` accepts, then read `git diff tests/it/snapshots/`).
+pub fn snapshot_settings() -> insta::Settings {
+    let mut s = insta::Settings::clone_current();
+    s.set_snapshot_path("snapshots");
+    s.set_prepend_module_to_snapshot(false);
+    s
+}
+
+/// Run `mf` and snapshot what it showed (command, exit code, stdout, stderr) under `name`;
+/// returns the run's [`Output`] for further checks.
+/// `mf_snapshot!("name", env, ["recall", "x.jsonl"])`, or with extra environment:
+/// `mf_snapshot!("name", env, [...], &[("MF_RECENT", "3")])`.
+#[macro_export]
+macro_rules! mf_snapshot {
+    ($name:expr, $env:expr, [$($arg:expr),* $(,)?]) => {
+        $crate::mf_snapshot!($name, $env, [$($arg),*], &[])
+    };
+    ($name:expr, $env:expr, [$($arg:expr),* $(,)?], $vars:expr) => {{
+        let env: &$crate::util::TestEnv = &$env;
+        let args: &[&str] = &[$($arg),*];
+        let out = env.mf_env(args, $vars);
+        let text = $crate::util::snapshot_text(env, args, &out);
+        $crate::util::snapshot_settings().bind(|| ::insta::assert_snapshot!($name, text));
+        out
+    }};
 }
