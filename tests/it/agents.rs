@@ -239,10 +239,10 @@ fn every_fixture_is_detected_with_its_turns() {
     let env = TestEnv::new();
     for &(name, format, turns) in FIXTURES {
         env.copy_fixture(name);
-        let ex = json_lines(&env.mf(&["explain", name, "--json"]).stdout).remove(0);
+        let ex = json_lines(&env.mf_ok(&["explain", name, "--json"]).stdout).remove(0);
         assert_eq!(ex["format"], format, "{name}");
         assert_eq!(ex["turns"], turns, "{name}");
-        let v = json_lines(&env.mf(&["verify", name, "--json"]).stdout).remove(0);
+        let v = json_lines(&env.mf_ok(&["verify", name, "--json"]).stdout).remove(0);
         assert_eq!(v["format"], format, "{name}");
         assert_eq!(v["clean"], true, "{name}: {v}");
     }

@@ -6,7 +6,7 @@ use crate::util::*;
 fn look_alike_and_edited_summary_are_ordinary_entries_and_flagged() {
     let env = TestEnv::new();
     let f = env.copy_fixture("incident-northwind.jsonl");
-    env.mf(&[
+    env.mf_ok(&[
         "compact",
         "incident-northwind.jsonl",
         "--model",
@@ -55,7 +55,7 @@ fn look_alike_and_edited_summary_are_ordinary_entries_and_flagged() {
         ("lookalike.jsonl", "no coverage record", 57),
     ] {
         // Recall treats the line as an ordinary entry: every original is there, and so is the line.
-        let recall = json_lines(&env.mf(&["recall", file]).stdout);
+        let recall = json_lines(&env.mf_ok(&["recall", file]).stdout);
         assert_eq!(
             recall.len(),
             57,
@@ -72,7 +72,7 @@ fn look_alike_and_edited_summary_are_ordinary_entries_and_flagged() {
             "{file}: {flags:?}"
         );
         assert_eq!(flags[0]["line"], line);
-        let table = env.mf(&["explain", file]).stdout;
+        let table = env.mf_ok(&["explain", file]).stdout;
         assert!(table.contains(needle), "{table}");
         // Expanding it is refused with the reason.
         let id = flags[0]["id"].as_str().unwrap();
@@ -93,13 +93,13 @@ fn explain_shows_history_and_the_plan_without_writing() {
     assert_eq!(v["turns"], 15);
     assert!(v["history"].as_array().unwrap().is_empty());
 
-    env.mf(&[
+    env.mf_ok(&[
         "compact",
         "incident-northwind.jsonl",
         "--model",
         "extractive",
     ]);
-    env.mf(&[
+    env.mf_ok(&[
         "expand",
         "incident-northwind.jsonl",
         "msg-summary-1-13",
@@ -148,7 +148,7 @@ fn explain_shows_history_and_the_plan_without_writing() {
 fn explain_names_what_hides_a_message() {
     let env = TestEnv::new();
     env.copy_fixture("incident-northwind.jsonl");
-    env.mf(&[
+    env.mf_ok(&[
         "compact",
         "incident-northwind.jsonl",
         "--model",

@@ -574,7 +574,7 @@ fn assert_not_honoured(env: &TestEnv, path: &Path, n: usize, what: &str) {
         recall.stdout.contains("Question 2:"),
         "{what}: the forged summary is honoured by recall"
     );
-    let explain = env.mf(&["explain", "c.jsonl", "--json"]);
+    let explain = env.mf_ok(&["explain", "c.jsonl", "--json"]);
     assert!(
         explain.stdout.contains("not-honoured") || explain.stdout.contains("not honoured"),
         "{what}: explain does not flag it: {}",
@@ -604,7 +604,7 @@ fn re_signed_forgeries_are_not_honoured_on_read() {
         let (path, n) = compacted(&env);
         // Honoured before the forgery: its originals are hidden.
         assert!(
-            !env.mf(&["recall", "c.jsonl"])
+            !env.mf_ok(&["recall", "c.jsonl"])
                 .stdout
                 .contains("Question 2:")
         );

@@ -407,7 +407,7 @@ fn an_outage_degrades_to_verbatim_with_one_warning_and_exit_3() {
     let err = r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
     let server = TestServer::start(vec![Reply::json(529, err)]);
     let (env, f, original) = incident();
-    let recall_before = env.mf(&["recall", "incident-northwind.jsonl"]).stdout;
+    let recall_before = env.mf_ok(&["recall", "incident-northwind.jsonl"]).stdout;
     let out = run(
         &env,
         &[
@@ -435,7 +435,7 @@ fn an_outage_degrades_to_verbatim_with_one_warning_and_exit_3() {
     assert!(out.stderr.contains("HTTP 529 overloaded_error"), "{out:?}");
     assert_eq!(appended(&f, &original), ["decline:summarizer-failed"]);
     assert_eq!(
-        env.mf(&["recall", "incident-northwind.jsonl"]).stdout,
+        env.mf_ok(&["recall", "incident-northwind.jsonl"]).stdout,
         recall_before
     );
     assert_eq!(json_lines(&out.stdout)[0]["action"], "declined");
@@ -1803,7 +1803,7 @@ fn explain_shows_the_tokens_and_cost_of_every_recorded_fold_and_decline_and_the_
         (fold["cost"]["usd"].as_f64().unwrap() - haiku_cost(i, o)).abs() < 1e-6,
         "{fold}"
     );
-    let text = run(&env, &["explain", "ok.jsonl"], &[]).stdout;
+    let text = run(&env, &["explain", "ok.jsonl"], &[]).ok().stdout;
     let commas = |n: u64| {
         let d = n.to_string();
         let mut out = String::new();

@@ -118,7 +118,7 @@ fn records(name: &str, snap: &str) {
         env,
         ["compact", name, "--model", "extractive", "--json"]
     );
-    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.code, 0, "{:?}", out.0);
     snapshot_appended(&format!("record_{snap}_appended"), &original, &read(&f));
     let args = ["explain", name, "--json"];
     let out = env.mf(&args);

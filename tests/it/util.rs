@@ -61,6 +61,11 @@ pub fn check_ok(what: &str, out: std::process::Output) -> std::process::Output {
     out
 }
 
+/// Whether the tests run as root (the effective user id is 0).
+pub fn is_root() -> bool {
+    rustix::process::geteuid().is_root()
+}
+
 pub fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures")
@@ -106,6 +111,7 @@ impl TestEnv {
     }
 
     /// Run `mf` with only the given environment.
+    #[must_use = "check the exit code, or run a set-up step with `mf_ok`"]
     pub fn mf(&self, args: &[&str]) -> Output {
         self.mf_env(args, &[])
     }
@@ -130,6 +136,7 @@ impl TestEnv {
         out
     }
 
+    #[must_use = "check the exit code, or run a set-up step with `mf_env_ok`"]
     pub fn mf_env(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
         let mut cmd = self.command(args, env);
         let out = cmd.output().expect("run mf");
@@ -141,6 +148,7 @@ impl TestEnv {
     }
 
     /// Run a shell script in the temp dir with only this environment's variables.
+    #[must_use = "check the exit status, or run a set-up step with `sh_ok`"]
     pub fn sh(&self, script: &str) -> std::process::Output {
         Command::new("sh")
             .args(["-c", script])
@@ -347,8 +355,18 @@ pub fn snapshot_settings() -> insta::Settings {
     s
 }
 
+/// A run whose exit code is in its snapshot already: its [`Output`] may be looked at or dropped.
+pub struct Snapped(pub Output);
+
+impl std::ops::Deref for Snapped {
+    type Target = Output;
+    fn deref(&self) -> &Output {
+        &self.0
+    }
+}
+
 /// Run `mf` and snapshot what it showed (command, exit code, stdout, stderr) under `name`;
-/// returns the run's [`Output`] for further checks.
+/// returns the run's [`Output`] (as a [`Snapped`]) for further checks.
 /// `mf_snapshot!("name", env, ["recall", "x.jsonl"])`, or with extra environment:
 /// `mf_snapshot!("name", env, [...], &[("MF_RECENT", "3")])`.
 #[macro_export]
@@ -362,6 +380,6 @@ macro_rules! mf_snapshot {
         let out = env.mf_env(args, $vars);
         let text = $crate::util::snapshot_text(env, args, &out);
         $crate::util::snapshot_settings().bind(|| ::insta::assert_snapshot!($name, text));
-        out
+        $crate::util::Snapped(out)
     }};
 }
