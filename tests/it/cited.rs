@@ -515,7 +515,7 @@ fn a_fold_whose_every_candidate_is_rejected_stops_at_fifteen_calls_and_is_not_pa
     assert_eq!(added.len(), 1);
     assert_eq!(added[0]["mf"]["kind"], "decline");
     assert_eq!(added[0]["mf"]["reason"], "rejected");
-    let again = scripted(&env, &server, &["--min-retention", "0"]);
+    let again = scripted(&env, &server, &["--min-retention", "0"]).ok();
     let rec2 = &json_lines(&again.stdout)[0];
     assert_eq!(rec2["action"], "skipped", "{rec2}");
     assert!(

@@ -86,7 +86,7 @@ fn look_alike_and_edited_summary_are_ordinary_entries_and_flagged() {
 fn explain_shows_history_and_the_plan_without_writing() {
     let env = TestEnv::new();
     let f = env.copy_fixture("incident-northwind.jsonl");
-    let fresh = env.mf(&["explain", "incident-northwind.jsonl", "--json"]);
+    let fresh = env.mf_ok(&["explain", "incident-northwind.jsonl", "--json"]);
     let v: serde_json::Value = serde_json::from_str(&fresh.stdout).unwrap();
     assert_eq!(v["now"]["action"], "planned");
     assert_eq!(v["entries"], 56);
@@ -123,7 +123,7 @@ fn explain_shows_history_and_the_plan_without_writing() {
     );
     assert_eq!(read(&f).len(), size, "explain never writes");
 
-    let focus = env.mf(&[
+    let focus = env.mf_ok(&[
         "explain",
         "incident-northwind.jsonl",
         "msg-summary-1-13",
@@ -154,7 +154,7 @@ fn explain_names_what_hides_a_message() {
         "--model",
         "extractive",
     ]);
-    let out = env.mf(&["explain", "incident-northwind.jsonl", "m5", "--json"]);
+    let out = env.mf_ok(&["explain", "incident-northwind.jsonl", "m5", "--json"]);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v["focus"]["kind"], "message");
     assert_eq!(v["focus"]["hiddenBy"], "msg-summary-1-13");
@@ -180,7 +180,7 @@ fn explain_an_id_shows_the_declines_that_named_it_and_nothing_else() {
     assert_eq!(history.len(), 1, "{history:?}");
     assert_eq!(history[0]["reason"], "not-smaller");
     assert_eq!(history[0]["line"], 26);
-    let all = env.mf(&["explain", "d.jsonl", "--json"]);
+    let all = env.mf_ok(&["explain", "d.jsonl", "--json"]);
     let v: serde_json::Value = serde_json::from_str(&all.stdout).unwrap();
     assert_eq!(v["history"].as_array().unwrap().len(), 2);
 }

@@ -11,7 +11,7 @@ fn recall_hides_covered_entries_and_restore_brings_them_back() {
     let before_lines = json_lines(&before.stdout);
     assert_eq!(before_lines.len(), 56);
 
-    let out = env.mf(&[
+    let out = env.mf_ok(&[
         "compact",
         "incident-northwind.jsonl",
         "--model",

@@ -483,7 +483,7 @@ fn target_tokens_brings_the_recall_view_under_the_target() {
     assert!(to < default_to, "folded through turn {to} of {default_to}");
     assert_eq!(rec["span"]["fromTurn"], 1);
     // A second run has nothing to do.
-    let again = env.mf(&[
+    let again = env.mf_ok(&[
         "compact",
         "long.jsonl",
         "--model",

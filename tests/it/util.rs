@@ -293,6 +293,41 @@ pub fn last_covered(file: &Path) -> Vec<String> {
     covered_ids(file, s.last().expect("a summary"))
 }
 
+/// Set a file's modification time an hour back: the live-session guard then lets mf write.
+pub fn age(p: &Path) {
+    let f = std::fs::File::options().write(true).open(p).unwrap();
+    f.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(3600))
+        .unwrap();
+}
+
+/// The parsed lines of some bytes, by line number (1-based), blank lines left out.
+pub fn numbered(bytes: &[u8]) -> Vec<(u32, serde_json::Value)> {
+    std::str::from_utf8(bytes)
+        .unwrap()
+        .split('\n')
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(k, l)| (k as u32 + 1, serde_json::from_str(l).unwrap()))
+        .collect()
+}
+
+/// pi's active path: `parentId` from the last entry (pi's leaf) to the root, root first.
+pub fn pi_path(lines: &[(u32, serde_json::Value)]) -> Vec<(u32, serde_json::Value)> {
+    let by_id: std::collections::HashMap<&str, &(u32, serde_json::Value)> = lines
+        .iter()
+        .filter_map(|l| Some((l.1["id"].as_str()?, l)))
+        .collect();
+    let mut out = Vec::new();
+    let mut cur = lines.last().and_then(|(_, v)| v["id"].as_str());
+    while let Some(id) = cur {
+        let l = by_id[id];
+        out.push(l.clone());
+        cur = l.1["parentId"].as_str();
+    }
+    out.reverse();
+    out
+}
+
 /// The shared corpus directory from `MF_CORPUS`. Tests that need it are
 /// `#[ignore = "needs MF_CORPUS …"]` (a fresh clone reports them ignored, never passed);
 /// `.ci/run` sets it and runs them with `--include-ignored`, where unset or missing fails.
