@@ -918,31 +918,17 @@ mod tests {
 
     #[test]
     fn profiles_of_rows_and_of_unknown_ids() {
-        assert_eq!(
-            resolve("haiku").unwrap().profile(),
-            Profile::AnthropicThinkingOff
-        );
-        assert_eq!(
-            resolve("opus").unwrap().profile(),
-            Profile::AnthropicAdaptive
-        );
-        assert_eq!(
-            resolve("claude-mythos-5-1").unwrap().profile(),
-            Profile::AnthropicAdaptive
-        );
-        assert_eq!(
-            resolve("claude-haiku-5-6").unwrap().profile(),
-            Profile::AnthropicThinkingOff
-        );
-        assert_eq!(
-            resolve("claude-3-5-haiku-20241022").unwrap().profile(),
-            Profile::AnthropicLegacy
-        );
-        assert_eq!(resolve("gpt-4o").unwrap().profile(), Profile::OpenAiChat);
-        assert_eq!(
-            resolve("gpt-7-nova").unwrap().profile(),
-            Profile::OpenAiReasoning { effort: "low" }
-        );
+        for (name, profile) in [
+            ("haiku", Profile::AnthropicThinkingOff),
+            ("opus", Profile::AnthropicAdaptive),
+            ("claude-mythos-5-1", Profile::AnthropicAdaptive),
+            ("claude-haiku-5-6", Profile::AnthropicThinkingOff),
+            ("claude-3-5-haiku-20241022", Profile::AnthropicLegacy),
+            ("gpt-4o", Profile::OpenAiChat),
+            ("gpt-7-nova", Profile::OpenAiReasoning { effort: "low" }),
+        ] {
+            assert_eq!(resolve(name).unwrap().profile(), profile, "{name}");
+        }
         assert!(
             resolve("gpt-4.1-mini")
                 .unwrap()

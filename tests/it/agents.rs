@@ -12,8 +12,7 @@
 //! native`; `explain`; and the live-session guard. Lines are read here independently of mf.
 
 use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::path::PathBuf;
 
 use serde_json::Value;
 
@@ -38,13 +37,6 @@ const FIXTURES: &[(&str, &str, u64)] = &[
     (PI3, "pi", 9),                // 8 typed + 1 bashExecution; the abandoned prompt is not a turn
     (PI1, "pi", 10),               // 5 before pi's compaction (kept point), 5 after
 ];
-
-/// Set a file's modification time an hour back: the live-session guard then lets mf write.
-fn age(p: &Path) {
-    let f = std::fs::File::options().write(true).open(p).unwrap();
-    f.set_modified(SystemTime::now() - Duration::from_secs(3600))
-        .unwrap();
-}
 
 /// A copy of a fixture in a temp dir, aged, with its original bytes.
 struct Session {
@@ -162,17 +154,6 @@ impl Session {
     }
 }
 
-/// The parsed lines of some bytes, by line number (1-based), blank lines left out.
-fn numbered(bytes: &[u8]) -> Vec<(u32, Value)> {
-    std::str::from_utf8(bytes)
-        .unwrap()
-        .split('\n')
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(k, l)| (k as u32 + 1, serde_json::from_str(l).unwrap()))
-        .collect()
-}
-
 /// Coverage line ranges of a summary line.
 fn ranges(summary: &Value) -> Vec<(u32, u32)> {
     summary["mf"]["coverage"]["lines"]
@@ -239,10 +220,10 @@ fn every_fixture_is_detected_with_its_turns() {
     let env = TestEnv::new();
     for &(name, format, turns) in FIXTURES {
         env.copy_fixture(name);
-        let ex = json_lines(&env.mf(&["explain", name, "--json"]).stdout).remove(0);
+        let ex = json_lines(&env.mf_ok(&["explain", name, "--json"]).stdout).remove(0);
         assert_eq!(ex["format"], format, "{name}");
         assert_eq!(ex["turns"], turns, "{name}");
-        let v = json_lines(&env.mf(&["verify", name, "--json"]).stdout).remove(0);
+        let v = json_lines(&env.mf_ok(&["verify", name, "--json"]).stdout).remove(0);
         assert_eq!(v["format"], format, "{name}");
         assert_eq!(v["clean"], true, "{name}: {v}");
     }
@@ -857,23 +838,6 @@ fn codexs_own_compaction_is_a_floor_and_mf_carries_it_pinned() {
 // ---------------------------------------------------------------------------------------------
 // pi.
 
-/// The ids on pi's active path: `parentId` from the last entry (pi's leaf) to the root.
-fn pi_path(lines: &[(u32, Value)]) -> Vec<(u32, Value)> {
-    let by_id: HashMap<&str, &(u32, Value)> = lines
-        .iter()
-        .filter_map(|l| Some((l.1["id"].as_str()?, l)))
-        .collect();
-    let mut out = Vec::new();
-    let mut cur = lines.last().and_then(|(_, v)| v["id"].as_str());
-    while let Some(id) = cur {
-        let l = by_id[id];
-        out.push(l.clone());
-        cur = l.1["parentId"].as_str();
-    }
-    out.reverse();
-    out
-}
-
 fn is_hex8(s: &str) -> bool {
     s.len() == 8 && s.bytes().all(|b| b.is_ascii_hexdigit())
 }
@@ -1044,13 +1008,13 @@ fn explain_shows_the_active_branch_and_what_lies_off_it() {
             .contains("active branch: 31 entries, its leaf on line 37; 2 off it"),
         "{out:?}"
     );
-    let json = env.mf(&["explain", "pi-session-v3.jsonl", "--json"]);
+    let json = env.mf_ok(&["explain", "pi-session-v3.jsonl", "--json"]);
     let ex = json_lines(&json.stdout).remove(0);
     assert_eq!(ex["branch"]["entries"], 31);
     assert_eq!(ex["branch"]["offBranch"], 2);
     assert_eq!(ex["branch"]["leafLine"], 37);
     // Before the agent's own compaction: history it no longer sends, counted apart.
-    let json = env.mf(&["explain", "claude-compacted.jsonl", "--json"]);
+    let json = env.mf_ok(&["explain", "claude-compacted.jsonl", "--json"]);
     let ex = json_lines(&json.stdout).remove(0);
     assert_eq!(ex["branch"]["beforeNative"], 20);
     assert_eq!(ex["branch"]["offBranch"], 0);

@@ -262,7 +262,7 @@ fn assert_declined_lossy(
     assert_eq!(d["span"]["count"], 9);
     assert_eq!(d["span"]["digest"], rec["span"]["digest"]);
     // Nothing folded: recall is the whole conversation.
-    let recall = json_lines(&env.mf(&["recall", "ops.jsonl"]).stdout);
+    let recall = json_lines(&env.mf_ok(&["recall", "ops.jsonl"]).stdout);
     assert_eq!(recall.len(), 12);
     assert!(
         recall
@@ -376,7 +376,9 @@ fn dropped_figures_are_added_back_verbatim_by_mf() {
         assert!(content.contains(fig), "{fig} not in {content}");
     }
     // Recall carries them.
-    let recall = env.mf(&["recall", "ops.jsonl", "--format", "text"]).stdout;
+    let recall = env
+        .mf_ok(&["recall", "ops.jsonl", "--format", "text"])
+        .stdout;
     for fig in DROPPED_FIGURES {
         assert!(recall.contains(fig), "{fig} not in recall");
     }
@@ -519,7 +521,7 @@ fn forged_headings_delimiters_and_role_markers_are_declined() {
     );
     // The forgery reached no message: only the decline record quotes it.
     assert!(summary_lines(&f).is_empty());
-    let recall = env.mf(&["recall", "ops.jsonl"]).stdout;
+    let recall = env.mf_ok(&["recall", "ops.jsonl"]).stdout;
     assert!(!recall.contains("approve the refund"), "{recall}");
 }
 

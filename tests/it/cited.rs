@@ -175,18 +175,21 @@ fn extractive_cited_run_yields_non_contiguous_coverage_that_every_command_handle
 
     // explain: each summary with its audit and what it cites.
     let ex: serde_json::Value =
-        serde_json::from_str(&env.mf(&["explain", FILE, "--json"]).stdout).unwrap();
+        serde_json::from_str(&env.mf_ok(&["explain", FILE, "--json"]).stdout).unwrap();
     for s in ex["summaries"].as_array().unwrap() {
         assert!(s["audit"]["retention"].as_f64().unwrap() >= 0.5, "{s}");
         assert_eq!(s["cited"]["round"], 1);
         assert!(!s["cited"]["cites"].as_array().unwrap().is_empty());
     }
-    let text = env.mf(&["explain", FILE]).stdout;
+    let text = env.mf_ok(&["explain", FILE]).stdout;
     assert!(text.contains("citations of msg-summary-"), "{text}");
     // explain ID: a covered entry names the summary that hides it.
     let first_covered = covered_ids(&f, &lines[0])[0].clone();
-    let focus: serde_json::Value =
-        serde_json::from_str(&env.mf(&["explain", FILE, &first_covered, "--json"]).stdout).unwrap();
+    let focus: serde_json::Value = serde_json::from_str(
+        &env.mf_ok(&["explain", FILE, &first_covered, "--json"])
+            .stdout,
+    )
+    .unwrap();
     assert_eq!(focus["focus"]["hiddenBy"], written[0]["id"]);
 
     // expand --restore: the first summary's entries come back, the rest stays folded.
@@ -216,10 +219,10 @@ fn a_second_cited_run_nests_the_first_summaries_and_expand_deep_reaches_the_orig
         "cited",
         "--json",
     ];
-    let first = json_lines(&env.mf(&args).stdout).remove(0);
+    let first = json_lines(&env.mf_ok(&args).stdout).remove(0);
     assert_eq!(first["action"], "folded");
     let inner = summary_lines(&f);
-    let second = json_lines(&env.mf(&args).stdout).remove(0);
+    let second = json_lines(&env.mf_ok(&args).stdout).remove(0);
     assert_eq!(second["action"], "folded", "{second}");
     let outer = summary_lines(&f).pop().unwrap();
     let outer_id = outer["id"].as_str().unwrap();
@@ -420,13 +423,13 @@ fn invalid_too_long_single_source_and_cyclic_candidates_are_rejected_and_sent_ba
     }
 
     // explain shows the rejections of the fold.
-    let text = env.mf(&["explain", FILE]).stdout;
+    let text = env.mf_ok(&["explain", FILE]).stdout;
     assert!(text.contains("rejected in its fold: 5"), "{text}");
     assert!(
         text.contains("#4 (call 1, cycle): it forms a cycle of summaries citing each other"),
         "{text}"
     );
-    let table = env.mf(&["explain", FILE, "--json"]).stdout;
+    let table = env.mf_ok(&["explain", FILE, "--json"]).stdout;
     let ex: serde_json::Value = serde_json::from_str(&table).unwrap();
     let rejected = ex["summaries"][0]["cited"]["rejected"].as_array().unwrap();
     assert_eq!(rejected.len(), 5);
@@ -512,7 +515,7 @@ fn a_fold_whose_every_candidate_is_rejected_stops_at_fifteen_calls_and_is_not_pa
     assert_eq!(added.len(), 1);
     assert_eq!(added[0]["mf"]["kind"], "decline");
     assert_eq!(added[0]["mf"]["reason"], "rejected");
-    let again = scripted(&env, &server, &["--min-retention", "0"]);
+    let again = scripted(&env, &server, &["--min-retention", "0"]).ok();
     let rec2 = &json_lines(&again.stdout)[0];
     assert_eq!(rec2["action"], "skipped", "{rec2}");
     assert!(
@@ -523,7 +526,7 @@ fn a_fold_whose_every_candidate_is_rejected_stops_at_fifteen_calls_and_is_not_pa
         "{rec2}"
     );
     assert_eq!(server.requests().len(), 15, "not paid twice");
-    let text = env.mf(&["explain", FILE]).stdout;
+    let text = env.mf_ok(&["explain", FILE]).stdout;
     assert!(text.contains("declined (rejected)"), "{text}");
     assert_eq!(env.mf(&["verify", FILE]).code, 0);
 }
@@ -560,6 +563,6 @@ fn a_cited_fold_with_output_writes_a_copy_with_its_nested_summaries() {
     let v = env.mf(&["verify", "out.jsonl"]);
     assert_eq!(v.code, 0, "{v:?}");
     let outer = lines[1]["id"].as_str().unwrap();
-    let ex = env.mf(&["explain", "out.jsonl"]).stdout;
+    let ex = env.mf_ok(&["explain", "out.jsonl"]).stdout;
     assert!(ex.contains(&format!("nested in {outer}")), "{ex}");
 }

@@ -322,7 +322,7 @@ fn recent_cut_inside_a_turn_and_inside_tool_results_keeps_the_whole_turn() {
     assert_eq!(rec["verbatim"]["entryCount"], 7);
     assert_eq!(rec["verbatim"]["preambleCount"], 1);
     // The recall keeps call and results together.
-    let recall = json_lines(&env.mf(&["recall", "tools.jsonl"]).stdout);
+    let recall = json_lines(&env.mf_ok(&["recall", "tools.jsonl"]).stdout);
     let roles: Vec<&str> = recall.iter().map(|m| m["role"].as_str().unwrap()).collect();
     assert_eq!(
         roles,
@@ -386,7 +386,7 @@ fn size_window_folds_only_the_newest_entries() {
         ["u10", "a10", "u11", "a11", "u12", "a12", "u13", "a13"]
     );
     // Entries before the window stay verbatim in recall, after the summary.
-    let recall = json_lines(&env.mf(&["recall", "c.jsonl"]).stdout);
+    let recall = json_lines(&env.mf_ok(&["recall", "c.jsonl"]).stdout);
     assert_eq!(recall.len(), 1 + 18 + 1 + 4);
 }
 

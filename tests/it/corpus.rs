@@ -1036,7 +1036,7 @@ fn the_sessions_agents_had_before_they_compacted_come_down_to_a_third() {
     let mut measured = 0;
     for (name, bytes, floor) in precompaction_cuts() {
         std::fs::write(env.path(&name), &bytes).unwrap();
-        let before = json_lines(&env.mf(&["recall", &name, "--format", "chat"]).stdout);
+        let before = json_lines(&env.mf_ok(&["recall", &name, "--format", "chat"]).stdout);
         let out = env.mf(&[
             "compact",
             &name,
@@ -1076,7 +1076,7 @@ fn the_sessions_agents_had_before_they_compacted_come_down_to_a_third() {
                 a / b
             ));
         }
-        let after = json_lines(&env.mf(&["recall", &name, "--format", "chat"]).stdout);
+        let after = json_lines(&env.mf_ok(&["recall", &name, "--format", "chat"]).stdout);
         if let Some(p) = last_prompt(&before)
             && !after
                 .iter()

@@ -8,7 +8,7 @@ fn expand_prints_the_original_lines_byte_for_byte() {
     let f = env.copy_fixture("incident-northwind.jsonl");
     let original = String::from_utf8(read(&f)).unwrap();
     let rec = json_lines(
-        &env.mf(&[
+        &env.mf_ok(&[
             "compact",
             "incident-northwind.jsonl",
             "--model",
@@ -36,7 +36,7 @@ fn nested_fold_covers_the_first_summary_and_deep_expand_reaches_both_levels() {
     let env = TestEnv::new();
     env.write("c.jsonl", &conversation(12));
     let first = json_lines(
-        &env.mf(&[
+        &env.mf_ok(&[
             "compact",
             "c.jsonl",
             "--model",
@@ -74,7 +74,7 @@ fn nested_fold_covers_the_first_summary_and_deep_expand_reaches_both_levels() {
     std::fs::write(&path, &all).unwrap();
 
     let second = json_lines(
-        &env.mf(&[
+        &env.mf_ok(&[
             "compact",
             "c.jsonl",
             "--model",
@@ -103,7 +103,7 @@ fn nested_fold_covers_the_first_summary_and_deep_expand_reaches_both_levels() {
     );
 
     // Recall shows only the outer summary.
-    let recall = json_lines(&env.mf(&["recall", "c.jsonl"]).stdout);
+    let recall = json_lines(&env.mf_ok(&["recall", "c.jsonl"]).stdout);
     let summaries: Vec<_> = recall
         .iter()
         .filter(|m| m["content"].as_str().unwrap().starts_with("[summary"))
@@ -117,10 +117,10 @@ fn nested_fold_covers_the_first_summary_and_deep_expand_reaches_both_levels() {
     );
 
     // One level: the first summary's line plus the newer originals.
-    let shallow = json_lines(&env.mf(&["expand", "c.jsonl", &s2]).stdout);
+    let shallow = json_lines(&env.mf_ok(&["expand", "c.jsonl", &s2]).stdout);
     assert_eq!(shallow[0]["id"], s1.as_str());
     // Deep: all originals of both levels, in order, and no summary.
-    let deep = json_lines(&env.mf(&["expand", "c.jsonl", &s2, "--deep"]).stdout);
+    let deep = json_lines(&env.mf_ok(&["expand", "c.jsonl", &s2, "--deep"]).stdout);
     let ids: Vec<&str> = deep.iter().map(|m| m["id"].as_str().unwrap()).collect();
     let mut expected = Vec::new();
     for n in 1..=29 {
@@ -135,7 +135,7 @@ fn nested_fold_covers_the_first_summary_and_deep_expand_reaches_both_levels() {
     assert!(inner.stderr.contains(&s2), "{inner:?}");
     // Retracting the outer one brings back the first summary and the newer turns.
     assert_eq!(env.mf(&["expand", "c.jsonl", &s2, "--restore"]).code, 0);
-    let recall = json_lines(&env.mf(&["recall", "c.jsonl"]).stdout);
+    let recall = json_lines(&env.mf_ok(&["recall", "c.jsonl"]).stdout);
     assert!(
         recall[0]["content"].as_str().unwrap().contains("turns 1–9"),
         "{}",
@@ -148,7 +148,7 @@ fn nested_fold_covers_the_first_summary_and_deep_expand_reaches_both_levels() {
 fn unknown_id_lists_the_summaries() {
     let env = TestEnv::new();
     env.copy_fixture("incident-northwind.jsonl");
-    env.mf(&[
+    env.mf_ok(&[
         "compact",
         "incident-northwind.jsonl",
         "--model",
@@ -171,7 +171,7 @@ fn unknown_id_lists_the_summaries() {
 fn restore_twice_is_harmless() {
     let env = TestEnv::new();
     let f = env.copy_fixture("incident-northwind.jsonl");
-    env.mf(&[
+    env.mf_ok(&[
         "compact",
         "incident-northwind.jsonl",
         "--model",

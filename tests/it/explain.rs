@@ -6,7 +6,7 @@ use crate::util::*;
 fn look_alike_and_edited_summary_are_ordinary_entries_and_flagged() {
     let env = TestEnv::new();
     let f = env.copy_fixture("incident-northwind.jsonl");
-    env.mf(&[
+    env.mf_ok(&[
         "compact",
         "incident-northwind.jsonl",
         "--model",
@@ -55,7 +55,7 @@ fn look_alike_and_edited_summary_are_ordinary_entries_and_flagged() {
         ("lookalike.jsonl", "no coverage record", 57),
     ] {
         // Recall treats the line as an ordinary entry: every original is there, and so is the line.
-        let recall = json_lines(&env.mf(&["recall", file]).stdout);
+        let recall = json_lines(&env.mf_ok(&["recall", file]).stdout);
         assert_eq!(
             recall.len(),
             57,
@@ -72,7 +72,7 @@ fn look_alike_and_edited_summary_are_ordinary_entries_and_flagged() {
             "{file}: {flags:?}"
         );
         assert_eq!(flags[0]["line"], line);
-        let table = env.mf(&["explain", file]).stdout;
+        let table = env.mf_ok(&["explain", file]).stdout;
         assert!(table.contains(needle), "{table}");
         // Expanding it is refused with the reason.
         let id = flags[0]["id"].as_str().unwrap();
@@ -86,20 +86,20 @@ fn look_alike_and_edited_summary_are_ordinary_entries_and_flagged() {
 fn explain_shows_history_and_the_plan_without_writing() {
     let env = TestEnv::new();
     let f = env.copy_fixture("incident-northwind.jsonl");
-    let fresh = env.mf(&["explain", "incident-northwind.jsonl", "--json"]);
+    let fresh = env.mf_ok(&["explain", "incident-northwind.jsonl", "--json"]);
     let v: serde_json::Value = serde_json::from_str(&fresh.stdout).unwrap();
     assert_eq!(v["now"]["action"], "planned");
     assert_eq!(v["entries"], 56);
     assert_eq!(v["turns"], 15);
     assert!(v["history"].as_array().unwrap().is_empty());
 
-    env.mf(&[
+    env.mf_ok(&[
         "compact",
         "incident-northwind.jsonl",
         "--model",
         "extractive",
     ]);
-    env.mf(&[
+    env.mf_ok(&[
         "expand",
         "incident-northwind.jsonl",
         "msg-summary-1-13",
@@ -123,7 +123,7 @@ fn explain_shows_history_and_the_plan_without_writing() {
     );
     assert_eq!(read(&f).len(), size, "explain never writes");
 
-    let focus = env.mf(&[
+    let focus = env.mf_ok(&[
         "explain",
         "incident-northwind.jsonl",
         "msg-summary-1-13",
@@ -148,13 +148,13 @@ fn explain_shows_history_and_the_plan_without_writing() {
 fn explain_names_what_hides_a_message() {
     let env = TestEnv::new();
     env.copy_fixture("incident-northwind.jsonl");
-    env.mf(&[
+    env.mf_ok(&[
         "compact",
         "incident-northwind.jsonl",
         "--model",
         "extractive",
     ]);
-    let out = env.mf(&["explain", "incident-northwind.jsonl", "m5", "--json"]);
+    let out = env.mf_ok(&["explain", "incident-northwind.jsonl", "m5", "--json"]);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v["focus"]["kind"], "message");
     assert_eq!(v["focus"]["hiddenBy"], "msg-summary-1-13");
@@ -180,7 +180,7 @@ fn explain_an_id_shows_the_declines_that_named_it_and_nothing_else() {
     assert_eq!(history.len(), 1, "{history:?}");
     assert_eq!(history[0]["reason"], "not-smaller");
     assert_eq!(history[0]["line"], 26);
-    let all = env.mf(&["explain", "d.jsonl", "--json"]);
+    let all = env.mf_ok(&["explain", "d.jsonl", "--json"]);
     let v: serde_json::Value = serde_json::from_str(&all.stdout).unwrap();
     assert_eq!(v["history"].as_array().unwrap().len(), 2);
 }

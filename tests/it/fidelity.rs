@@ -459,7 +459,7 @@ mod agent_shaped {
         let (text, planted) = session(8);
         let f = env.write("agent.jsonl", &text);
         let before = env
-            .mf(&["recall", f.to_str().unwrap(), "--format", "text"])
+            .mf_ok(&["recall", f.to_str().unwrap(), "--format", "text"])
             .stdout;
         let out = env.mf(&[
             "compact",
@@ -475,7 +475,7 @@ mod agent_shaped {
         assert_eq!(out.code, 0, "{out:?}");
         let rec: Value = serde_json::from_str(out.stdout.lines().next().unwrap()).unwrap();
         let after = env
-            .mf(&["recall", f.to_str().unwrap(), "--format", "text"])
+            .mf_ok(&["recall", f.to_str().unwrap(), "--format", "text"])
             .stdout;
         (rec, before, after, planted)
     }

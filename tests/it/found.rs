@@ -429,12 +429,7 @@ fn output_to_a_device_or_fifo_writes_into_it_and_never_replaces_it() {
     assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
     // A character device like /dev/null (made here, as root; `mknod` needs it), with --force.
     let dev = env.path("null");
-    let root = std::process::Command::new("id")
-        .arg("-u")
-        .output()
-        .unwrap()
-        .stdout
-        == b"0\n";
+    let root = is_root();
     if root {
         assert!(
             std::process::Command::new("mknod")

@@ -173,16 +173,12 @@ fn flags_that_read_the_environment_say_so_and_global_flags_stand_apart() {
 fn model_completion_offers_the_model_names() {
     // bash: run the committed completion function the way bash's TAB does.
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("completions/mf.bash");
-    let out = std::process::Command::new("bash")
-        .arg("-c")
-        .arg(format!(
-            "source '{}'; COMP_WORDS=(mf compact --model ''); COMP_CWORD=3; \
+    let out = run_ok(std::process::Command::new("bash").arg("-c").arg(format!(
+        "source '{}'; COMP_WORDS=(mf compact --model ''); COMP_CWORD=3; \
              COMP_LINE='mf compact --model '; COMP_POINT=${{#COMP_LINE}}; \
              _mf mf '' --model; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
-            script.display()
-        ))
-        .output()
-        .expect("bash runs");
+        script.display()
+    )));
     let offered = String::from_utf8(out.stdout).unwrap();
     for name in [
         "extractive",

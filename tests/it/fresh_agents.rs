@@ -22,7 +22,6 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
 
 use serde_json::{Value, json};
 
@@ -34,13 +33,6 @@ const CODEX_LEGACY: &str = "codex-rollout.jsonl";
 const PI16: &str = "pi-1.6-session-tools.jsonl";
 const PI073: &str = "pi-0.73-session-tools.jsonl";
 const PI16_NATIVE: &str = "pi-1.6-native-compaction.jsonl";
-
-/// A file not written for an hour (the live-session guard lets mf write).
-fn age(p: &Path) {
-    let f = std::fs::File::options().write(true).open(p).unwrap();
-    f.set_modified(SystemTime::now() - Duration::from_secs(3600))
-        .unwrap();
-}
 
 /// A copy of a fixture, aged, in an environment that accepts whatever the audit says (these
 /// tests are about what mf reads and writes, not what a summary keeps).
@@ -94,17 +86,6 @@ fn appended(path: &Path, before: &[u8]) -> Vec<Value> {
         assert!(l["mf"].is_object(), "a line that is not mf's: {l}");
     }
     lines
-}
-
-/// Every line of a file with its 1-based number.
-fn numbered(bytes: &[u8]) -> Vec<(u32, Value)> {
-    std::str::from_utf8(bytes)
-        .unwrap()
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| (i as u32 + 1, serde_json::from_str(l).unwrap()))
-        .collect()
 }
 
 fn ranges(summary: &Value) -> Vec<(u32, u32)> {
@@ -256,23 +237,6 @@ fn a_rollout_without_ordinals_gets_none() {
 
 // ---------------------------------------------------------------------------------------------
 // pi 1.6.
-
-/// pi's active path from its leaf (the last entry), root first.
-fn pi_path(lines: &[(u32, Value)]) -> Vec<(u32, Value)> {
-    let by_id: std::collections::HashMap<&str, &(u32, Value)> = lines
-        .iter()
-        .filter_map(|l| Some((l.1["id"].as_str()?, l)))
-        .collect();
-    let mut out = Vec::new();
-    let mut cur = lines.last().and_then(|(_, v)| v["id"].as_str());
-    while let Some(id) = cur {
-        let l = by_id[id];
-        out.push(l.clone());
-        cur = l.1["parentId"].as_str();
-    }
-    out.reverse();
-    out
-}
 
 /// The first line of the session: its `system` message entry.
 fn system_entry(lines: &[(u32, Value)]) -> (u32, Value) {

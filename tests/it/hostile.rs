@@ -227,7 +227,7 @@ fn an_empty_file_is_nothing_to_do() {
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(json_lines(&out.stdout)[0]["action"], "skipped");
     assert_eq!(read(&f), b"");
-    assert_eq!(env.mf(&["recall", "h.jsonl"]).stdout, "");
+    assert_eq!(env.mf_ok(&["recall", "h.jsonl"]).stdout, "");
     assert_verify_clean(&env, &f);
 }
 
@@ -728,12 +728,7 @@ fn a_read_only_file_is_refused_and_unchanged() {
     let env = TestEnv::without_audit();
     let f = env.write("h.jsonl", &turns(30));
     let before = sha(&read(&f));
-    let root = std::process::Command::new("id")
-        .arg("-u")
-        .output()
-        .unwrap()
-        .stdout
-        == b"0\n";
+    let root = is_root();
     // Root writes through a read-only mode, so as root the file is made immutable (`chattr +i`);
     // a root without a working chattr fails here, never passes.
     let immutable = root;
@@ -754,10 +749,7 @@ fn a_read_only_file_is_refused_and_unchanged() {
     let out = env.mf(&["compact", "h.jsonl", "--model", "extractive"]);
     let restore = env.mf(&["expand", "h.jsonl", "x", "--restore"]);
     if immutable {
-        std::process::Command::new("chattr")
-            .args(["-i", f.to_str().unwrap()])
-            .status()
-            .unwrap();
+        run_ok(std::process::Command::new("chattr").args(["-i", f.to_str().unwrap()]));
     }
     assert_eq!(out.code, 1, "{out:?}");
     assert!(
@@ -770,12 +762,7 @@ fn a_read_only_file_is_refused_and_unchanged() {
 
 #[test]
 fn an_unreadable_file_is_refused() {
-    let root = std::process::Command::new("id")
-        .arg("-u")
-        .output()
-        .unwrap()
-        .stdout
-        == b"0\n";
+    let root = is_root();
     let env = TestEnv::without_audit();
     let f = env.write("h.jsonl", &turns(30));
     std::fs::set_permissions(&f, std::os::unix::fs::PermissionsExt::from_mode(0o000)).unwrap();

@@ -92,14 +92,18 @@ fn compact_then_restore_at_once_succeeds() {
         let env = TestEnv::new();
         let path = env.copy_fixture(name);
         age(&path);
-        let original_recall = env.mf(&["recall", name]).stdout;
+        let original_recall = env.mf_ok(&["recall", name]).stdout;
         let out = compact(&env, name, &[]);
         assert_eq!(out.code, 0, "{name}: {out:?}");
         let id = written_id(&out);
         // mf's own append just set the mtime: that is no agent at work.
         let out = env.mf(&["expand", name, &id, "--restore"]);
         assert_eq!(out.code, 0, "{name}: restore right after compact: {out:?}");
-        assert_eq!(env.mf(&["recall", name]).stdout, original_recall, "{name}");
+        assert_eq!(
+            env.mf_ok(&["recall", name]).stdout,
+            original_recall,
+            "{name}"
+        );
         // And compacting again at once is not refused either.
         let out = compact(&env, name, &[]);
         assert_eq!(out.code, 0, "{name}: compact right after restore: {out:?}");

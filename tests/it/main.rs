@@ -39,6 +39,8 @@ mod regressions;
 mod scale;
 mod server;
 mod sidechain;
+mod snapshot_cli;
+mod snapshot_record;
 mod snapshots;
 mod stream;
 mod summarize;

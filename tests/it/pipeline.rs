@@ -155,7 +155,7 @@ fn longer_than_span_is_declined_remembered_and_asked_again_once_the_span_grows()
 fn failing_summarizer_appends_only_a_decline_record_and_recall_stays_verbatim() {
     let env = TestEnv::new();
     let f = env.write("c.jsonl", &conversation(12));
-    let recall_before = env.mf(&["recall", "c.jsonl"]).stdout;
+    let recall_before = env.mf_ok(&["recall", "c.jsonl"]).stdout;
     let original = read(&f);
     let s = TestSummarizer::new(Behaviour::Fail);
     let r = run(&f, &s).unwrap();
@@ -167,7 +167,7 @@ fn failing_summarizer_appends_only_a_decline_record_and_recall_stays_verbatim() 
     assert_eq!(new.len(), 1);
     assert_eq!(new[0]["mf"]["kind"], "decline");
     assert_eq!(new[0]["mf"]["reason"], "summarizer-failed");
-    assert_eq!(env.mf(&["recall", "c.jsonl"]).stdout, recall_before);
+    assert_eq!(env.mf_ok(&["recall", "c.jsonl"]).stdout, recall_before);
     // A failure binds nothing: the next run asks again, and the same verdict for the same span
     // is not written twice.
     run(&f, &s).unwrap();
@@ -207,7 +207,7 @@ fn lines_appended_while_summarizing_are_kept_and_the_fold_still_lands() {
         after.starts_with(&expected_prefix),
         "the agent's lines come first, untouched"
     );
-    let recall = json_lines(&env.mf(&["recall", "c.jsonl"]).stdout);
+    let recall = json_lines(&env.mf_ok(&["recall", "c.jsonl"]).stdout);
     assert_eq!(recall.last().unwrap()["content"], "late answer");
 }
 

@@ -11,7 +11,7 @@ fn recall_hides_covered_entries_and_restore_brings_them_back() {
     let before_lines = json_lines(&before.stdout);
     assert_eq!(before_lines.len(), 56);
 
-    let out = env.mf(&[
+    let out = env.mf_ok(&[
         "compact",
         "incident-northwind.jsonl",
         "--model",
@@ -22,7 +22,7 @@ fn recall_hides_covered_entries_and_restore_brings_them_back() {
     let id = rec["summaries"][0]["id"].as_str().unwrap().to_string();
     let covered = last_covered(&env.path("incident-northwind.jsonl"));
 
-    let after = json_lines(&env.mf(&["recall", "incident-northwind.jsonl"]).stdout);
+    let after = json_lines(&env.mf_ok(&["recall", "incident-northwind.jsonl"]).stdout);
     // The summary first, then every entry it does not cover, in file order: the preamble, the tail.
     assert!(
         after[0]["content"]
@@ -42,7 +42,7 @@ fn recall_hides_covered_entries_and_restore_brings_them_back() {
     assert_eq!(after.len(), 56 - covered.len() + 1);
     // None of the covered entries' contents appear; the tail's do.
     let text = env
-        .mf(&["recall", "incident-northwind.jsonl", "--format", "text"])
+        .mf_ok(&["recall", "incident-northwind.jsonl", "--format", "text"])
         .stdout;
     assert!(!text.contains("── turn 1 · user"), "{text}");
     assert!(
@@ -61,7 +61,7 @@ fn recall_hides_covered_entries_and_restore_brings_them_back() {
     let restore = env.mf(&["expand", "incident-northwind.jsonl", &id, "--restore"]);
     assert_eq!(restore.code, 0, "{restore:?}");
     assert!(restore.stderr.contains("retracted"), "{restore:?}");
-    let restored = env.mf(&["recall", "incident-northwind.jsonl"]);
+    let restored = env.mf_ok(&["recall", "incident-northwind.jsonl"]);
     assert_eq!(
         restored.stdout, before.stdout,
         "recall after restore equals recall before compact"
@@ -87,14 +87,14 @@ fn recall_hides_covered_entries_and_restore_brings_them_back() {
 fn memory_and_text_formats() {
     let env = TestEnv::new();
     env.copy_fixture("incident-northwind.jsonl");
-    env.mf(&[
+    env.mf_ok(&[
         "compact",
         "incident-northwind.jsonl",
         "--model",
         "extractive",
     ]);
     let mem = env
-        .mf(&["recall", "incident-northwind.jsonl", "--format", "memory"])
+        .mf_ok(&["recall", "incident-northwind.jsonl", "--format", "memory"])
         .stdout;
     assert!(
         mem.starts_with("<memory source=\"turns:1-13\" role=\"summary\" id=\"msg-summary-1-13\">\n[summary of earlier turns 1–13"),
@@ -120,7 +120,7 @@ fn memory_and_text_formats() {
 fn budget_keeps_summaries_first_then_the_newest_entries() {
     let env = TestEnv::new();
     env.copy_fixture("incident-northwind.jsonl");
-    env.mf(&[
+    env.mf_ok(&[
         "compact",
         "incident-northwind.jsonl",
         "--model",
@@ -128,7 +128,7 @@ fn budget_keeps_summaries_first_then_the_newest_entries() {
         "--recent",
         "20",
     ]);
-    let all = json_lines(&env.mf(&["recall", "incident-northwind.jsonl"]).stdout);
+    let all = json_lines(&env.mf_ok(&["recall", "incident-northwind.jsonl"]).stdout);
     // Room = 700 - 256 = 444 tokens ≈ 1,776 chars: preamble (~45 tokens) + summary, then what fits.
     let out = env.mf(&["recall", "incident-northwind.jsonl", "--budget", "700"]);
     assert_eq!(out.code, 0, "{out:?}");

@@ -702,10 +702,7 @@ struct ReadOnly {
 impl ReadOnly {
     /// `chattr +i` as root, else `chmod 444`. A root without a working chattr fails the test.
     fn make(path: &Path) -> ReadOnly {
-        let root = std::process::Command::new("id")
-            .arg("-u")
-            .output()
-            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+        let root = is_root();
         if root {
             let ok = std::process::Command::new("chattr")
                 .args(["+i", path.to_str().unwrap()])

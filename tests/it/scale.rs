@@ -329,7 +329,7 @@ fn a_history_ten_times_the_span_budget_folds_in_chunks_within_budget_and_rolls_u
     assert_eq!(&read(&f)[..original.len()], &original[..], "originals kept");
 
     // Recall is now the rollup and the tail.
-    let recall = json_lines(&env.mf(&["recall", "long.jsonl"]).stdout);
+    let recall = json_lines(&env.mf_ok(&["recall", "long.jsonl"]).stdout);
     assert_eq!(recall.len(), 1 + 1 + tail, "preamble, rollup, tail");
     assert_eq!(
         after["now"]["before"]["tokens"].as_u64().unwrap(),
@@ -426,7 +426,7 @@ fn a_giant_turn_folds_inside_the_turn_between_tool_units() {
     assert!(giant.iter().any(|m| m.calls.len() == 3));
 
     // Recall never shows a tool result without its call.
-    let recall = json_lines(&env.mf(&["recall", "agent.jsonl"]).stdout);
+    let recall = json_lines(&env.mf_ok(&["recall", "agent.jsonl"]).stdout);
     let mut calls = HashSet::new();
     for m in &recall {
         for c in m["tool_calls"].as_array().into_iter().flatten() {
@@ -483,7 +483,7 @@ fn target_tokens_brings_the_recall_view_under_the_target() {
     assert!(to < default_to, "folded through turn {to} of {default_to}");
     assert_eq!(rec["span"]["fromTurn"], 1);
     // A second run has nothing to do.
-    let again = env.mf(&[
+    let again = env.mf_ok(&[
         "compact",
         "long.jsonl",
         "--model",

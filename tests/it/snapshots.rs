@@ -23,12 +23,12 @@ fn compact_table_then_explain_then_recall_text() {
     assert_eq!(out.code, 0, "{out:?}");
     settings().bind(|| {
         insta::assert_snapshot!("compact_table", out.stdout);
-        let explain = env.mf(&["explain", "incident-northwind.jsonl"]);
+        let explain = env.mf_ok(&["explain", "incident-northwind.jsonl"]);
         // Record times vary; show them as a placeholder.
         let stable = explain.stdout.clone();
         insta::assert_snapshot!("explain_tables", stable);
         let text = env
-            .mf(&["recall", "incident-northwind.jsonl", "--format", "text"])
+            .mf_ok(&["recall", "incident-northwind.jsonl", "--format", "text"])
             .stdout;
         insta::assert_snapshot!("recall_text", text);
     });

@@ -26,6 +26,37 @@ fn long(env: &TestEnv, format: &str, agent: Agent, calls: usize) -> PathBuf {
     env.write(&name, &testgen::long_session(agent, calls, 3))
 }
 
+/// A long session of `format` (45 tool calls) in a fresh temp dir.
+struct Long {
+    env: TestEnv,
+    path: PathBuf,
+    file: String,
+}
+
+fn long_in_new_dir(format: &str, agent: Agent) -> Long {
+    let env = TestEnv::new();
+    let path = long(&env, format, agent, 45);
+    let file = path.file_name().unwrap().to_str().unwrap().to_string();
+    Long { env, path, file }
+}
+
+/// `mf compact FILE --model extractive --force --json EXTRA…`, which must exit 0: its record.
+#[track_caller]
+fn compact_long(env: &TestEnv, file: &str, extra: &[&str]) -> Value {
+    let mut args = vec![
+        "compact",
+        file,
+        "--model",
+        "extractive",
+        "--force",
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    let out = env.mf(&args);
+    assert_eq!(out.code, 0, "{args:?}: {out:?}");
+    record(&out)
+}
+
 fn record(out: &Output) -> Value {
     json_lines(&out.stdout)
         .into_iter()
@@ -123,25 +154,12 @@ fn assert_restores(env: &TestEnv, file: &str, original: &[u8], before: &[Value])
 fn a_long_single_prompt_session_of_every_agent_folds_inside_its_turn() {
     for (format, agent) in FORMATS {
         for flags in [&[][..], &["--recent", "1"], &["--recent-tokens", "0"]] {
-            let env = TestEnv::new();
-            let path = long(&env, format, agent, 45);
-            let file = path.file_name().unwrap().to_str().unwrap().to_string();
+            let Long { env, path, file } = long_in_new_dir(format, agent);
             let original = read(&path);
             let before = recall(&env, &file);
-            let mut args = vec![
-                "compact",
-                &file,
-                "--model",
-                "extractive",
-                "--min-retention",
-                "0",
-                "--force",
-                "--json",
-            ];
-            args.extend(flags);
-            let out = env.mf(&args);
-            assert_eq!(out.code, 0, "{format} {flags:?}: {out:?}");
-            let rec = record(&out);
+            let mut extra = vec!["--min-retention", "0"];
+            extra.extend(flags);
+            let rec = compact_long(&env, &file, &extra);
             assert_folded_inside(&env, &file, format, &rec, &before);
             let notes = rec["notes"].to_string();
             assert!(
@@ -166,24 +184,13 @@ fn a_long_single_prompt_session_of_every_agent_folds_inside_its_turn() {
 #[test]
 fn a_target_that_cannot_be_met_folds_what_it_can_and_says_so() {
     for (format, agent) in FORMATS {
-        let env = TestEnv::new();
-        let path = long(&env, format, agent, 45);
-        let file = path.file_name().unwrap().to_str().unwrap().to_string();
+        let Long { env, file, .. } = long_in_new_dir(format, agent);
         let before = recall(&env, &file);
-        let out = env.mf(&[
-            "compact",
+        let rec = compact_long(
+            &env,
             &file,
-            "--model",
-            "extractive",
-            "--min-retention",
-            "0",
-            "--force",
-            "--target-tokens",
-            "200",
-            "--json",
-        ]);
-        assert_eq!(out.code, 0, "{format}: {out:?}");
-        let rec = record(&out);
+            &["--min-retention", "0", "--target-tokens", "200"],
+        );
         assert_folded_inside(&env, &file, format, &rec, &before);
         let notes = rec["notes"].to_string();
         assert!(
@@ -197,9 +204,7 @@ fn a_target_that_cannot_be_met_folds_what_it_can_and_says_so() {
 #[test]
 fn mask_stubs_the_old_results_of_a_long_turn_where_the_format_can_show_a_stub() {
     for (format, agent) in FORMATS {
-        let env = TestEnv::new();
-        let path = long(&env, format, agent, 45);
-        let file = path.file_name().unwrap().to_str().unwrap().to_string();
+        let Long { env, path, file } = long_in_new_dir(format, agent);
         let original = read(&path);
         let out = env.mf(&[
             "compact",
@@ -246,21 +251,8 @@ fn mask_stubs_the_old_results_of_a_long_turn_where_the_format_can_show_a_stub() 
 #[test]
 fn a_span_budget_too_small_for_any_unit_says_so_truthfully() {
     for (format, agent) in FORMATS {
-        let env = TestEnv::new();
-        let path = long(&env, format, agent, 45);
-        let file = path.file_name().unwrap().to_str().unwrap().to_string();
-        let out = env.mf(&[
-            "compact",
-            &file,
-            "--model",
-            "extractive",
-            "--force",
-            "--max-span-tokens",
-            "400",
-            "--json",
-        ]);
-        assert_eq!(out.code, 0, "{format}: {out:?}");
-        let rec = record(&out);
+        let Long { env, file, .. } = long_in_new_dir(format, agent);
+        let rec = compact_long(&env, &file, &["--max-span-tokens", "400"]);
         let why = rec["reason"].as_str().unwrap();
         assert_eq!(rec["action"], "skipped", "{format}: {rec}");
         assert!(
@@ -355,20 +347,9 @@ const TARGET_WITH_DEFAULT_AUDIT: bool = false;
 #[test]
 fn with_default_flags_a_long_session_folds_to_a_third_or_is_declined_on_the_record() {
     for (format, agent) in FORMATS {
-        let env = TestEnv::new();
-        let path = long(&env, format, agent, 45);
-        let file = path.file_name().unwrap().to_str().unwrap().to_string();
+        let Long { env, file, .. } = long_in_new_dir(format, agent);
         let before = recall(&env, &file);
-        let out = env.mf(&[
-            "compact",
-            &file,
-            "--model",
-            "extractive",
-            "--force",
-            "--json",
-        ]);
-        assert_eq!(out.code, 0, "{format}: {out:?}");
-        let rec = record(&out);
+        let rec = compact_long(&env, &file, &[]);
         let (b, a) = (
             rec["before"]["tokens"].as_f64().unwrap(),
             rec["after"]["tokens"].as_f64().unwrap(),

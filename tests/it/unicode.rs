@@ -4,9 +4,6 @@
 //! (`\ud83d`, which Node's `JSON.stringify` writes) read as U+FFFD in every format while the
 //! bytes on disk stay as they are.
 
-use std::path::Path;
-use std::time::{Duration, SystemTime};
-
 use crate::server::{TestServer, anthropic_ok};
 use crate::util::*;
 
@@ -80,13 +77,6 @@ fn a_remote_reply_with_line_number_arrows_is_audited_without_panic() {
         "the reply was audited against the span's items: {rec:#}"
     );
     assert_eq!(&read(&f)[..original.len()], &original[..]);
-}
-
-/// Set a file's modification time an hour back (the live-session guard then lets mf write).
-fn age(p: &Path) {
-    let f = std::fs::File::options().write(true).open(p).unwrap();
-    f.set_modified(SystemTime::now() - Duration::from_secs(3600))
-        .unwrap();
 }
 
 /// The Claude Code sessions of the corpus that panicked mf when cut just before their own

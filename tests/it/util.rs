@@ -28,6 +28,44 @@ impl std::fmt::Debug for Output {
     }
 }
 
+impl Output {
+    /// This run, after failing the test at the caller's line (with the exit code, stdout and
+    /// stderr) unless it exited 0: for set-up steps whose success the test relies on.
+    #[track_caller]
+    pub fn ok(self) -> Self {
+        assert_eq!(self.code, 0, "a set-up run of mf failed: {self:?}");
+        self
+    }
+}
+
+/// Run any command (not mf: use [`TestEnv::mf_ok`]) and fail the test at the caller's line, with
+/// the command, its exit status, stdout and stderr, unless it succeeded.
+#[track_caller]
+pub fn run_ok(cmd: &mut Command) -> std::process::Output {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("could not run {cmd:?}: {e}"));
+    check_ok(&format!("{cmd:?}"), out)
+}
+
+/// Fail the test at the caller's line unless `out` (of `what`) succeeded; returns it.
+#[track_caller]
+pub fn check_ok(what: &str, out: std::process::Output) -> std::process::Output {
+    assert!(
+        out.status.success(),
+        "a set-up command failed: {what}\n{}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Whether the tests run as root (the effective user id is 0).
+pub fn is_root() -> bool {
+    rustix::process::geteuid().is_root()
+}
+
 pub fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures")
@@ -73,10 +111,32 @@ impl TestEnv {
     }
 
     /// Run `mf` with only the given environment.
+    #[must_use = "check the exit code, or run a set-up step with `mf_ok`"]
     pub fn mf(&self, args: &[&str]) -> Output {
         self.mf_env(args, &[])
     }
 
+    /// Run `mf` as a set-up step: the test fails at the caller's line, showing the command, exit
+    /// code, stdout and stderr, unless it exits 0.
+    #[track_caller]
+    pub fn mf_ok(&self, args: &[&str]) -> Output {
+        self.mf_env_ok(args, &[])
+    }
+
+    /// [`Self::mf_env`] as a set-up step that must exit 0 (see [`Self::mf_ok`]).
+    #[track_caller]
+    pub fn mf_env_ok(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+        let out = self.mf_env(args, env);
+        assert_eq!(
+            out.code,
+            0,
+            "a set-up run failed: mf {}\n{out:?}",
+            args.join(" ")
+        );
+        out
+    }
+
+    #[must_use = "check the exit code, or run a set-up step with `mf_env_ok`"]
     pub fn mf_env(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
         let mut cmd = self.command(args, env);
         let out = cmd.output().expect("run mf");
@@ -88,6 +148,7 @@ impl TestEnv {
     }
 
     /// Run a shell script in the temp dir with only this environment's variables.
+    #[must_use = "check the exit status, or run a set-up step with `sh_ok`"]
     pub fn sh(&self, script: &str) -> std::process::Output {
         Command::new("sh")
             .args(["-c", script])
@@ -96,6 +157,12 @@ impl TestEnv {
             .envs(self.vars.iter().copied())
             .output()
             .expect("run sh")
+    }
+
+    /// [`Self::sh`] as a set-up step: fails the test at the caller's line unless the script exits 0.
+    #[track_caller]
+    pub fn sh_ok(&self, script: &str) -> std::process::Output {
+        check_ok(&format!("sh -c {script:?}"), self.sh(script))
     }
 
     pub fn command(&self, args: &[&str], env: &[(&str, &str)]) -> Command {
@@ -226,6 +293,41 @@ pub fn last_covered(file: &Path) -> Vec<String> {
     covered_ids(file, s.last().expect("a summary"))
 }
 
+/// Set a file's modification time an hour back: the live-session guard then lets mf write.
+pub fn age(p: &Path) {
+    let f = std::fs::File::options().write(true).open(p).unwrap();
+    f.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(3600))
+        .unwrap();
+}
+
+/// The parsed lines of some bytes, by line number (1-based), blank lines left out.
+pub fn numbered(bytes: &[u8]) -> Vec<(u32, serde_json::Value)> {
+    std::str::from_utf8(bytes)
+        .unwrap()
+        .split('\n')
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(k, l)| (k as u32 + 1, serde_json::from_str(l).unwrap()))
+        .collect()
+}
+
+/// pi's active path: `parentId` from the last entry (pi's leaf) to the root, root first.
+pub fn pi_path(lines: &[(u32, serde_json::Value)]) -> Vec<(u32, serde_json::Value)> {
+    let by_id: std::collections::HashMap<&str, &(u32, serde_json::Value)> = lines
+        .iter()
+        .filter_map(|l| Some((l.1["id"].as_str()?, l)))
+        .collect();
+    let mut out = Vec::new();
+    let mut cur = lines.last().and_then(|(_, v)| v["id"].as_str());
+    while let Some(id) = cur {
+        let l = by_id[id];
+        out.push(l.clone());
+        cur = l.1["parentId"].as_str();
+    }
+    out.reverse();
+    out
+}
+
 /// The shared corpus directory from `MF_CORPUS`. Tests that need it are
 /// `#[ignore = "needs MF_CORPUS …"]` (a fresh clone reports them ignored, never passed);
 /// `.ci/run` sets it and runs them with `--include-ignored`, where unset or missing fails.
@@ -240,4 +342,79 @@ pub fn corpus_dir() -> std::path::PathBuf {
         dir.display()
     );
     dir
+}
+
+/// One `mf` run as a snapshot shows it, uv-style: the command, the exit code, stdout and stderr
+/// together, with only what truly varies between runs filtered (see [`snapshot_filter`]).
+pub fn snapshot_text(env: &TestEnv, args: &[&str], out: &Output) -> String {
+    let text = format!(
+        "$ mf {}\nexit: {}\n----- stdout -----\n{}\n----- stderr -----\n{}",
+        args.join(" "),
+        out.code,
+        out.stdout,
+        out.stderr
+    );
+    snapshot_filter(env, &text)
+}
+
+/// What varies between two runs of the same command on the same bytes, and nothing else: the
+/// temp dir's path, mf's version, the milliseconds since the epoch a record carries
+/// (`summarizedAtMs`, `atMs`), and how many seconds ahead a future modification time is. Everything else in a snapshot is compared byte for byte.
+pub fn snapshot_filter(env: &TestEnv, text: &str) -> String {
+    let mut s = text.to_string();
+    let dir = env.dir.path();
+    let mut dirs = vec![dir.display().to_string()];
+    if let Ok(c) = dir.canonicalize() {
+        dirs.push(c.display().to_string());
+    }
+    dirs.sort_by_key(|d| std::cmp::Reverse(d.len()));
+    for d in dirs {
+        s = s.replace(&d, "[TEMP]");
+    }
+    s = s.replace(env!("CARGO_PKG_VERSION"), "[VERSION]");
+    let ms = regex::Regex::new(r#""(summarizedAtMs|atMs)":[0-9]+"#).unwrap();
+    let s = ms.replace_all(&s, r#""$1":"[MS]""#);
+    // How far in the future a file's modification time is (the live-session refusal).
+    let ahead = regex::Regex::new(r"[0-9]+ s in the future").unwrap();
+    ahead.replace_all(&s, "[N] s in the future").into_owned()
+}
+
+/// insta's settings for the snapshots under `tests/it/snapshots/` (named by the test, no module
+/// prefix). A changed or missing snapshot fails the test: `.ci/run` sets `INSTA_UPDATE=no` and
+/// `CI`, so nothing is written there; locally a `.snap.new` appears beside the old one for review
+/// (`INSTA_UPDATE=always cargo test …` accepts, then read `git diff tests/it/snapshots/`).
+pub fn snapshot_settings() -> insta::Settings {
+    let mut s = insta::Settings::clone_current();
+    s.set_snapshot_path("snapshots");
+    s.set_prepend_module_to_snapshot(false);
+    s
+}
+
+/// A run whose exit code is in its snapshot already: its [`Output`] may be looked at or dropped.
+pub struct Snapped(pub Output);
+
+impl std::ops::Deref for Snapped {
+    type Target = Output;
+    fn deref(&self) -> &Output {
+        &self.0
+    }
+}
+
+/// Run `mf` and snapshot what it showed (command, exit code, stdout, stderr) under `name`;
+/// returns the run's [`Output`] (as a [`Snapped`]) for further checks.
+/// `mf_snapshot!("name", env, ["recall", "x.jsonl"])`, or with extra environment:
+/// `mf_snapshot!("name", env, [...], &[("MF_RECENT", "3")])`.
+#[macro_export]
+macro_rules! mf_snapshot {
+    ($name:expr, $env:expr, [$($arg:expr),* $(,)?]) => {
+        $crate::mf_snapshot!($name, $env, [$($arg),*], &[])
+    };
+    ($name:expr, $env:expr, [$($arg:expr),* $(,)?], $vars:expr) => {{
+        let env: &$crate::util::TestEnv = &$env;
+        let args: &[&str] = &[$($arg),*];
+        let out = env.mf_env(args, $vars);
+        let text = $crate::util::snapshot_text(env, args, &out);
+        $crate::util::snapshot_settings().bind(|| ::insta::assert_snapshot!($name, text));
+        $crate::util::Snapped(out)
+    }};
 }
