@@ -31,6 +31,8 @@ pub mod env_vars {
     pub const MF_TIMEOUT: &str = "MF_TIMEOUT";
     /// Set to anything but `0` to never draw progress bars.
     pub const MF_NO_PROGRESS: &str = "MF_NO_PROGRESS";
+    /// The terminal's width, when the shell says it: tables and text on a terminal fit it.
+    pub const COLUMNS: &str = "COLUMNS";
     pub const ANTHROPIC_API_KEY: &str = "ANTHROPIC_API_KEY";
     pub const ANTHROPIC_BASE_URL: &str = "ANTHROPIC_BASE_URL";
     pub const OPENAI_API_KEY: &str = "OPENAI_API_KEY";
@@ -93,11 +95,20 @@ pub struct UiSettings {
     pub stdout_is_terminal: bool,
     /// `-v`: request metadata on stderr.
     pub verbose: bool,
+    /// The width tables and text fit on a terminal: `COLUMNS` when it is set to one, else the
+    /// width of the terminal stdout is (None when neither says).
+    pub columns: Option<u16>,
 }
 
 impl UiSettings {
     pub fn resolve(quiet: bool, no_progress: bool, verbose: bool) -> Self {
         let env_off = var(ev::MF_NO_PROGRESS).is_some_and(|v| v != "0");
+        let stdout_is_terminal = std::io::stdout().is_terminal();
+        let terminal_width = || {
+            rustix::termios::tcgetwinsize(std::io::stdout())
+                .ok()
+                .map(|size| size.ws_col)
+        };
         Self {
             quiet,
             progress: !quiet
@@ -105,8 +116,12 @@ impl UiSettings {
                 && !no_progress
                 && !env_off
                 && std::io::stderr().is_terminal(),
-            stdout_is_terminal: std::io::stdout().is_terminal(),
+            stdout_is_terminal,
             verbose,
+            columns: var(ev::COLUMNS)
+                .and_then(|v| v.trim().parse::<u16>().ok())
+                .or_else(|| stdout_is_terminal.then(terminal_width).flatten())
+                .filter(|w| *w > 0),
         }
     }
 }

@@ -97,6 +97,7 @@ fn run(file: &Path, s: &Arc<TestSummarizer>) -> anyhow::Result<mf::decision::Dec
         progress: false,
         stdout_is_terminal: false,
         verbose: false,
+        columns: None,
     });
     let ctx = Compaction::in_process(s.clone(), || 1_764_400_000_000, ui);
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -278,6 +279,7 @@ fn the_request_keeps_instruction_and_data_apart() {
         progress: false,
         stdout_is_terminal: false,
         verbose: false,
+        columns: None,
     });
     let ctx = Compaction::in_process(cap.clone(), || 1, ui);
     let rt = tokio::runtime::Builder::new_current_thread()

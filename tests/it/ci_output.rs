@@ -1,0 +1,211 @@
+//! Output a script or a CI log can trust (issue 18, item 6): tables on a pipe are plain lines,
+//! on a terminal they fit its width; `--strategy mask` needs no model; completions; `-vv`;
+//! "did you mean" for a model name; every environment variable in `--help`.
+
+use std::io::Read;
+use std::process::Stdio;
+
+use crate::util::*;
+
+/// Box drawing (U+2500–U+257F) and the ASCII table borders comfy-table draws.
+fn has_box_drawing(s: &str) -> bool {
+    s.chars().any(|c| ('\u{2500}'..='\u{257f}').contains(&c))
+        || s.lines()
+            .any(|l| l.starts_with("+-") || l.starts_with("| "))
+}
+
+fn widest(s: &str) -> usize {
+    s.lines().map(|l| l.chars().count()).max().unwrap_or(0)
+}
+
+/// Run `mf` with stdout (and stderr) on a fresh pseudo-terminal `cols` wide; its output, `\r`
+/// dropped.
+fn on_a_pty(env: &TestEnv, args: &[&str], vars: &[(&str, &str)], cols: u16) -> (i32, String) {
+    use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
+    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).expect("a pty");
+    grantpt(&master).unwrap();
+    unlockpt(&master).unwrap();
+    let name = ptsname(&master, Vec::new()).unwrap();
+    let slave = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(name.to_str().unwrap())
+        .expect("open the pty's terminal side");
+    rustix::termios::tcsetwinsize(
+        &slave,
+        rustix::termios::Winsize {
+            ws_row: 50,
+            ws_col: cols,
+            ws_xpixel: 0,
+            ws_ypixel: 0,
+        },
+    )
+    .unwrap();
+    let mut cmd = env.command(args, vars);
+    cmd.stdout(Stdio::from(slave.try_clone().unwrap()))
+        .stderr(Stdio::from(slave));
+    let mut child = cmd.spawn().expect("run mf");
+    drop(cmd);
+    let mut master = std::fs::File::from(master);
+    let mut bytes = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match master.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => bytes.extend_from_slice(&buf[..n]),
+            // Linux answers EIO once the terminal side is closed by every writer.
+            Err(_) => break,
+        }
+    }
+    let code = child.wait().unwrap().code().unwrap_or(-1);
+    (code, String::from_utf8_lossy(&bytes).replace('\r', ""))
+}
+
+#[test]
+fn tables_on_a_pipe_are_plain_lines_with_no_box_drawing() {
+    let env = TestEnv::new();
+    env.copy_fixture("incident-northwind.jsonl");
+    std::fs::copy(
+        fixture("incident-northwind.jsonl"),
+        env.path("second.jsonl"),
+    )
+    .unwrap();
+
+    // One decision record: `key: value` lines.
+    let out = env.mf(&[
+        "compact",
+        "incident-northwind.jsonl",
+        "--model",
+        "extractive",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(!has_box_drawing(&out.stdout), "{}", out.stdout);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines[0], "file: incident-northwind.jsonl", "{}", out.stdout);
+    assert!(lines.contains(&"action: folded"), "{}", out.stdout);
+    assert!(lines.contains(&"model: extractive"), "{}", out.stdout);
+    assert!(
+        lines.iter().all(|l| l.split_once(": ").is_some()),
+        "every line is `key: value`: {}",
+        out.stdout
+    );
+
+    // Several files: TSV under a header, a total last; every line the same number of cells.
+    let out = env.mf(&[
+        "compact",
+        "incident-northwind.jsonl",
+        "second.jsonl",
+        "--model",
+        "extractive",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(!has_box_drawing(&out.stdout), "{}", out.stdout);
+    let rows: Vec<Vec<&str>> = out
+        .stdout
+        .lines()
+        .map(|l| l.split('\t').collect())
+        .collect();
+    assert_eq!(
+        rows[0],
+        [
+            "file",
+            "action",
+            "folded",
+            "tokens_before",
+            "tokens_after",
+            "cost",
+            "reason"
+        ]
+    );
+    assert!(
+        rows.iter().all(|r| r.len() == rows[0].len()),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(rows[1][..2], ["incident-northwind.jsonl", "skipped"]);
+    assert_eq!(rows[2][..3], ["second.jsonl", "folded", "49"]);
+    assert!(rows[2][3].parse::<usize>().unwrap() > rows[2][4].parse::<usize>().unwrap());
+    assert_eq!(rows[3][0], "total (2 files)");
+
+    // explain: sections of `key: value` records.
+    let out = env.mf(&["explain", "incident-northwind.jsonl"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(!has_box_drawing(&out.stdout), "{}", out.stdout);
+    for want in [
+        "  id: msg-summary-1-13",
+        "  retention: 82%",
+        "  decision: folded → msg-summary-1-13",
+        "  action: skipped",
+    ] {
+        assert!(
+            out.stdout.lines().any(|l| l == want),
+            "{want}: {}",
+            out.stdout
+        );
+    }
+
+    // models: TSV under a header, one line per model, numbers in full.
+    let out = env.mf(&["models"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(!has_box_drawing(&out.stdout), "{}", out.stdout);
+    let rows: Vec<Vec<&str>> = out
+        .stdout
+        .lines()
+        .map(|l| l.split('\t').collect())
+        .collect();
+    assert_eq!(rows[0][..3], ["model", "alias", "provider"]);
+    assert!(
+        rows.iter().all(|r| r.len() == rows[0].len()),
+        "{}",
+        out.stdout
+    );
+    let haiku = rows.iter().find(|r| r[1] == "haiku").expect("a haiku row");
+    assert_eq!(haiku[2], "anthropic");
+    assert!(haiku[5].parse::<u64>().unwrap() >= 100_000, "{haiku:?}");
+
+    // verify was plain lines already; it stays so.
+    let out = env.mf(&["verify", "incident-northwind.jsonl"]);
+    assert!(!has_box_drawing(&out.stdout), "{}", out.stdout);
+}
+
+#[test]
+fn tables_on_a_terminal_fit_its_width_and_columns_is_honoured() {
+    let env = TestEnv::new();
+    env.copy_fixture("incident-northwind.jsonl");
+    // COLUMNS beats the terminal's own width.
+    let (code, out) = on_a_pty(
+        &env,
+        &[
+            "compact",
+            "incident-northwind.jsonl",
+            "--model",
+            "extractive",
+            "--no-progress",
+        ],
+        &[("COLUMNS", "80")],
+        200,
+    );
+    assert_eq!(code, 0, "{out}");
+    assert!(has_box_drawing(&out), "a table on a terminal: {out}");
+    assert!(out.contains("folded"), "{out}");
+    assert!(widest(&out) <= 80, "wider than COLUMNS=80:\n{out}");
+    for args in [
+        &["explain", "incident-northwind.jsonl"][..],
+        &["models"][..],
+    ] {
+        let (code, out) = on_a_pty(&env, args, &[("COLUMNS", "80")], 200);
+        assert_eq!(code, 0, "{out}");
+        assert!(widest(&out) <= 80, "{args:?} wider than 80:\n{out}");
+        let (code, out) = on_a_pty(&env, args, &[("COLUMNS", "60")], 200);
+        assert_eq!(code, 0, "{out}");
+        assert!(widest(&out) <= 60, "{args:?} wider than 60:\n{out}");
+    }
+    // Without COLUMNS, the terminal's width.
+    let (code, out) = on_a_pty(&env, &["explain", "incident-northwind.jsonl"], &[], 72);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        widest(&out) <= 72,
+        "wider than the 72-column terminal:\n{out}"
+    );
+    assert!(has_box_drawing(&out), "{out}");
+}
