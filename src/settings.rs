@@ -639,7 +639,16 @@ impl CompactSettings {
                 Some("add `--output -` to stream it with the new lines to standard output, or `--output PATH`".into()),
             ));
         }
-        let model_ref = resolve_model_name(model.as_deref(), &config)?;
+        // `--strategy mask` calls no model: none need be named, and a named one (MF_MODEL in a
+        // CI job, say) is checked but never set up, so it needs no key.
+        let masks_only = matches!(policy.strategy, Some(StrategyArg::Mask));
+        let named = model.is_some() || var(ev::MF_MODEL).is_some() || config.model.is_some();
+        let model_ref = if masks_only && !named {
+            model::resolve(crate::summarizer::extractive::NAME)
+                .map_err(|e| MfError::usage(e.to_string(), None))?
+        } else {
+            resolve_model_name(model.as_deref(), &config)?
+        };
         let (span, out) = model_ref.budgets();
         let budgets = ModelBudgets {
             span_tokens: span as usize,
@@ -721,9 +730,19 @@ impl CompactSettings {
             ));
         }
         let token_ratio = model_ref.token_ratio();
-        let model_warning = model_ref.warning();
+        let model_warning = if masks_only {
+            None
+        } else {
+            model_ref.warning()
+        };
+        // Nothing is called, so nothing is paid (and `--max-cost` holds).
+        let pricing = if masks_only {
+            Some(Pricing::flat(0.0, 0.0))
+        } else {
+            pricing
+        };
 
-        let local = model_ref.provider == Provider::Builtin;
+        let local = masks_only || model_ref.provider == Provider::Builtin;
         let model = if local {
             ModelChoice::Extractive
         } else {

@@ -319,7 +319,9 @@ pub async fn compact_file(
         None => read_only(path, settings)?,
     };
     super::recall::log_read(&ctx.ui, &t);
-    let mut r = DecisionRecord::new(&t.display(), Some(&model));
+    // A mask calls no model: the record names none.
+    let summarizes = settings.policy.strategy.summarizes();
+    let mut r = DecisionRecord::new(&t.display(), summarizes.then_some(model.as_str()));
     r.format = Some(t.format.name().to_string());
     if let Some(h) = &handle
         && t.format.is_agent()

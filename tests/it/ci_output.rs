@@ -209,3 +209,84 @@ fn tables_on_a_terminal_fit_its_width_and_columns_is_honoured() {
     );
     assert!(has_box_drawing(&out), "{out}");
 }
+
+/// A chat with four turns, each with a large tool result, then a short last turn.
+fn tool_chat() -> String {
+    let mut l = vec![line("sys", "system", "You are a diagnostics agent.")];
+    for k in 1..=4 {
+        l.push(line(
+            &format!("u{k}"),
+            "user",
+            &format!("Check region {k}."),
+        ));
+        l.push(serde_json::json!({"id": format!("a{k}"), "role": "assistant", "content": null, "tool_calls": [{"id": format!("c{k}"), "type": "function", "function": {"name": "metrics", "arguments": "{}"}}]}).to_string());
+        let rows: Vec<String> = (1..=30)
+            .map(|r| format!("t{k} row {r}: status=ok latency={}ms", 100 + r))
+            .collect();
+        l.push(serde_json::json!({"id": format!("t{k}"), "role": "tool", "tool_call_id": format!("c{k}"), "name": "metrics", "content": rows.join("\n")}).to_string());
+        l.push(line(
+            &format!("a{k}b"),
+            "assistant",
+            &format!("Region {k} is healthy."),
+        ));
+    }
+    l.push(line("u5", "user", "Thanks."));
+    l.push(line("a5", "assistant", "You are welcome."));
+    l.join("\n") + "\n"
+}
+
+#[test]
+fn strategy_mask_needs_no_model_and_records_none() {
+    let env = TestEnv::new();
+    let f = env.write("tools.jsonl", &tool_chat());
+    let before = read(&f);
+    let args = [
+        "compact",
+        "tools.jsonl",
+        "--strategy",
+        "mask",
+        "--keep-tool-results",
+        "1",
+        "--recent",
+        "2",
+        "--json",
+    ];
+    let out = env.mf(&args);
+    assert_eq!(out.code, 0, "{out:?}");
+    let r = json_lines(&out.stdout).remove(0);
+    assert_eq!(r["action"], "masked", "{r:#}");
+    assert!(r["model"].is_null(), "a mask names no model: {r:#}");
+    assert_eq!(r["calls"], 0, "{r:#}");
+    let after = read(&f);
+    assert!(after.len() > before.len() && after.starts_with(&before));
+
+    // A model named in the environment (a CI job's MF_MODEL) is not set up: no key is needed.
+    let env = TestEnv::new();
+    env.write("tools.jsonl", &tool_chat());
+    let out = env.mf_env(&args, &[("MF_MODEL", "haiku")]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let r = json_lines(&out.stdout).remove(0);
+    assert_eq!(r["action"], "masked", "{r:#}");
+    assert!(r["model"].is_null(), "{r:#}");
+
+    // The human record on a pipe says so too, and a mistyped model name is still an error.
+    let env = TestEnv::new();
+    env.write("tools.jsonl", &tool_chat());
+    let out = env.mf(&args[..args.len() - 1]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.lines().any(|l| l == "action: masked"), "{out:?}");
+    let out = env.mf(&[
+        "compact",
+        "tools.jsonl",
+        "--strategy",
+        "mask",
+        "--model",
+        "no-such-model",
+    ]);
+    assert_eq!(out.code, 2, "{out:?}");
+
+    // mask,summary still needs a model.
+    let out = env.mf(&["compact", "tools.jsonl", "--strategy", "mask,summary"]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("no summarizer model named"), "{out:?}");
+}
