@@ -147,7 +147,7 @@ pub struct PolicyArgs {
     pub protect: Option<Protect>,
 
     /// What to fold with: summary, mask (stub old tool results, no call), mask,summary, cited
-    #[arg(long, value_name = "STRATEGY", value_parser = parse_strategy)]
+    #[arg(long, value_name = "STRATEGY", value_parser = StrategyParser, hide_possible_values = true)]
     pub strategy: Option<StrategyArg>,
 
     /// With --strategy mask: the most recent tool results that stay verbatim [default: 3]
@@ -189,6 +189,49 @@ fn parse_strategy(s: &str) -> Result<StrategyArg, String> {
             ));
         }
     })
+}
+
+/// A `--strategy` value, with its names offered to shell completion.
+#[derive(Debug, Clone, Copy)]
+struct StrategyParser;
+
+impl clap::builder::TypedValueParser for StrategyParser {
+    type Value = StrategyArg;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<StrategyArg, clap::Error> {
+        parse_strategy(&value.to_string_lossy()).map_err(|e| {
+            let mut err = clap::Error::raw(
+                clap::error::ErrorKind::InvalidValue,
+                format!(
+                    "invalid value for {}: {e}\n",
+                    arg.map_or("--strategy".to_string(), |a| a.to_string())
+                ),
+            );
+            err = err.with_cmd(cmd);
+            err
+        })
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        use clap::builder::PossibleValue;
+        Some(Box::new(
+            [
+                PossibleValue::new("summary")
+                    .help("fold old turns into a summary (one call a span)"),
+                PossibleValue::new("mask").help("stub old tool results; no model call"),
+                PossibleValue::new("mask,summary").help("stubs, then a summary fold"),
+                PossibleValue::new("cited").help("summaries that cite their sources"),
+            ]
+            .into_iter(),
+        ))
+    }
 }
 
 fn positive_usize(s: &str) -> Result<usize, String> {

@@ -290,3 +290,118 @@ fn strategy_mask_needs_no_model_and_records_none() {
     assert_eq!(out.code, 2, "{out:?}");
     assert!(out.stderr.contains("no summarizer model named"), "{out:?}");
 }
+
+/// A directory holding `mf` (a link to the binary under test), for a shell's PATH.
+fn mf_on_path(env: &TestEnv) -> std::path::PathBuf {
+    let dir = env.path("bin");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::os::unix::fs::symlink(mf_bin(), dir.join("mf")).unwrap();
+    dir
+}
+
+/// What mf offers, asked the way `shell`'s hook asks (`COMPLETE=SHELL mf -- WORDS…`).
+fn asked(env: &TestEnv, shell: &str, words: &[&str]) -> Vec<String> {
+    let index = (words.len() - 1).to_string();
+    let mut args = vec!["--"];
+    args.extend(words);
+    let out = env.mf_env(
+        &args,
+        &[
+            ("COMPLETE", shell),
+            ("_CLAP_COMPLETE_INDEX", &index),
+            ("_CLAP_IFS", "\n"),
+        ],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    out.stdout
+        .lines()
+        .map(|l| l.split(['\t', ':']).next().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn strategy_system_prompt_and_expand_ids_complete_in_bash_zsh_and_fish() {
+    let env = TestEnv::new();
+    env.copy_fixture("incident-northwind.jsonl");
+    env.write("prompt.txt", "Summarize tersely.");
+    let out = env.mf(&[
+        "compact",
+        "incident-northwind.jsonl",
+        "--model",
+        "extractive",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+
+    // Every shell's hook script comes from `mf completions SHELL` and calls mf back.
+    for shell in ["bash", "zsh", "fish"] {
+        let out = env.mf(&["completions", shell]);
+        assert_eq!(out.code, 0, "{out:?}");
+        assert!(out.stdout.contains("COMPLETE"), "{shell}: {}", out.stdout);
+    }
+
+    // The answers, as zsh and fish ask for them.
+    for shell in ["zsh", "fish"] {
+        let strategies = asked(&env, shell, &["mf", "compact", "f", "--strategy", ""]);
+        assert_eq!(
+            strategies[..4],
+            ["summary", "mask", "mask,summary", "cited"],
+            "{shell}"
+        );
+        let ids = asked(
+            &env,
+            shell,
+            &["mf", "expand", "incident-northwind.jsonl", "msg"],
+        );
+        assert_eq!(ids, ["msg-summary-1-13"], "{shell}");
+        let prompt = asked(
+            &env,
+            shell,
+            &["mf", "compact", "f", "--system-prompt", "@pro"],
+        );
+        assert_eq!(prompt, ["@prompt.txt"], "{shell}");
+    }
+
+    // bash: the real completion function, run by bash.
+    let bash = std::process::Command::new("bash").arg("--version").output();
+    assert!(
+        bash.is_ok_and(|o| o.status.success()),
+        "this test runs bash's completion function; install bash"
+    );
+    let bin = mf_on_path(&env);
+    let script = env.mf(&["completions", "bash"]).stdout;
+    env.write("mf.bash", &script);
+    let run = |words: &str| {
+        let body = format!(
+            r#"source ./mf.bash
+COMP_WORDS=({words}); COMP_CWORD=$(( ${{#COMP_WORDS[@]}} - 1 )); COMP_TYPE=9
+_clap_complete_mf mf "${{COMP_WORDS[COMP_CWORD]}}" "${{COMP_WORDS[COMP_CWORD-1]}}"
+printf '%s\n' "${{COMPREPLY[@]}}""#
+        );
+        let out = std::process::Command::new("bash")
+            .args(["--norc", "--noprofile", "-c", &body])
+            .current_dir(env.dir.path())
+            .env_clear()
+            .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        run(r#"mf compact f --strategy """#)[..4],
+        ["summary", "mask", "mask,summary", "cited"]
+    );
+    assert_eq!(run("mf compact f --strategy mask,"), ["mask,summary"]);
+    assert_eq!(run("mf compact f --system-prompt @pro"), ["@prompt.txt"]);
+    assert_eq!(
+        run("mf expand incident-northwind.jsonl msg"),
+        ["msg-summary-1-13"]
+    );
+    let ids = run(r#"mf expand --format text incident-northwind.jsonl """#);
+    assert!(ids.contains(&"msg-summary-1-13".to_string()), "{ids:?}");
+    assert_eq!(run("mf compact f --model hai"), ["haiku"]);
+}
