@@ -93,15 +93,15 @@ pub struct UiSettings {
     /// Progress bars: only on a terminal, never when asked not to.
     pub progress: bool,
     pub stdout_is_terminal: bool,
-    /// `-v`: request metadata on stderr.
-    pub verbose: bool,
+    /// How many `-v`: 1 request metadata on stderr, 2 also headers and timings in detail.
+    pub verbose: u8,
     /// The width tables and text fit on a terminal: `COLUMNS` when it is set to one, else the
     /// width of the terminal stdout is (None when neither says).
     pub columns: Option<u16>,
 }
 
 impl UiSettings {
-    pub fn resolve(quiet: bool, no_progress: bool, verbose: bool) -> Self {
+    pub fn resolve(quiet: bool, no_progress: bool, verbose: u8) -> Self {
         let env_off = var(ev::MF_NO_PROGRESS).is_some_and(|v| v != "0");
         let stdout_is_terminal = std::io::stdout().is_terminal();
         let terminal_width = || {
@@ -112,7 +112,7 @@ impl UiSettings {
         Self {
             quiet,
             progress: !quiet
-                && !verbose
+                && verbose == 0
                 && !no_progress
                 && !env_off
                 && std::io::stderr().is_terminal(),
@@ -505,11 +505,41 @@ pub fn resolve_model_name(flag: Option<&str>, config: &ConfigFile) -> Result<Mod
         ));
     };
     model::resolve(&name).map_err(|e| {
-        MfError::usage(
-            e.to_string(),
-            Some(format!("choices: {}", model::choices())),
-        )
+        let near = closest_models(&name);
+        let message = if near.is_empty() {
+            e.to_string()
+        } else {
+            format!(
+                "{e}; did you mean {}?",
+                near.iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            )
+        };
+        MfError::usage(message, Some(format!("choices: {}", model::choices())))
     })
+}
+
+/// The known model names nearest to a mistyped one (at most three, best first): each alias
+/// and id is compared whole and without its `claude-` prefix, so `haiku-5.6` finds
+/// `claude-haiku-5-5`.
+fn closest_models(name: &str) -> Vec<&'static str> {
+    let typed = name.trim().to_ascii_lowercase();
+    let typed = typed.split_once(':').map_or(typed.as_str(), |(_, id)| id);
+    let mut scored: Vec<(f64, &'static str)> = Vec::new();
+    for r in model::MODELS {
+        for known in r.alias.into_iter().chain([r.id]) {
+            let bare = known.strip_prefix("claude-").unwrap_or(known);
+            let score = strsim::normalized_damerau_levenshtein(typed, known)
+                .max(strsim::normalized_damerau_levenshtein(typed, bare));
+            if score >= 0.6 && !scored.iter().any(|(_, k)| *k == known) {
+                scored.push((score, known));
+            }
+        }
+    }
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    scored.into_iter().take(3).map(|(_, k)| k).collect()
 }
 
 fn is_loopback(host: &str) -> bool {

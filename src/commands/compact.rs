@@ -78,10 +78,12 @@ pub fn summarizer_for(settings: &CompactSettings, ui: Ui) -> Result<Arc<dyn Summ
             let mut client =
                 HttpClient::new(settings.http.clone()).context("cannot set up the HTTP client")?;
             if ui.verbose() {
-                client = client.with_log(
-                    Arc::new(move |line: &str| ui.log(line)),
-                    settings.debug_bodies,
-                );
+                client = client
+                    .with_log(
+                        Arc::new(move |line: &str| ui.log(line)),
+                        settings.debug_bodies,
+                    )
+                    .with_detail(ui.very_verbose());
             }
             Arc::new(Remote::new(
                 (**config).clone(),

@@ -44,12 +44,17 @@ impl Ui {
 
     /// Whether `-v` was given.
     pub fn verbose(&self) -> bool {
-        self.settings.verbose
+        self.settings.verbose >= 1
+    }
+
+    /// Whether `-vv` was given: more detail (headers, timings), never bodies or keys.
+    pub fn very_verbose(&self) -> bool {
+        self.settings.verbose >= 2
     }
 
     /// A `-v` line on stderr.
     pub fn log(&self, message: &str) {
-        if self.settings.verbose {
+        if self.verbose() {
             let _ = writeln!(io::stderr().lock(), "mf: {message}");
         }
     }

@@ -405,3 +405,99 @@ printf '%s\n' "${{COMPREPLY[@]}}""#
     assert!(ids.contains(&"msg-summary-1-13".to_string()), "{ids:?}");
     assert_eq!(run("mf compact f --model hai"), ["haiku"]);
 }
+
+#[test]
+fn vv_adds_headers_and_timings_never_the_key() {
+    use crate::server::{Haiku55, TestServer, haiku_5_5};
+    const KEY: &str = "sk-ant-test-0123456789abcdefghij";
+    let server = TestServer::respond(haiku_5_5(Haiku55::new(
+        "Priya traced checkout p99 (1,840 ms) to the pricing cache.",
+    )));
+    let url = server.url();
+    let vars = [
+        ("ANTHROPIC_BASE_URL", url.as_str()),
+        ("ANTHROPIC_API_KEY", KEY),
+    ];
+    let env = TestEnv::without_audit();
+    env.write("a.jsonl", &conversation(30));
+    let out = env.mf_env(&["-v", "compact", "a.jsonl", "--model", "haiku"], &vars);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stderr.contains("POST "), "{out:?}");
+    assert!(!out.stderr.contains("request headers"), "{out:?}");
+
+    let env = TestEnv::without_audit();
+    env.write("a.jsonl", &conversation(30));
+    let out = env.mf_env(&["-vv", "compact", "a.jsonl", "--model", "haiku"], &vars);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stderr.contains("POST "), "{out:?}");
+    let headers = out
+        .stderr
+        .lines()
+        .find(|l| l.contains("request headers:"))
+        .unwrap_or_else(|| panic!("-vv shows the request headers: {out:?}"));
+    assert!(headers.contains("x-api-key: [redacted]"), "{headers}");
+    assert!(headers.contains("anthropic-version: "), "{headers}");
+    assert!(
+        out.stderr
+            .lines()
+            .any(|l| l.contains("HTTP 200 headers after") && l.contains("content-type")),
+        "{out:?}"
+    );
+    assert!(
+        !out.stderr.contains(KEY) && !out.stdout.contains(KEY),
+        "{out:?}"
+    );
+    assert!(!out.stderr.contains("1,840 ms"), "no bodies: {out:?}");
+}
+
+#[test]
+fn a_mistyped_model_name_gets_the_closest_known_names() {
+    let env = TestEnv::new();
+    env.copy_fixture("incident-northwind.jsonl");
+    for (typed, want) in [
+        ("haiku-5.6", "claude-haiku-5-5"),
+        ("hiaku", "haiku"),
+        ("sonet", "sonnet"),
+        ("extractiv", "extractive"),
+    ] {
+        let out = env.mf(&["compact", "incident-northwind.jsonl", "--model", typed]);
+        assert_eq!(out.code, 2, "{out:?}");
+        let first = out.stderr.lines().next().unwrap_or_default();
+        assert!(
+            first.contains("did you mean") && first.contains(&format!("`{want}`")),
+            "{typed}: {out:?}"
+        );
+        // explain plans with a model too.
+        let out = env.mf(&["explain", "incident-northwind.jsonl", "--model", typed]);
+        assert_eq!(out.code, 2, "{out:?}");
+        assert!(out.stderr.contains("did you mean"), "{out:?}");
+    }
+    // Nothing near: no guess.
+    let out = env.mf(&["compact", "incident-northwind.jsonl", "--model", "zzz"]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(!out.stderr.contains("did you mean"), "{out:?}");
+}
+
+#[test]
+fn help_lists_every_environment_variable_mf_reads() {
+    let env = TestEnv::new();
+    let help = env.mf(&["--help"]);
+    assert_eq!(help.code, 0, "{help:?}");
+    assert!(help.stdout.contains("MF_LIVE_SECONDS"), "{}", help.stdout);
+    // Every variable `settings::env_vars` names (HOME and the debug-build fault switch aside).
+    let source = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/settings.rs"),
+    )
+    .unwrap();
+    let names: Vec<&str> = source
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("pub const "))
+        .filter_map(|l| l.split_once(": &str = \""))
+        .map(|(_, v)| v.trim_end_matches("\";"))
+        .filter(|n| !matches!(*n, "HOME" | "MF_DEBUG_PANIC_ON"))
+        .collect();
+    assert!(names.len() >= 20, "{names:?}");
+    for n in names {
+        assert!(help.stdout.contains(n), "`mf --help` does not mention {n}");
+    }
+}
