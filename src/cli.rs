@@ -31,7 +31,7 @@ recall. Retract the summary and recall is verbatim again.",
         "  MF_CONFIG, XDG_CONFIG_HOME   the config file [default: ~/.config/mf/config.toml]\n",
         "  CLAUDE_CONFIG_DIR, CODEX_HOME   where Claude Code and Codex keep their state\n",
         "  COLUMNS                  the width tables fit on a terminal [default: the terminal's]\n",
-        "  COMPLETE                 set by the shell completion hooks (mf completions)"
+        "  MF_COMPLETE              set by the shell completion hooks (mf completions)"
     )
 )]
 pub struct Cli {

@@ -1,5 +1,6 @@
 //! `mf completions SHELL`: the shell's hook into mf's own completer (clap_complete's dynamic
-//! completion: the shell asks `COMPLETE=SHELL mf -- WORDS…`), so values that depend on the
+//! completion: the shell asks `MF_COMPLETE=SHELL mf -- WORDS…`; a name of mf's own, so a
+//! `COMPLETE` set for something else never turns mf into a completer), so values that depend on the
 //! command line complete too: `--strategy`'s names, `--system-prompt @FILE`, and the summary ids
 //! of the file `expand` names.
 
@@ -14,7 +15,7 @@ use clap_complete::{ArgValueCompleter, CompletionCandidate, PathCompleter};
 use crate::cli::{Cli, CompletionsArgs};
 
 /// The environment variable the shell hook sets when it asks mf for completions.
-pub const VAR: &str = "COMPLETE";
+pub const VAR: &str = "MF_COMPLETE";
 
 /// The command line with its completers: what the shell hook's questions are answered from.
 pub fn command() -> clap::Command {
@@ -29,7 +30,7 @@ pub fn command() -> clap::Command {
         })
 }
 
-/// Answer the shell's completion request and exit, when this run is one (`COMPLETE` is set).
+/// Answer the shell's completion request and exit, when this run is one (`MF_COMPLETE` is set).
 pub fn answer_if_asked() {
     clap_complete::CompleteEnv::with_factory(command)
         .var(VAR)

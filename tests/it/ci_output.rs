@@ -299,7 +299,7 @@ fn mf_on_path(env: &TestEnv) -> std::path::PathBuf {
     dir
 }
 
-/// What mf offers, asked the way `shell`'s hook asks (`COMPLETE=SHELL mf -- WORDS…`).
+/// What mf offers, asked the way `shell`'s hook asks (`MF_COMPLETE=SHELL mf -- WORDS…`).
 fn asked(env: &TestEnv, shell: &str, words: &[&str]) -> Vec<String> {
     let index = (words.len() - 1).to_string();
     let mut args = vec!["--"];
@@ -307,7 +307,7 @@ fn asked(env: &TestEnv, shell: &str, words: &[&str]) -> Vec<String> {
     let out = env.mf_env(
         &args,
         &[
-            ("COMPLETE", shell),
+            ("MF_COMPLETE", shell),
             ("_CLAP_COMPLETE_INDEX", &index),
             ("_CLAP_IFS", "\n"),
         ],
@@ -336,7 +336,11 @@ fn strategy_system_prompt_and_expand_ids_complete_in_bash_zsh_and_fish() {
     for shell in ["bash", "zsh", "fish"] {
         let out = env.mf(&["completions", shell]);
         assert_eq!(out.code, 0, "{out:?}");
-        assert!(out.stdout.contains("COMPLETE"), "{shell}: {}", out.stdout);
+        assert!(
+            out.stdout.contains("MF_COMPLETE"),
+            "{shell}: {}",
+            out.stdout
+        );
     }
 
     // The answers, as zsh and fish ask for them.
