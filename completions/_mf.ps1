@@ -2,8 +2,8 @@
 Register-ArgumentCompleter -Native -CommandName mf -ScriptBlock {
     param($wordToComplete, $commandAst, $cursorPosition)
 
-    $prev = $env:COMPLETE;
-    $env:COMPLETE = "powershell";
+    $prev = $env:MF_COMPLETE;
+    $env:MF_COMPLETE = "powershell";
 
     $args = $commandAst.Extent.Text
     $args = $args.Substring(0, [math]::Min($cursorPosition, $args.Length));
@@ -15,9 +15,9 @@ Register-ArgumentCompleter -Native -CommandName mf -ScriptBlock {
 & mf -- $args
 "@;
     if ($null -eq $prev) {
-        Remove-Item Env:\COMPLETE;
+        Remove-Item Env:\MF_COMPLETE;
     } else {
-        $env:COMPLETE = $prev;
+        $env:MF_COMPLETE = $prev;
     }
     $results | ForEach-Object {
         $split = $_.Split("`t");

@@ -17,7 +17,7 @@ _clap_complete_mf() {
         _CLAP_COMPLETE_INDEX="$_CLAP_COMPLETE_INDEX" \
         _CLAP_COMPLETE_COMP_TYPE="$_CLAP_COMPLETE_COMP_TYPE" \
         _CLAP_COMPLETE_SPACE="$_CLAP_COMPLETE_SPACE" \
-        COMPLETE="bash" \
+        MF_COMPLETE="bash" \
         "mf" -- "${words[@]}" \
     ) )
     if [[ $? != 0 ]]; then
