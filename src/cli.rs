@@ -16,7 +16,6 @@ coverage record (the exact lines it stands for, with a digest of their bytes) is
 recall. Retract the summary and recall is verbatim again.",
     after_help = concat!(
         "Exit codes: 0 success (also nothing to fold, a declined fold); 1 bad input or refused operation; 2 usage error; 3 not compacted: the summarizer failed (0 with --allow-degraded); 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP.\n\n",
-        "Examples:\n  mf compact chat.jsonl --model extractive\n  mf recall chat.jsonl --format text\n  mf explain chat.jsonl\n\n",
         "Environment (a flag beats its variable; a variable beats the config file):\n",
         "  MF_MODEL                 the summarizer when --model is not given\n",
         "  MF_BASE_URL              the API base URL when --base-url is not given\n",
@@ -31,7 +30,8 @@ recall. Retract the summary and recall is verbatim again.",
         "  MF_CONFIG, XDG_CONFIG_HOME   the config file [default: ~/.config/mf/config.toml]\n",
         "  CLAUDE_CONFIG_DIR, CODEX_HOME   where Claude Code and Codex keep their state\n",
         "  COLUMNS                  the width tables fit on a terminal [default: the terminal's]\n",
-        "  MF_COMPLETE              set by the shell completion hooks (mf completions)"
+        "  MF_COMPLETE              set by the shell completion hooks (mf completions)\n\n",
+        "Examples:\n  mf compact chat.jsonl --model extractive\n  mf recall chat.jsonl --format text\n  mf explain chat.jsonl"
     )
 )]
 pub struct Cli {
