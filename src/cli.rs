@@ -16,6 +16,21 @@ coverage record (the exact lines it stands for, with a digest of their bytes) is
 recall. Retract the summary and recall is verbatim again.",
     after_help = concat!(
         "Exit codes: 0 success (also nothing to fold, a declined fold); 1 bad input or refused operation; 2 usage error; 3 not compacted: the summarizer failed (0 with --allow-degraded); 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP.\n\n",
+        "Environment (a flag beats its variable; a variable beats the config file):\n",
+        "  MF_MODEL                 the summarizer when --model is not given\n",
+        "  MF_BASE_URL              the API base URL when --base-url is not given\n",
+        "  ANTHROPIC_API_KEY, OPENAI_API_KEY, MF_API_KEY (an openai-compatible server's)   keys\n",
+        "  ANTHROPIC_BASE_URL, OPENAI_BASE_URL   each provider's base URL\n",
+        "  MF_RECENT, MF_TIMEOUT, MF_MIN_RETENTION   --recent, --timeout, --min-retention\n",
+        "  MF_LIVE_SECONDS          how long after its last write an agent session whose tail shows a step under way still counts as live [default: 60]\n",
+        "  MF_TAIL_WAIT_MS          how long an append waits for another program to finish its last line [default: 2000]\n",
+        "  MF_NO_PROGRESS, MF_NO_CACHE   set (not to 0): --no-progress, --no-cache\n",
+        "  MF_CACHE_DIR, XDG_CACHE_HOME   where checkpoints go (mf/checkpoints) [default: ~/.cache]\n",
+        "  MF_CACHE_MIN_BYTES       files smaller than this are not checkpointed [default: 4 MiB]\n",
+        "  MF_CONFIG, XDG_CONFIG_HOME   the config file [default: ~/.config/mf/config.toml]\n",
+        "  CLAUDE_CONFIG_DIR, CODEX_HOME   where Claude Code and Codex keep their state\n",
+        "  COLUMNS                  the width tables fit on a terminal [default: the terminal's]\n",
+        "  MF_COMPLETE              set by the shell completion hooks (mf completions)\n\n",
         "Examples:\n  mf compact chat.jsonl --model extractive\n  mf recall chat.jsonl --format text\n  mf explain chat.jsonl"
     )
 )]
@@ -31,9 +46,9 @@ pub struct Cli {
     #[arg(long, global = true, help_heading = "Global options")]
     pub no_progress: bool,
 
-    /// Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)
-    #[arg(short, long, global = true, help_heading = "Global options")]
-    pub verbose: bool,
+    /// Show request metadata on stderr: URL, model, sizes, status, timings, request id, retry waits; -vv adds the request and response headers (keys redacted) and when the reply's headers came (never bodies or keys)
+    #[arg(short, long, global = true, action = clap::ArgAction::Count, help_heading = "Global options")]
+    pub verbose: u8,
 
     /// Read every file in full: no checkpoint of a large file's prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]
     #[arg(long, global = true, help_heading = "Global options")]
@@ -156,7 +171,7 @@ pub struct PolicyArgs {
     pub protect: Option<Protect>,
 
     /// What to fold with: summary, mask (stub old tool results, no call), mask,summary, cited
-    #[arg(long, value_name = "STRATEGY", value_parser = parse_strategy)]
+    #[arg(long, value_name = "STRATEGY", value_parser = StrategyParser, hide_possible_values = true)]
     pub strategy: Option<StrategyArg>,
 
     /// With --strategy mask: the most recent tool results that stay verbatim [default: 3]
@@ -198,6 +213,49 @@ fn parse_strategy(s: &str) -> Result<StrategyArg, String> {
             ));
         }
     })
+}
+
+/// A `--strategy` value, with its names offered to shell completion.
+#[derive(Debug, Clone, Copy)]
+struct StrategyParser;
+
+impl clap::builder::TypedValueParser for StrategyParser {
+    type Value = StrategyArg;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<StrategyArg, clap::Error> {
+        parse_strategy(&value.to_string_lossy()).map_err(|e| {
+            let mut err = clap::Error::raw(
+                clap::error::ErrorKind::InvalidValue,
+                format!(
+                    "invalid value for {}: {e}\n",
+                    arg.map_or("--strategy".to_string(), |a| a.to_string())
+                ),
+            );
+            err = err.with_cmd(cmd);
+            err
+        })
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        use clap::builder::PossibleValue;
+        Some(Box::new(
+            [
+                PossibleValue::new("summary")
+                    .help("fold old turns into a summary (one call a span)"),
+                PossibleValue::new("mask").help("stub old tool results; no model call"),
+                PossibleValue::new("mask,summary").help("stubs, then a summary fold"),
+                PossibleValue::new("cited").help("summaries that cite their sources"),
+            ]
+            .into_iter(),
+        ))
+    }
 }
 
 fn positive_usize(s: &str) -> Result<usize, String> {

@@ -142,6 +142,8 @@ pub struct HttpClient {
     jitter: fn() -> f64,
     log: Option<Log>,
     debug_bodies: bool,
+    /// `-vv`: also log headers (sensitive values redacted) and when the reply's headers came.
+    detail: bool,
 }
 
 impl std::fmt::Debug for HttpClient {
@@ -167,6 +169,7 @@ impl HttpClient {
             jitter: fastrand::f64,
             log: None,
             debug_bodies: false,
+            detail: false,
         })
     }
 
@@ -180,6 +183,12 @@ impl HttpClient {
     pub fn with_log(mut self, log: Log, bodies: bool) -> Self {
         self.log = Some(log);
         self.debug_bodies = bodies;
+        self
+    }
+
+    /// With a log (`-v`), also log headers and the time to the reply's headers (`-vv`).
+    pub fn with_detail(mut self, detail: bool) -> Self {
+        self.detail = detail;
         self
     }
 
@@ -235,6 +244,16 @@ impl HttpClient {
                     &format!("request body: {}", String::from_utf8_lossy(&req.body)),
                 );
             }
+            if self.detail {
+                let shown: Vec<String> = req
+                    .headers
+                    .iter()
+                    .map(|(name, value, sensitive)| {
+                        format!("{name}: {}", if *sensitive { "[redacted]" } else { value })
+                    })
+                    .collect();
+                self.log(req, &format!("request headers: {}", shown.join("; ")));
+            }
             let started = Instant::now();
             let sent = self
                 .client
@@ -248,6 +267,16 @@ impl HttpClient {
                 Ok(resp) => {
                     let status = resp.status().as_u16();
                     let resp_headers = resp.headers().clone();
+                    if self.detail {
+                        self.log(
+                            req,
+                            &format!(
+                                "HTTP {status} headers after {:.2}s: {}",
+                                started.elapsed().as_secs_f64(),
+                                shown_headers(&resp_headers)
+                            ),
+                        );
+                    }
                     match read_bounded(resp, max_reply).await {
                         Ok(Some(body)) => Ok((status, resp_headers, body)),
                         Ok(None) => {
@@ -387,6 +416,26 @@ impl HttpClient {
             }
         }
     }
+}
+
+/// Response headers for `-vv`: every one by name, a value that could be a credential redacted.
+fn shown_headers(headers: &HeaderMap) -> String {
+    headers
+        .iter()
+        .map(|(name, value)| {
+            let n = name.as_str();
+            let secret = value.is_sensitive()
+                || ["cookie", "authorization", "key", "token", "secret"]
+                    .iter()
+                    .any(|s| n.contains(s) && !n.contains("ratelimit"));
+            if secret {
+                format!("{n}: [redacted]")
+            } else {
+                format!("{n}: {}", String::from_utf8_lossy(value.as_bytes()))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 fn plural(n: u32) -> &'static str {

@@ -7,6 +7,8 @@ use clap::Parser;
 fn main() -> ExitCode {
     // A panic is a bug: reported once, as an error (exit 2), never as a bare abort.
     mf::error::capture_panics();
+    // A shell asking for completions (`MF_COMPLETE=bash mf -- …`) is answered here, and mf exits.
+    mf::commands::completions::answer_if_asked();
     let cli = mf::cli::Cli::parse();
     let err = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| mf::run(cli))) {
         Ok(Ok(status)) => return ExitCode::from(status.code()),

@@ -31,6 +31,8 @@ pub mod env_vars {
     pub const MF_TIMEOUT: &str = "MF_TIMEOUT";
     /// Set to anything but `0` to never draw progress bars.
     pub const MF_NO_PROGRESS: &str = "MF_NO_PROGRESS";
+    /// The terminal's width, when the shell says it: tables and text on a terminal fit it.
+    pub const COLUMNS: &str = "COLUMNS";
     pub const ANTHROPIC_API_KEY: &str = "ANTHROPIC_API_KEY";
     pub const ANTHROPIC_BASE_URL: &str = "ANTHROPIC_BASE_URL";
     pub const OPENAI_API_KEY: &str = "OPENAI_API_KEY";
@@ -91,22 +93,35 @@ pub struct UiSettings {
     /// Progress bars: only on a terminal, never when asked not to.
     pub progress: bool,
     pub stdout_is_terminal: bool,
-    /// `-v`: request metadata on stderr.
-    pub verbose: bool,
+    /// How many `-v`: 1 request metadata on stderr, 2 also headers and timings in detail.
+    pub verbose: u8,
+    /// The width tables and text fit on a terminal: `COLUMNS` when it is set to one, else the
+    /// width of the terminal stdout is (None when neither says).
+    pub columns: Option<u16>,
 }
 
 impl UiSettings {
-    pub fn resolve(quiet: bool, no_progress: bool, verbose: bool) -> Self {
+    pub fn resolve(quiet: bool, no_progress: bool, verbose: u8) -> Self {
         let env_off = var(ev::MF_NO_PROGRESS).is_some_and(|v| v != "0");
+        let stdout_is_terminal = std::io::stdout().is_terminal();
+        let terminal_width = || {
+            rustix::termios::tcgetwinsize(std::io::stdout())
+                .ok()
+                .map(|size| size.ws_col)
+        };
         Self {
             quiet,
             progress: !quiet
-                && !verbose
+                && verbose == 0
                 && !no_progress
                 && !env_off
                 && std::io::stderr().is_terminal(),
-            stdout_is_terminal: std::io::stdout().is_terminal(),
+            stdout_is_terminal,
             verbose,
+            columns: var(ev::COLUMNS)
+                .and_then(|v| v.trim().parse::<u16>().ok())
+                .or_else(|| stdout_is_terminal.then(terminal_width).flatten())
+                .filter(|w| *w > 0),
         }
     }
 }
@@ -492,11 +507,41 @@ pub fn resolve_model_name(flag: Option<&str>, config: &ConfigFile) -> Result<Mod
         ));
     };
     model::resolve(&name).map_err(|e| {
-        MfError::usage(
-            e.to_string(),
-            Some(format!("choices: {}", model::choices())),
-        )
+        let near = closest_models(&name);
+        let message = if near.is_empty() {
+            e.to_string()
+        } else {
+            format!(
+                "{e}; did you mean {}?",
+                near.iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            )
+        };
+        MfError::usage(message, Some(format!("choices: {}", model::choices())))
     })
+}
+
+/// The known model names nearest to a mistyped one (at most three, best first): each alias
+/// and id is compared whole and without its `claude-` prefix, so `haiku-5.6` finds
+/// `claude-haiku-5-5`.
+fn closest_models(name: &str) -> Vec<&'static str> {
+    let typed = name.trim().to_ascii_lowercase();
+    let typed = typed.split_once(':').map_or(typed.as_str(), |(_, id)| id);
+    let mut scored: Vec<(f64, &'static str)> = Vec::new();
+    for r in model::MODELS {
+        for known in r.alias.into_iter().chain([r.id]) {
+            let bare = known.strip_prefix("claude-").unwrap_or(known);
+            let score = strsim::normalized_damerau_levenshtein(typed, known)
+                .max(strsim::normalized_damerau_levenshtein(typed, bare));
+            if score >= 0.6 && !scored.iter().any(|(_, k)| *k == known) {
+                scored.push((score, known));
+            }
+        }
+    }
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    scored.into_iter().take(3).map(|(_, k)| k).collect()
 }
 
 fn is_loopback(host: &str) -> bool {
@@ -626,7 +671,16 @@ impl CompactSettings {
                 Some("add `--output -` to stream it with the new lines to standard output, or `--output PATH`".into()),
             ));
         }
-        let model_ref = resolve_model_name(model.as_deref(), &config)?;
+        // `--strategy mask` calls no model: none need be named, and a named one (MF_MODEL in a
+        // CI job, say) is checked but never set up, so it needs no key.
+        let masks_only = matches!(policy.strategy, Some(StrategyArg::Mask));
+        let named = model.is_some() || var(ev::MF_MODEL).is_some() || config.model.is_some();
+        let model_ref = if masks_only && !named {
+            model::resolve(crate::summarizer::extractive::NAME)
+                .map_err(|e| MfError::usage(e.to_string(), None))?
+        } else {
+            resolve_model_name(model.as_deref(), &config)?
+        };
         let (span, out) = model_ref.budgets();
         let budgets = ModelBudgets {
             span_tokens: span as usize,
@@ -708,9 +762,19 @@ impl CompactSettings {
             ));
         }
         let token_ratio = model_ref.token_ratio();
-        let model_warning = model_ref.warning();
+        let model_warning = if masks_only {
+            None
+        } else {
+            model_ref.warning()
+        };
+        // Nothing is called, so nothing is paid (and `--max-cost` holds).
+        let pricing = if masks_only {
+            Some(Pricing::flat(0.0, 0.0))
+        } else {
+            pricing
+        };
 
-        let local = model_ref.provider == Provider::Builtin;
+        let local = masks_only || model_ref.provider == Provider::Builtin;
         let model = if local {
             ModelChoice::Extractive
         } else {

@@ -74,7 +74,7 @@ fn summarizer_for(settings: &CompactSettings, ui: Ui) -> Result<Arc<dyn Summariz
     };
     let log = ui.verbose().then(|| {
         let log: crate::http::Log = Arc::new(move |line: &str| ui.log(line));
-        (log, settings.debug_bodies)
+        (log, settings.debug_bodies, ui.very_verbose())
     });
     let warn: crate::http::Log = Arc::new(move |line: &str| ui.warn(line));
     crate::summarizer::named(remote, settings.http.clone(), log, warn)

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use crate::decision::{CostRecord, DecisionRecord, UsageRecord};
-use crate::render::{Ui, decision_table};
+use crate::render::{Grid, Plain, Ui, decision_grid};
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -134,13 +134,33 @@ pub struct BranchView {
     pub before_native: usize,
 }
 
+/// A section's grid: a table flush left, or lines indented under its heading.
+fn section(ui: &Ui, t: &Grid) -> String {
+    format!("{}\n", t.render(ui, "  "))
+}
+
+/// Lines of running text, each wrapped to a terminal's width.
+fn prose_lines(ui: &Ui, text: &str) -> String {
+    text.lines()
+        .map(|l| {
+            let body = l.trim_start();
+            ui.prose(body, &l[..l.len() - body.len()])
+        })
+        .collect()
+}
+
+/// `mf explain` in words: sections of tables on a terminal, `key: value` records on a pipe.
 pub fn tables(ui: &Ui, ex: &Explanation) -> String {
-    let mut out = format!(
-        "{} ({}): {} entries in {} turns, {} lines\n",
-        ex.file, ex.format, ex.entries, ex.turns, ex.lines
+    let mut out = ui.prose(
+        &format!(
+            "{} ({}): {} entries in {} turns, {} lines",
+            ex.file, ex.format, ex.entries, ex.turns, ex.lines
+        ),
+        "",
     );
     if let Some(b) = &ex.branch {
-        out.push_str(&format!(
+        let mut line = String::new();
+        line.push_str(&format!(
             "active branch: {} entr{}{}",
             b.entries,
             if b.entries == 1 { "y" } else { "ies" },
@@ -161,22 +181,26 @@ pub fn tables(ui: &Ui, ex: &Explanation) -> String {
             ));
         }
         if !aside.is_empty() {
-            out.push_str(&format!(
+            line.push_str(&format!(
                 "; {}: kept in the file, never shown or folded",
                 aside.join(", ")
             ));
         }
-        out.push('\n');
+        out.push_str(&ui.prose(&line, ""));
     }
     if let Some(f) = &ex.focus {
-        out.push_str(&format!(
-            "\n{} (line {}) is a {}{}\n",
-            f.id,
-            f.line,
-            f.kind,
-            f.hidden_by
-                .as_ref()
-                .map_or(String::new(), |s| format!(", hidden from recall by {s}"))
+        out.push('\n');
+        out.push_str(&ui.prose(
+            &format!(
+                "{} (line {}) is a {}{}",
+                f.id,
+                f.line,
+                f.kind,
+                f.hidden_by
+                    .as_ref()
+                    .map_or(String::new(), |s| format!(", hidden from recall by {s}"))
+            ),
+            "",
         ));
     }
 
@@ -184,7 +208,7 @@ pub fn tables(ui: &Ui, ex: &Explanation) -> String {
     if ex.summaries.is_empty() {
         out.push_str("  none\n");
     } else {
-        let mut t = ui.table();
+        let mut t = ui.grid(Plain::Records);
         t.set_header(vec![
             "id",
             "line",
@@ -213,34 +237,36 @@ pub fn tables(ui: &Ui, ex: &Explanation) -> String {
                 retention(s),
             ]);
         }
-        out.push_str(&format!("{t}\n"));
+        out.push_str(&section(ui, &t));
         for s in &ex.summaries {
             if let Some(a) = &s.audit {
-                out.push_str(&format!("\naudit of {}\n", s.id));
-                out.push_str(&audit_lines(a));
+                out.push('\n');
+                out.push_str(&ui.prose(&format!("audit of {}", s.id), ""));
+                out.push_str(&prose_lines(ui, &audit_lines(a)));
             }
             if let Some(c) = &s.cited {
-                out.push_str(&format!("\ncitations of {}\n", s.id));
-                out.push_str(&cited_lines(c));
+                out.push('\n');
+                out.push_str(&ui.prose(&format!("citations of {}", s.id), ""));
+                out.push_str(&prose_lines(ui, &cited_lines(c)));
             }
         }
     }
 
     if !ex.native.is_empty() {
         out.push_str("\nthe agent's own compactions\n");
-        let mut t = ui.table();
+        let mut t = ui.grid(Plain::Records);
         t.set_header(vec!["line", "what"]);
         for n in &ex.native {
             t.add_row(vec![n.line.to_string(), n.detail.clone()]);
         }
-        out.push_str(&format!("{t}\n"));
+        out.push_str(&section(ui, &t));
     }
 
     out.push_str("\nhistory\n");
     if ex.history.is_empty() {
         out.push_str("  no decisions recorded\n");
     } else {
-        let mut t = ui.table();
+        let mut t = ui.grid(Plain::Records);
         t.set_header(vec![
             "line", "decision", "turns", "entries", "model", "tokens", "cost", "detail",
         ]);
@@ -274,14 +300,14 @@ pub fn tables(ui: &Ui, ex: &Explanation) -> String {
                 h.detail.clone(),
             ]);
         }
-        out.push_str(&format!("{t}\n"));
+        out.push_str(&section(ui, &t));
     }
 
     out.push_str("\nflags\n");
     if ex.flags.is_empty() && ex.notes.is_empty() {
         out.push_str("  none\n");
     } else {
-        let mut t = ui.table();
+        let mut t = ui.grid(Plain::Records);
         t.set_header(vec!["line", "id", "kind", "why"]);
         for f in &ex.flags {
             t.add_row(vec![
@@ -299,12 +325,15 @@ pub fn tables(ui: &Ui, ex: &Explanation) -> String {
                 n.detail.clone(),
             ]);
         }
-        out.push_str(&format!("{t}\n"));
+        out.push_str(&section(ui, &t));
     }
 
-    out.push_str("\nnow (what `mf compact` would do; nothing is called or written)\n");
-    out.push_str(&decision_table(ui, &ex.now));
     out.push('\n');
+    out.push_str(&ui.prose(
+        "now (what `mf compact` would do; nothing is called or written)",
+        "",
+    ));
+    out.push_str(&section(ui, &decision_grid(ui, &ex.now)));
     out
 }
 

@@ -5,8 +5,6 @@
 use std::io::{self, Write};
 use std::time::Duration;
 
-use comfy_table::presets::{ASCII_FULL_CONDENSED, UTF8_FULL_CONDENSED};
-use comfy_table::{ContentArrangement, Table};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::decision::{Action, DecisionRecord};
@@ -15,7 +13,10 @@ use crate::settings::{RecordsTo, UiSettings};
 pub mod explain;
 pub mod recall;
 pub mod summarize;
+pub mod table;
 pub mod verify;
+
+pub use table::{Grid, Plain};
 
 /// The printer every command talks through.
 #[derive(Debug, Clone, Copy)]
@@ -44,12 +45,17 @@ impl Ui {
 
     /// Whether `-v` was given.
     pub fn verbose(&self) -> bool {
-        self.settings.verbose
+        self.settings.verbose >= 1
+    }
+
+    /// Whether `-vv` was given: more detail (headers, timings), never bodies or keys.
+    pub fn very_verbose(&self) -> bool {
+        self.settings.verbose >= 2
     }
 
     /// A `-v` line on stderr.
     pub fn log(&self, message: &str) {
-        if self.settings.verbose {
+        if self.verbose() {
             let _ = writeln!(io::stderr().lock(), "mf: {message}");
         }
     }
@@ -82,18 +88,35 @@ impl Ui {
         bar
     }
 
-    /// A table: box-drawn and fitted to the terminal's width on a terminal (words wrap, never
-    /// cut); plain ASCII and never wrapped or truncated on a pipe.
-    pub fn table(&self) -> Table {
-        let mut t = Table::new();
+    /// Whether stdout is a terminal (tables are drawn and fitted) rather than a pipe or a file
+    /// (plain lines).
+    pub fn stdout_is_terminal(&self) -> bool {
+        self.settings.stdout_is_terminal
+    }
+
+    /// The width output fits on a terminal: `COLUMNS` when set, else the terminal's, else 80.
+    pub fn width(&self) -> usize {
+        self.settings.columns.map_or(80, usize::from)
+    }
+
+    /// A grid (a table on a terminal; `plain` lines on a pipe).
+    pub fn grid(&self, plain: Plain) -> Grid {
+        Grid::new(plain)
+    }
+
+    /// Running text after `indent`: on a terminal, words wrapped to its width (later lines two
+    /// spaces deeper); elsewhere one line as it is (for grep). Ends with a newline.
+    pub fn prose(&self, text: &str, indent: &str) -> String {
         if self.settings.stdout_is_terminal {
-            t.load_preset(UTF8_FULL_CONDENSED);
-            t.set_content_arrangement(ContentArrangement::Dynamic);
+            let deeper = format!("{indent}  ");
+            let wrapped = wrap(text, self.width(), &deeper);
+            format!(
+                "{indent}{}",
+                wrapped.strip_prefix(&deeper).unwrap_or(&wrapped)
+            )
         } else {
-            t.load_preset(ASCII_FULL_CONDENSED);
-            t.set_content_arrangement(ContentArrangement::Disabled);
+            format!("{indent}{text}\n")
         }
-        t
     }
 }
 
@@ -227,18 +250,70 @@ fn cost_text(r: &DecisionRecord) -> String {
     }
 }
 
-/// One row per file: file, action, entries folded, tokens before → after, cost.
+/// One row per file: file, action, entries folded, tokens before → after, cost; a total row
+/// under several. On a pipe: tab-separated under a header, one line per file and the total last
+/// (as `wc` and `du -c` end), numbers without separators, tokens before and after in columns of
+/// their own, and the reason last.
 pub fn summary_table(ui: &Ui, records: &[DecisionRecord]) -> String {
-    let mut t = ui.table();
-    t.set_header(vec!["file", "action", "folded", "tokens", "cost"]);
-    for r in records {
-        let folded = r.span.as_ref().map_or("—".into(), |s| {
-            if matches!(r.action, Action::Folded | Action::Planned) {
-                thousands(s.entry_count)
+    let folded_of = |r: &DecisionRecord| {
+        r.span.as_ref().and_then(|s| {
+            matches!(r.action, Action::Folded | Action::Planned).then_some(s.entry_count)
+        })
+    };
+    if !ui.stdout_is_terminal() {
+        let mut t = ui.grid(Plain::Tsv);
+        t.set_header([
+            "file",
+            "action",
+            "folded",
+            "tokens_before",
+            "tokens_after",
+            "cost",
+            "reason",
+        ]);
+        for r in records {
+            let (before, after) = if r.action == Action::Error {
+                (String::new(), String::new())
             } else {
-                "—".into()
-            }
-        });
+                (r.before.tokens.to_string(), r.after.tokens.to_string())
+            };
+            t.add_row([
+                r.file.clone(),
+                r.action.as_str().to_string(),
+                folded_of(r).map_or(String::new(), |n| n.to_string()),
+                before,
+                after,
+                r.cost.map_or(String::new(), |_| cost_text(r)),
+                r.reason.clone(),
+            ]);
+        }
+        if records.len() > 1 {
+            let ok = || records.iter().filter(|r| r.action != Action::Error);
+            let total = total_row(records);
+            t.add_row([
+                total[0].clone(),
+                String::new(),
+                records
+                    .iter()
+                    .filter_map(folded_of)
+                    .sum::<usize>()
+                    .to_string(),
+                ok().map(|r| r.before.tokens).sum::<usize>().to_string(),
+                ok().map(|r| r.after.tokens).sum::<usize>().to_string(),
+                if total[4] == "—" {
+                    String::new()
+                } else {
+                    total[4].clone()
+                },
+                String::new(),
+            ]);
+        }
+        return t.render(ui, "");
+    }
+    let mut t = ui.grid(Plain::Tsv);
+    t.set_header(["file", "action", "folded", "tokens", "cost"]);
+    for r in records {
+        let folded = folded_of(r).map_or("—".into(), thousands);
         let tokens = if r.action == Action::Error {
             "—".to_string()
         } else if r.before == r.after {
@@ -255,12 +330,12 @@ pub fn summary_table(ui: &Ui, records: &[DecisionRecord]) -> String {
         } else {
             r.action.as_str().to_string()
         };
-        t.add_row(vec![r.file.clone(), action, folded, tokens, cost_text(r)]);
+        t.add_row([r.file.clone(), action, folded, tokens, cost_text(r)]);
     }
     if records.len() > 1 {
         t.add_row(total_row(records));
     }
-    t.to_string()
+    t.render(ui, "")
 }
 
 /// The multi-file table's last row: entries folded, tokens before → after and cost, summed.
@@ -303,9 +378,15 @@ fn total_row(records: &[DecisionRecord]) -> Vec<String> {
     ]
 }
 
+/// One decision record: a two-column table on a terminal, `key: value` lines on a pipe.
 pub fn decision_table(ui: &Ui, r: &DecisionRecord) -> String {
-    let mut t = ui.table();
-    t.set_header(vec!["file", &r.file]);
+    decision_grid(ui, r).render(ui, "")
+}
+
+/// The rows of [`decision_table`].
+pub fn decision_grid(ui: &Ui, r: &DecisionRecord) -> Grid {
+    let mut t = ui.grid(Plain::Pairs);
+    t.set_header(["file", r.file.as_str()]);
     t.add_row(vec!["action", r.action.as_str()]);
     t.add_row(vec!["reason", &r.reason]);
     t.add_row(vec!["model", r.model.as_deref().unwrap_or("—")]);
@@ -417,7 +498,7 @@ pub fn decision_table(ui: &Ui, r: &DecisionRecord) -> String {
         (false, None) => "no".into(),
     };
     t.add_row(vec!["written".to_string(), written]);
-    t.to_string()
+    t
 }
 
 fn counts(c: &std::collections::BTreeMap<&'static str, usize>, when: &str) -> String {
@@ -487,12 +568,12 @@ fn short_n(n: u64) -> String {
 
 /// Words wrapped at `width` columns, each line after the first indented by `indent`; a word is
 /// never split.
-fn wrap(text: &str, width: usize, indent: &str) -> String {
+pub(crate) fn wrap(text: &str, width: usize, indent: &str) -> String {
     let mut out = String::new();
     let mut line = String::from(indent);
     for word in text.split_whitespace() {
-        let fits =
-            line.trim().is_empty() || line.chars().count() + 1 + word.chars().count() <= width;
+        use unicode_width::UnicodeWidthStr;
+        let fits = line.trim().is_empty() || line.width() + 1 + word.width() <= width;
         if !fits {
             out.push_str(line.trim_end());
             out.push('\n');
@@ -508,9 +589,31 @@ fn wrap(text: &str, width: usize, indent: &str) -> String {
     out
 }
 
-/// The `mf models` table: one block per model, at most 80 columns (ids are never split).
-pub fn models_table(_ui: &Ui, rows: &[ModelView], ratios: &str) -> String {
-    const WIDTH: usize = 80;
+/// The `mf models` table. On a terminal: one block per model, its notes wrapped to the
+/// terminal's width (ids are never split). On a pipe: tab-separated values, one line per model
+/// under a header, numbers in full.
+pub fn models_table(ui: &Ui, rows: &[ModelView], ratios: &str) -> String {
+    if !ui.stdout_is_terminal() {
+        return format!("{}\n", models_grid(ui, rows).render(ui, ""));
+    }
+    let width = ui.width();
+    let blocks = models_blocks(rows, width);
+    if blocks
+        .lines()
+        .any(|l| unicode_width::UnicodeWidthStr::width(l) > width)
+    {
+        // Too narrow for a line per model: a record per model.
+        return format!(
+            "{}\n\n{}",
+            models_grid(ui, rows).render(ui, ""),
+            models_notes(ratios, width)
+        );
+    }
+    format!("{blocks}\n{}", models_notes(ratios, width))
+}
+
+/// One block per model: a line of figures (a line per further price band), then its notes.
+fn models_blocks(rows: &[ModelView], width: usize) -> String {
     let name = |r: &ModelView| match r.alias {
         Some(a) if a != r.id => format!("{a} = {}", r.id),
         _ => r.id.to_string(),
@@ -521,36 +624,12 @@ pub fn models_table(_ui: &Ui, rows: &[ModelView], ratios: &str) -> String {
         .max()
         .unwrap_or(5)
         .max(5);
-    let price = |v: f64| crate::model::price(v);
     let mut out = format!(
         "{:<w$}  {:<9}  {:>7}  {:>5}  {:>5}  $ IN/OUT PER MTOK\n",
         "MODEL", "PROVIDER", "CONTEXT", "SPAN", "RATIO"
     );
     for r in rows {
-        let bands: Vec<String> = r
-            .bands
-            .iter()
-            .enumerate()
-            .map(|(i, b)| {
-                let limit = match (b.up_to_prompt_tokens, r.bands.len()) {
-                    (_, 1) => String::new(),
-                    (Some(n), _) => format!(" ≤{}", crate::model::short_tokens(n)),
-                    (None, _) => {
-                        let below = r.bands[..i]
-                            .iter()
-                            .filter_map(|b| b.up_to_prompt_tokens)
-                            .max()
-                            .unwrap_or_default();
-                        format!(" >{}", crate::model::short_tokens(below))
-                    }
-                };
-                format!(
-                    "{}/{}{limit}",
-                    price(b.input_per_mtok),
-                    price(b.output_per_mtok)
-                )
-            })
-            .collect();
+        let bands = band_texts(r);
         let head = format!(
             "{:<w$}  {:<9}  {:>7}  {:>5}  {:>5}  ",
             name(r),
@@ -578,21 +657,93 @@ pub fn models_table(_ui: &Ui, rows: &[ModelView], ratios: &str) -> String {
             about.push_str(&format!("; refuses {}", r.rejects.join(", ")));
         }
         about.push_str(&format!("; verified {}", r.verified));
-        out.push_str(&wrap(&about, WIDTH, "    "));
+        out.push_str(&wrap(&about, width, "    "));
     }
-    out.push('\n');
+    out
+}
+
+/// What the columns of `mf models` mean, and the names it does not list.
+fn models_notes(ratios: &str, width: usize) -> String {
+    let mut out = String::new();
     out.push_str(&wrap(
         "SPAN: the most one call carries by default, in the model's tokens (under the cheaper price band, with a tenth to spare); --max-span-tokens counts mf's estimate instead. RATIO: the model's tokens per mf estimate token.",
-        WIDTH,
+        width,
         "",
     ));
-    out.push_str(&wrap(ratios, WIDTH, ""));
+    out.push_str(&wrap(ratios, width, ""));
     out.push_str(&wrap(
         "Also: anthropic:<id>, openai:<id>, bare OpenAI names (gpt-…, o…), and openai-compatible:<name> with --base-url (span budget 3,000 tokens unless --max-span-tokens).",
-        WIDTH,
+        width,
         "",
     ));
     out
+}
+
+/// A model's price bands, `IN/OUT` per million tokens with the prompt size each applies to.
+fn band_texts(r: &ModelView) -> Vec<String> {
+    r.bands
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let limit = match (b.up_to_prompt_tokens, r.bands.len()) {
+                (_, 1) => String::new(),
+                (Some(n), _) => format!(" ≤{}", crate::model::short_tokens(n)),
+                (None, _) => {
+                    let below = r.bands[..i]
+                        .iter()
+                        .filter_map(|b| b.up_to_prompt_tokens)
+                        .max()
+                        .unwrap_or_default();
+                    format!(" >{}", crate::model::short_tokens(below))
+                }
+            };
+            format!(
+                "{}/{}{limit}",
+                crate::model::price(b.input_per_mtok),
+                crate::model::price(b.output_per_mtok)
+            )
+        })
+        .collect()
+}
+
+/// `mf models` as a grid: on a pipe, one tab-separated line per model.
+fn models_grid(ui: &Ui, rows: &[ModelView]) -> Grid {
+    let mut t = ui.grid(Plain::Tsv);
+    t.set_header([
+        "model",
+        "alias",
+        "provider",
+        "status",
+        "shutdown",
+        "context_tokens",
+        "span_tokens",
+        "token_ratio",
+        "price_in",
+        "price_out",
+        "bands",
+        "profile",
+        "refuses",
+        "verified",
+    ]);
+    for r in rows {
+        t.add_row([
+            r.id.to_string(),
+            r.alias.filter(|a| *a != r.id).unwrap_or("").to_string(),
+            r.provider.to_string(),
+            r.status.to_string(),
+            r.shutdown.unwrap_or("").to_string(),
+            r.context_tokens.to_string(),
+            r.span_tokens.to_string(),
+            format!("{:.2}", r.token_ratio),
+            crate::model::price(r.price_in_per_mtok),
+            crate::model::price(r.price_out_per_mtok),
+            band_texts(r).join(", "),
+            r.profile.to_string(),
+            r.rejects.join(", "),
+            r.verified.to_string(),
+        ]);
+    }
+    t
 }
 
 #[cfg(test)]

@@ -144,19 +144,20 @@ pub trait Summarizer: Send + Sync {
 
 /// The summarizer a resolved model names: the built-in one (`remote` is `None`), or a remote
 /// model reached through a client with these HTTP settings. `log` (with bodies, or not) is
-/// `-v`'s request log; `warn` hears what the provider says.
+/// `-v`'s request log (`detail`: `-vv`'s sizes and timings too); `warn` hears what the provider
+/// says.
 pub fn named(
     remote: Option<&RemoteConfig>,
     http: crate::http::HttpSettings,
-    log: Option<(crate::http::Log, bool)>,
+    log: Option<(crate::http::Log, bool, bool)>,
     warn: crate::http::Log,
 ) -> Result<std::sync::Arc<dyn Summarizer>, reqwest::Error> {
     Ok(match remote {
         None => std::sync::Arc::new(Extractive),
         Some(config) => {
             let mut client = crate::http::HttpClient::new(http)?;
-            if let Some((log, bodies)) = log {
-                client = client.with_log(log, bodies);
+            if let Some((log, bodies, detail)) = log {
+                client = client.with_log(log, bodies).with_detail(detail);
             }
             std::sync::Arc::new(Remote::new(config.clone(), client, warn))
         }

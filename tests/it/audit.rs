@@ -331,7 +331,7 @@ fn a_faithful_summary_is_written_with_its_audit() {
     assert_eq!(&ex["summaries"][0]["audit"], a);
     let table = explain_text(&env);
     assert!(table.contains("retention"), "{table}");
-    assert!(table.contains("| 100%"), "{table}");
+    assert!(table.contains("retention: 100%"), "{table}");
     assert!(
         table.contains("retention 100% · path 1/1, command 2/2, number 6/6, date 2/2"),
         "{table}"

@@ -171,35 +171,57 @@ fn flags_that_read_the_environment_say_so_and_global_flags_stand_apart() {
 
 #[test]
 fn model_completion_offers_the_model_names() {
-    // bash: run the committed completion function the way bash's TAB does.
+    // bash: run the committed completion hook the way bash's TAB does; it asks mf (on PATH).
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("completions/mf.bash");
-    let out = run_ok(std::process::Command::new("bash").arg("-c").arg(format!(
-        "source '{}'; COMP_WORDS=(mf compact --model ''); COMP_CWORD=3; \
+    let bin = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(mf_bin(), bin.path().join("mf")).unwrap();
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "source '{}'; COMP_WORDS=(mf compact --model ''); COMP_CWORD=3; COMP_TYPE=9; \
              COMP_LINE='mf compact --model '; COMP_POINT=${{#COMP_LINE}}; \
-             _mf mf '' --model; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
-        script.display()
-    )));
+             _clap_complete_mf mf '' --model; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+            script.display()
+        ))
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                bin.path().display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        )
+        .output()
+        .expect("bash runs");
     let offered = String::from_utf8(out.stdout).unwrap();
-    for name in [
+    let names = [
         "extractive",
         "haiku",
         "sonnet",
         "opus",
         "openai-compatible:",
-    ] {
+    ];
+    for name in names {
         assert!(
             offered.lines().any(|l| l == name),
             "`mf compact --model <TAB>` does not offer {name}: {offered:?} {}",
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    // zsh and fish carry the same names for --model (clap_complete's PowerShell and elvish
-    // scripts complete flag names only, never values).
-    for file in ["_mf", "mf.fish"] {
-        let text = committed(&format!("completions/{file}")).unwrap();
-        assert!(
-            text.contains("haiku") && text.contains("openai-compatible"),
-            "{file} does not complete model names"
+    // zsh and fish ask mf the same way (`MF_COMPLETE=SHELL mf -- WORDS`).
+    let env = TestEnv::new();
+    for shell in ["zsh", "fish"] {
+        let out = env.mf_env(
+            &["--", "mf", "compact", "--model", ""],
+            &[("MF_COMPLETE", shell), ("_CLAP_COMPLETE_INDEX", "3")],
         );
+        for name in names {
+            assert!(
+                out.stdout
+                    .lines()
+                    .any(|l| l.starts_with(name.trim_end_matches(':'))),
+                "{shell} is not offered {name}: {out:?}"
+            );
+        }
     }
 }

@@ -96,7 +96,8 @@ fn run(file: &Path, s: &Arc<TestSummarizer>) -> anyhow::Result<mf::decision::Dec
         quiet: true,
         progress: false,
         stdout_is_terminal: false,
-        verbose: false,
+        verbose: 0,
+        columns: None,
     });
     let ctx = Compaction::in_process(s.clone(), || 1_764_400_000_000, ui);
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -277,7 +278,8 @@ fn the_request_keeps_instruction_and_data_apart() {
         quiet: true,
         progress: false,
         stdout_is_terminal: false,
-        verbose: false,
+        verbose: 0,
+        columns: None,
     });
     let ctx = Compaction::in_process(cap.clone(), || 1, ui);
     let rt = tokio::runtime::Builder::new_current_thread()

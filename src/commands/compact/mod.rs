@@ -109,7 +109,7 @@ pub fn summarizer_for(settings: &CompactSettings, ui: Ui) -> Result<Arc<dyn Summ
     };
     let log = ui.verbose().then(|| {
         let log: crate::http::Log = Arc::new(move |line: &str| ui.log(line));
-        (log, settings.debug_bodies)
+        (log, settings.debug_bodies, ui.very_verbose())
     });
     crate::summarizer::named(
         remote,
@@ -228,7 +228,9 @@ pub async fn compact_file(
         None => read_only(path, settings)?,
     };
     super::recall::log_read(&ctx.ui, &t);
-    let mut r = DecisionRecord::new(&t.display(), Some(&model));
+    // A mask calls no model: the record names none.
+    let summarizes = settings.policy.strategy.summarizes();
+    let mut r = DecisionRecord::new(&t.display(), summarizes.then_some(model.as_str()));
     r.format = Some(t.format.name().to_string());
     if let Some(h) = &handle
         && t.format.is_agent()
