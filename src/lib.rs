@@ -92,6 +92,10 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
             commands::models::models(args.json, &ui)?;
             Ok(ExitStatus::Success)
         }
+        Command::Sessions(args) => {
+            let cache = settings::cache_options(cli.no_cache);
+            commands::sessions::sessions(&args, cache.as_ref(), &ui)
+        }
         Command::Completions(args) => {
             commands::completions::completions(&args)?;
             Ok(ExitStatus::Success)

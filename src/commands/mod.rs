@@ -7,4 +7,5 @@ pub mod explain;
 pub mod man;
 pub mod models;
 pub mod recall;
+pub mod sessions;
 pub mod verify;

@@ -14,6 +14,7 @@ use crate::settings::{RecordsTo, UiSettings};
 
 pub mod explain;
 pub mod recall;
+pub mod sessions;
 pub mod verify;
 
 /// The printer every command talks through.

@@ -36,6 +36,7 @@ mod recall;
 mod regressions;
 mod scale;
 mod server;
+mod sessions;
 mod snapshots;
 mod stream;
 mod trust;
