@@ -84,6 +84,13 @@ pub enum Command {
         "Examples:\n  mf sessions\n  mf sessions --agent claude --cwd .\n  mf sessions --agent codex --latest | mf compact --files-from - --model haiku\n  mf sessions -0 | mf compact --files-from - -0 --model haiku --json"
     ))]
     Sessions(SessionsArgs),
+    /// Run as an agent's compaction hook, or install mf's hooks into an agent's settings
+    #[command(after_help = concat!(
+        "Examples:\n  mf hook install claude-code            # PreCompact keep-list + SessionStart loss report, in ~/.claude/settings.json\n",
+        "  mf hook install claude-code --project  # in ./.claude/settings.json\n  mf hook install codex                  # a compact prompt file and compact_prompt in ~/.codex/config.toml\n",
+        "  mf hook uninstall claude-code\n  echo '{\"hook_event_name\":\"PreCompact\",\"transcript_path\":\"S.jsonl\"}' | mf hook claude-code"
+    ))]
+    Hook(HookArgs),
     /// Print a shell completion script to stdout
     #[command(
         after_help = "Examples:\n  mf completions bash > ~/.local/share/bash-completion/completions/mf\n  mf completions zsh > ~/.zfunc/_mf"
@@ -555,7 +562,7 @@ pub struct VerifyArgs {
 }
 
 /// The commands with a man page of their own (every visible one; a test keeps the list whole).
-pub const MAN_PAGES: [&str; 9] = [
+pub const MAN_PAGES: [&str; 10] = [
     "compact",
     "recall",
     "expand",
@@ -563,6 +570,7 @@ pub const MAN_PAGES: [&str; 9] = [
     "verify",
     "models",
     "sessions",
+    "hook",
     "completions",
     "man",
 ];

@@ -403,6 +403,51 @@ pub fn cwd_spellings(cwd: &Path) -> Vec<String> {
     out
 }
 
+/// Where `mf hook install` writes, and the mf the hooks run.
+#[derive(Debug, Clone)]
+pub struct HookPaths {
+    /// Claude Code's settings: `~/.claude/settings.json` (`$CLAUDE_CONFIG_DIR/settings.json`), or
+    /// with `--project` `.claude/settings.json` in the current directory.
+    pub claude_settings: PathBuf,
+    /// Codex's config: `$CODEX_HOME/config.toml` (default `~/.codex/config.toml`).
+    pub codex_config: PathBuf,
+    /// The compact prompt file mf writes beside it.
+    pub codex_prompt: PathBuf,
+    /// This mf, as an absolute path.
+    pub mf: PathBuf,
+}
+
+pub fn hook_paths(scope: crate::cli::HookScope) -> Result<HookPaths, MfError> {
+    let home = var(ev::HOME).map(PathBuf::from);
+    let no_home = || {
+        MfError::usage(
+            "HOME is not set: mf cannot tell where the agent keeps its settings",
+            Some("set HOME (or CLAUDE_CONFIG_DIR / CODEX_HOME)".into()),
+        )
+    };
+    let claude_dir = var(ev::CLAUDE_CONFIG_DIR)
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join(".claude")));
+    let codex_home = var(ev::CODEX_HOME)
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join(".codex")));
+    let claude_settings = match scope {
+        crate::cli::HookScope::User => claude_dir.ok_or_else(no_home)?.join("settings.json"),
+        crate::cli::HookScope::Project => std::path::absolute(".claude/settings.json")
+            .map_err(|e| MfError::usage(format!("cannot tell the current directory: {e}"), None))?,
+    };
+    let codex_home = codex_home.ok_or_else(no_home)?;
+    let mf = std::env::current_exe()
+        .and_then(std::fs::canonicalize)
+        .map_err(|e| MfError::usage(format!("cannot tell where this mf is: {e}"), None))?;
+    Ok(HookPaths {
+        claude_settings,
+        codex_config: codex_home.join("config.toml"),
+        codex_prompt: codex_home.join("mf-compact-prompt.md"),
+        mf,
+    })
+}
+
 /// The agent a flag names.
 pub fn agent_of(a: crate::cli::AgentArg) -> crate::transcript::sessions::Agent {
     use crate::transcript::sessions::Agent;

@@ -4,6 +4,7 @@ pub mod compact;
 pub mod completions;
 pub mod expand;
 pub mod explain;
+pub mod hook;
 pub mod man;
 pub mod models;
 pub mod recall;

@@ -20,6 +20,7 @@ mod found;
 mod fresh;
 mod fresh_agents;
 mod fuzz_smoke;
+mod hook;
 mod hostile;
 mod http;
 mod issue16;
