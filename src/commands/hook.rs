@@ -27,6 +27,10 @@ use crate::transcript::{self, CacheOptions, Format, ReadOptions, Transcript};
 pub const KEEP_LIST_CHARS: usize = 7_000;
 /// Most characters of the loss report given back to Claude after its compaction.
 pub const LOSS_REPORT_CHARS: usize = 7_000;
+/// How the keep-list and the loss report begin (and how mf knows its own words when Claude Code
+/// records them in the session).
+const KEEP_LIST_HEAD: &str = "mf keep-list:";
+const REPORT_HEAD: &str = "mf audit of the compaction summary above";
 /// Most bytes of hook input read from stdin (Claude Code's is a few hundred).
 const MAX_INPUT: u64 = 1 << 20;
 
@@ -224,8 +228,8 @@ pub fn keep_list(path: &Path, cache: Option<&CacheOptions>) -> Result<String> {
     if n == 0 {
         return Ok(String::new());
     }
-    let mut out = String::from(
-        "mf keep-list: the conversation you are summarizing states the items below, most important first \
+    let mut out = format!(
+        "{KEEP_LIST_HEAD} the conversation you are summarizing states the items below, most important first \
 (T = turn). Copy each one verbatim into your summary — paths, commands, figures, dates, identifiers, URLs, \
 names and error messages exactly as written, a corrected value only at its latest value — in a section \
 headed \"Kept verbatim\":",
@@ -251,25 +255,34 @@ pub fn loss_report(path: &Path, cache: Option<&CacheOptions>) -> Result<String> 
         return Ok(String::new());
     };
     let start = natives.iter().rev().nth(1).copied().unwrap_or(0);
-    let replaced: Vec<usize> = (start..last)
-        // What lies before a compaction is off the active branch (mf marks it unseen): every
-        // message there is what the summary replaced; system rows (mf's own lines, metadata) are not.
-        .filter(|&i| {
-            let e = &ledger.conv.entries[i];
-            e.role != Role::System || e.has(flag::NATIVE_SUMMARY)
-        })
+    let entries = &ledger.conv.entries;
+    // mf's own words echoed into the session (Claude Code records a hook's output as a
+    // local-command row): neither what the summary replaced nor what it kept.
+    let echo = |i: usize| {
+        t.text(i)
+            .map(|x| x.contains(KEEP_LIST_HEAD) || x.contains(REPORT_HEAD))
+            .unwrap_or(false)
+    };
+    // What the compaction replaced: the messages before it that Claude no longer sees (mf marks
+    // them unseen: they are off the branch Claude walks from its leaf). The ones it still sees
+    // (the recent messages it keeps verbatim and re-links under the summary) are not lost.
+    let message =
+        |i: usize| entries[i].role != Role::System || entries[i].has(flag::NATIVE_SUMMARY);
+    let mut replaced: Vec<usize> = (start..last)
+        .filter(|&i| message(i) && entries[i].has(flag::UNSEEN) && !echo(i))
         .collect();
+    if replaced.is_empty() {
+        replaced = (start..last).filter(|&i| message(i) && !echo(i)).collect();
+    }
     if replaced.is_empty() {
         return Ok(String::new());
     }
     let (pieces, lines) = pieces(&t, &ledger, &replaced)?;
-    // What Claude is shown now: its summary and everything after it (the messages it kept).
+    // What Claude is shown now: its summary, the messages it kept, and anything after them.
     let mut now = t.text(last)?;
-    for i in last + 1..n {
-        if !ledger.conv.entries[i].has(flag::UNSEEN) {
-            now.push('\n');
-            now.push_str(&t.text(i)?);
-        }
+    for i in (start..n).filter(|&i| i != last && !entries[i].has(flag::UNSEEN) && !echo(i)) {
+        now.push('\n');
+        now.push_str(&t.text(i)?);
     }
     let opts = AuditOptions::default();
     let a = audit::audit(&pieces, &now, "", &opts);
@@ -283,7 +296,7 @@ pub fn loss_report(path: &Path, cache: Option<&CacheOptions>) -> Result<String> 
     );
     let file = t.path.display();
     let mut out = format!(
-        "mf audit of the compaction summary above (line {}): it keeps {} of the {} salient items of the {} \
+        "{REPORT_HEAD} (line {}): it keeps {} of the {} salient items of the {} \
 messages it replaced (turns {from_turn}–{to_turn}, lines {}–{}). It lost these, verbatim, most important first \
 (T = turn; @N = the line of {file} that says it); treat them as part of the conversation:",
         t.entries[last].line,

@@ -131,6 +131,33 @@ fn session_start_after_a_compaction_reports_what_the_summary_lost_with_pointers(
 }
 
 #[test]
+fn the_keep_list_claude_code_echoes_into_the_session_does_not_count_as_kept() {
+    // Claude Code 2.1.332 records a PreCompact hook's output after its summary as a
+    // `<local-command-stdout>` row: mf's own words there are not what the summary kept.
+    let env = TestEnv::new();
+    let f = env.copy_fixture("claude-compacted.jsonl");
+    let text = std::fs::read_to_string(&f).unwrap();
+    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    let row = serde_json::json!({
+        "parentUuid": last["uuid"], "isSidechain": false, "type": "user",
+        "message": {"role": "user", "content": "<local-command-stdout>Compacted\nPreCompact [mf hook claude-code] completed successfully: mf keep-list: the conversation you are summarizing states the items below\n- T2 wrote /home/dev/src/billing-worker/migrations/0042_processed_webhooks.sql</local-command-stdout>"},
+        "uuid": "5594d6d6-4bb5-4f5c-8fcd-16b2a991205d", "timestamp": "2026-11-30T10:00:00.000Z",
+        "sessionId": last["sessionId"], "cwd": last["cwd"], "version": "2.1.332", "userType": "external"
+    });
+    std::fs::write(&f, format!("{text}{row}\n")).unwrap();
+    let (code, out, err) = run_hook(&env, &event("SessionStart", &f, r#","source":"compact""#));
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let ctx = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(
+        ctx.contains("migrations/0042_processed_webhooks.sql"),
+        "{ctx}"
+    );
+}
+
+#[test]
 fn the_hook_is_silent_and_succeeds_on_everything_else() {
     let env = TestEnv::new();
     let f = env.copy_fixture("claude-compacted.jsonl");
