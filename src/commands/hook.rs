@@ -244,16 +244,38 @@ headed \"Kept verbatim\":",
 /// SessionStart after a compaction: audit the summary Claude Code just wrote (its newest
 /// `isCompactSummary` row) against the rows it replaced (from the compaction before it, or the
 /// start), and say what it lost, verbatim, with turns and the lines of the originals.
+///
+/// Claude Code runs the hook while its writer may not yet have put the new rows in the file: the
+/// summary that counts is the newest one with no prompt of the user's after it, waited for (read
+/// again every 100 ms) for at most [`COMPACTION_WAIT`]; without one, nothing is reported.
 pub fn loss_report(path: &Path, cache: Option<&CacheOptions>) -> Result<String> {
-    let t = read_session(path, cache)?;
-    let ledger = Ledger::new(t.conversation());
+    let deadline = std::time::Instant::now() + COMPACTION_WAIT;
+    loop {
+        let t = read_session(path, cache)?;
+        let ledger = Ledger::new(t.conversation());
+        let n = ledger.conv.entries.len();
+        let natives: Vec<usize> = (0..n)
+            .filter(|&i| ledger.conv.entries[i].has(flag::NATIVE_SUMMARY))
+            .collect();
+        if let Some(&last) = natives.last()
+            && !(last + 1..n).any(|i| ledger.is_user_message(i as crate::fold::Item))
+        {
+            return report(&t, &ledger, &natives);
+        }
+        if std::time::Instant::now() >= deadline {
+            return Ok(String::new());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+/// How long the SessionStart hook waits for Claude Code's new summary to reach the file.
+const COMPACTION_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The loss report on the newest of `natives` (Claude Code's summaries, in file order).
+fn report(t: &Transcript, ledger: &Ledger<'_>, natives: &[usize]) -> Result<String> {
     let n = ledger.conv.entries.len();
-    let natives: Vec<usize> = (0..n)
-        .filter(|&i| ledger.conv.entries[i].has(flag::NATIVE_SUMMARY))
-        .collect();
-    let Some(&last) = natives.last() else {
-        return Ok(String::new());
-    };
+    let last = natives[natives.len() - 1];
     let start = natives.iter().rev().nth(1).copied().unwrap_or(0);
     let entries = &ledger.conv.entries;
     // mf's own words echoed into the session (Claude Code records a hook's output as a
@@ -277,7 +299,7 @@ pub fn loss_report(path: &Path, cache: Option<&CacheOptions>) -> Result<String> 
     if replaced.is_empty() {
         return Ok(String::new());
     }
-    let (pieces, lines) = pieces(&t, &ledger, &replaced)?;
+    let (pieces, lines) = pieces(t, ledger, &replaced)?;
     // What Claude is shown now: its summary, the messages it kept, and anything after them.
     let mut now = t.text(last)?;
     for i in (start..n).filter(|&i| i != last && !entries[i].has(flag::UNSEEN) && !echo(i)) {
