@@ -278,7 +278,7 @@ fn the_hook_answers_well_within_its_timeout_on_the_largest_corpus_session() {
         // The hook is installed with a 60 s timeout (Claude Code's default is 600 s); even a
         // debug build answers within it (a release build: 0.5 s and 1.8 s on this 3 MB session).
         assert!(
-            took.as_secs() < 30,
+            took.as_secs() < 45,
             "{name} took {took:?} on {}",
             largest.display()
         );
