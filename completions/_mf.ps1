@@ -38,12 +38,16 @@ Register-ArgumentCompleter -Native -CommandName 'mf' -ScriptBlock {
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Show every decision recorded in the file, suspicious lines, and what `compact` would do now')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check a file''s integrity without calling anything: exit 0 when clean, 1 with the problems')
             [CompletionResult]::new('models', 'models', [CompletionResultType]::ParameterValue, 'List the summarizer models mf knows: aliases, providers, ids, budgets and prices')
+            [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List the sessions of Claude Code, Codex and pi on this machine, newest first')
+            [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Run as an agent''s compaction hook, or install mf''s hooks into an agent''s settings')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page of mf, or of one of its commands, in roff')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'mf;compact' {
+            [CompletionResult]::new('--latest', '--latest', [CompletionResultType]::ParameterName, 'Compact the agent''s newest session (see `mf sessions`), with --cwd: the newest one run there')
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'With --latest: only sessions run in this directory')
             [CompletionResult]::new('--files-from', '--files-from', [CompletionResultType]::ParameterName, 'Read file paths from FILE (`-` for standard input), one per line')
             [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'Summarizer model (required; never defaulted); `extractive` is the built-in offline one [env: MF_MODEL]')
             [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Summarizer model (required; never defaulted); `extractive` is the built-in offline one [env: MF_MODEL]')
@@ -188,6 +192,101 @@ Register-ArgumentCompleter -Native -CommandName 'mf' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'mf;sessions' {
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Only this agent''s sessions')
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Only sessions run in this directory')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [default: $XDG_CONFIG_HOME/mf/config.toml] [env: MF_CONFIG]')
+            [CompletionResult]::new('--latest', '--latest', [CompletionResultType]::ParameterName, 'Only the newest session (after --agent and --cwd)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object per session, one per line')
+            [CompletionResult]::new('-0', '-0', [CompletionResultType]::ParameterName, 'Print only the paths, each ended by a NUL byte (for `mf compact --files-from - -0`)')
+            [CompletionResult]::new('--null', '--null', [CompletionResultType]::ParameterName, 'Print only the paths, each ended by a NUL byte (for `mf compact --files-from - -0`)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or notes on stderr (errors still print)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or notes on stderr (errors still print)')
+            [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Read every file in full: no checkpoint of a large file''s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'mf;hook' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [default: $XDG_CONFIG_HOME/mf/config.toml] [env: MF_CONFIG]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or notes on stderr (errors still print)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or notes on stderr (errors still print)')
+            [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Read every file in full: no checkpoint of a large file''s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('claude-code', 'claude-code', [CompletionResultType]::ParameterValue, 'Claude Code''s hook: reads the hook''s JSON on stdin (PreCompact: print a keep-list; SessionStart after a compaction: report what the summary lost); never blocks, never writes the session')
+            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Add mf''s hooks to an agent''s settings (merging, idempotent, with a backup)')
+            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove mf''s hooks from an agent''s settings (with a backup)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mf;hook;claude-code' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [default: $XDG_CONFIG_HOME/mf/config.toml] [env: MF_CONFIG]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or notes on stderr (errors still print)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or notes on stderr (errors still print)')
+            [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Read every file in full: no checkpoint of a large file''s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'mf;hook;install' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [default: $XDG_CONFIG_HOME/mf/config.toml] [env: MF_CONFIG]')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Claude Code: the project''s `.claude/settings.json` (in the current directory)')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'Claude Code: the user''s `~/.claude/settings.json` (the default)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print what would change without writing')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or notes on stderr (errors still print)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or notes on stderr (errors still print)')
+            [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Read every file in full: no checkpoint of a large file''s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'mf;hook;uninstall' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [default: $XDG_CONFIG_HOME/mf/config.toml] [env: MF_CONFIG]')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Claude Code: the project''s `.claude/settings.json` (in the current directory)')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'Claude Code: the user''s `~/.claude/settings.json` (the default)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print what would change without writing')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or notes on stderr (errors still print)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or notes on stderr (errors still print)')
+            [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Read every file in full: no checkpoint of a large file''s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'mf;hook;help' {
+            [CompletionResult]::new('claude-code', 'claude-code', [CompletionResultType]::ParameterValue, 'Claude Code''s hook: reads the hook''s JSON on stdin (PreCompact: print a keep-list; SessionStart after a compaction: report what the summary lost); never blocks, never writes the session')
+            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Add mf''s hooks to an agent''s settings (merging, idempotent, with a backup)')
+            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove mf''s hooks from an agent''s settings (with a backup)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mf;hook;help;claude-code' {
+            break
+        }
+        'mf;hook;help;install' {
+            break
+        }
+        'mf;hook;help;uninstall' {
+            break
+        }
+        'mf;hook;help;help' {
+            break
+        }
         'mf;completions' {
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [default: $XDG_CONFIG_HOME/mf/config.toml] [env: MF_CONFIG]')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or notes on stderr (errors still print)')
@@ -219,6 +318,8 @@ Register-ArgumentCompleter -Native -CommandName 'mf' -ScriptBlock {
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Show every decision recorded in the file, suspicious lines, and what `compact` would do now')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check a file''s integrity without calling anything: exit 0 when clean, 1 with the problems')
             [CompletionResult]::new('models', 'models', [CompletionResultType]::ParameterValue, 'List the summarizer models mf knows: aliases, providers, ids, budgets and prices')
+            [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List the sessions of Claude Code, Codex and pi on this machine, newest first')
+            [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Run as an agent''s compaction hook, or install mf''s hooks into an agent''s settings')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page of mf, or of one of its commands, in roff')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -240,6 +341,24 @@ Register-ArgumentCompleter -Native -CommandName 'mf' -ScriptBlock {
             break
         }
         'mf;help;models' {
+            break
+        }
+        'mf;help;sessions' {
+            break
+        }
+        'mf;help;hook' {
+            [CompletionResult]::new('claude-code', 'claude-code', [CompletionResultType]::ParameterValue, 'Claude Code''s hook: reads the hook''s JSON on stdin (PreCompact: print a keep-list; SessionStart after a compaction: report what the summary lost); never blocks, never writes the session')
+            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Add mf''s hooks to an agent''s settings (merging, idempotent, with a backup)')
+            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove mf''s hooks from an agent''s settings (with a backup)')
+            break
+        }
+        'mf;help;hook;claude-code' {
+            break
+        }
+        'mf;help;hook;install' {
+            break
+        }
+        'mf;help;hook;uninstall' {
             break
         }
         'mf;help;completions' {

@@ -31,6 +31,9 @@ _mf() {
             mf,help)
                 cmd="mf__subcmd__help"
                 ;;
+            mf,hook)
+                cmd="mf__subcmd__hook"
+                ;;
             mf,man)
                 cmd="mf__subcmd__man"
                 ;;
@@ -39,6 +42,9 @@ _mf() {
                 ;;
             mf,recall)
                 cmd="mf__subcmd__recall"
+                ;;
+            mf,sessions)
+                cmd="mf__subcmd__sessions"
                 ;;
             mf,verify)
                 cmd="mf__subcmd__verify"
@@ -58,6 +64,9 @@ _mf() {
             mf__subcmd__help,help)
                 cmd="mf__subcmd__help__subcmd__help"
                 ;;
+            mf__subcmd__help,hook)
+                cmd="mf__subcmd__help__subcmd__hook"
+                ;;
             mf__subcmd__help,man)
                 cmd="mf__subcmd__help__subcmd__man"
                 ;;
@@ -67,8 +76,44 @@ _mf() {
             mf__subcmd__help,recall)
                 cmd="mf__subcmd__help__subcmd__recall"
                 ;;
+            mf__subcmd__help,sessions)
+                cmd="mf__subcmd__help__subcmd__sessions"
+                ;;
             mf__subcmd__help,verify)
                 cmd="mf__subcmd__help__subcmd__verify"
+                ;;
+            mf__subcmd__help__subcmd__hook,claude-code)
+                cmd="mf__subcmd__help__subcmd__hook__subcmd__claude__subcmd__code"
+                ;;
+            mf__subcmd__help__subcmd__hook,install)
+                cmd="mf__subcmd__help__subcmd__hook__subcmd__install"
+                ;;
+            mf__subcmd__help__subcmd__hook,uninstall)
+                cmd="mf__subcmd__help__subcmd__hook__subcmd__uninstall"
+                ;;
+            mf__subcmd__hook,claude-code)
+                cmd="mf__subcmd__hook__subcmd__claude__subcmd__code"
+                ;;
+            mf__subcmd__hook,help)
+                cmd="mf__subcmd__hook__subcmd__help"
+                ;;
+            mf__subcmd__hook,install)
+                cmd="mf__subcmd__hook__subcmd__install"
+                ;;
+            mf__subcmd__hook,uninstall)
+                cmd="mf__subcmd__hook__subcmd__uninstall"
+                ;;
+            mf__subcmd__hook__subcmd__help,claude-code)
+                cmd="mf__subcmd__hook__subcmd__help__subcmd__claude__subcmd__code"
+                ;;
+            mf__subcmd__hook__subcmd__help,help)
+                cmd="mf__subcmd__hook__subcmd__help__subcmd__help"
+                ;;
+            mf__subcmd__hook__subcmd__help,install)
+                cmd="mf__subcmd__hook__subcmd__help__subcmd__install"
+                ;;
+            mf__subcmd__hook__subcmd__help,uninstall)
+                cmd="mf__subcmd__hook__subcmd__help__subcmd__uninstall"
                 ;;
             *)
                 ;;
@@ -77,7 +122,7 @@ _mf() {
 
     case "${cmd}" in
         mf)
-            opts="-q -v -h -V --quiet --no-progress --verbose --no-cache --config --help --version compact recall expand explain verify models completions man help"
+            opts="-q -v -h -V --quiet --no-progress --verbose --no-cache --config --help --version compact recall expand explain verify models sessions hook completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -95,12 +140,20 @@ _mf() {
             return 0
             ;;
         mf__subcmd__compact)
-            opts="-0 -m -o -j -q -v -h --files-from --null --model --recent --recent-tokens --size --trigger --min-fold --target-tokens --max-span-tokens --protect --strategy --keep-tool-results --from --rollup --system-prompt --dry-run --output --force --json --record --jobs --allow-degraded --min-retention --retry-lossy --retry --strict-audit --audit-tool-results --base-url --timeout --retries --temperature --seed --count-tokens --max-output-tokens --anthropic-version --agent-model --allow-same-model --allow-insecure-http --no-redact --price-in --price-out --max-cost --debug-bodies --quiet --no-progress --verbose --no-cache --config --help"
+            opts="-0 -m -o -j -q -v -h --latest --cwd --files-from --null --model --recent --recent-tokens --size --trigger --min-fold --target-tokens --max-span-tokens --protect --strategy --keep-tool-results --from --rollup --system-prompt --dry-run --output --force --json --record --jobs --allow-degraded --min-retention --retry-lossy --retry --strict-audit --audit-tool-results --base-url --timeout --retries --temperature --seed --count-tokens --max-output-tokens --anthropic-version --agent-model --allow-same-model --allow-insecure-http --no-redact --price-in --price-out --max-cost --debug-bodies --quiet --no-progress --verbose --no-cache --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --latest)
+                    COMPREPLY=($(compgen -W "claude codex pi" -- "${cur}"))
+                    return 0
+                    ;;
+                --cwd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --files-from)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -355,7 +408,7 @@ _mf() {
             return 0
             ;;
         mf__subcmd__help)
-            opts="compact recall expand explain verify models completions man help"
+            opts="compact recall expand explain verify models sessions hook completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -438,6 +491,62 @@ _mf() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mf__subcmd__help__subcmd__hook)
+            opts="claude-code install uninstall"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mf__subcmd__help__subcmd__hook__subcmd__claude__subcmd__code)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mf__subcmd__help__subcmd__hook__subcmd__install)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mf__subcmd__help__subcmd__hook__subcmd__uninstall)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mf__subcmd__help__subcmd__man)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -480,6 +589,20 @@ _mf() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mf__subcmd__help__subcmd__sessions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mf__subcmd__help__subcmd__verify)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -494,8 +617,150 @@ _mf() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mf__subcmd__hook)
+            opts="-q -v -h --quiet --no-progress --verbose --no-cache --config --help claude-code install uninstall help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mf__subcmd__hook__subcmd__claude__subcmd__code)
+            opts="-q -v -h --quiet --no-progress --verbose --no-cache --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mf__subcmd__hook__subcmd__help)
+            opts="claude-code install uninstall help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mf__subcmd__hook__subcmd__help__subcmd__claude__subcmd__code)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mf__subcmd__hook__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mf__subcmd__hook__subcmd__help__subcmd__install)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mf__subcmd__hook__subcmd__help__subcmd__uninstall)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mf__subcmd__hook__subcmd__install)
+            opts="-q -v -h --project --user --dry-run --quiet --no-progress --verbose --no-cache --config --help claude-code codex"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mf__subcmd__hook__subcmd__uninstall)
+            opts="-q -v -h --project --user --dry-run --quiet --no-progress --verbose --no-cache --config --help claude-code codex"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mf__subcmd__man)
-            opts="-q -v -h --quiet --no-progress --verbose --no-cache --config --help compact recall expand explain verify models completions man"
+            opts="-q -v -h --quiet --no-progress --verbose --no-cache --config --help compact recall expand explain verify models sessions hook completions man"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -547,6 +812,32 @@ _mf() {
                     ;;
                 --from)
                     COMPREPLY=($(compgen -W "chat claude codex pi" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mf__subcmd__sessions)
+            opts="-0 -q -v -h --agent --cwd --latest --json --null --quiet --no-progress --verbose --no-cache --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --agent)
+                    COMPREPLY=($(compgen -W "claude codex pi" -- "${cur}"))
+                    return 0
+                    ;;
+                --cwd)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --config)

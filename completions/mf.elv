@@ -35,11 +35,15 @@ set edit:completion:arg-completer[mf] = {|@words|
             cand explain 'Show every decision recorded in the file, suspicious lines, and what `compact` would do now'
             cand verify 'Check a file''s integrity without calling anything: exit 0 when clean, 1 with the problems'
             cand models 'List the summarizer models mf knows: aliases, providers, ids, budgets and prices'
+            cand sessions 'List the sessions of Claude Code, Codex and pi on this machine, newest first'
+            cand hook 'Run as an agent''s compaction hook, or install mf''s hooks into an agent''s settings'
             cand completions 'Print a shell completion script to stdout'
             cand man 'Print the man page of mf, or of one of its commands, in roff'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'mf;compact'= {
+            cand --latest 'Compact the agent''s newest session (see `mf sessions`), with --cwd: the newest one run there'
+            cand --cwd 'With --latest: only sessions run in this directory'
             cand --files-from 'Read file paths from FILE (`-` for standard input), one per line'
             cand -m 'Summarizer model (required; never defaulted); `extractive` is the built-in offline one [env: MF_MODEL]'
             cand --model 'Summarizer model (required; never defaulted); `extractive` is the built-in offline one [env: MF_MODEL]'
@@ -178,6 +182,91 @@ set edit:completion:arg-completer[mf] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'mf;sessions'= {
+            cand --agent 'Only this agent''s sessions'
+            cand --cwd 'Only sessions run in this directory'
+            cand --config 'Config file [default: $XDG_CONFIG_HOME/mf/config.toml] [env: MF_CONFIG]'
+            cand --latest 'Only the newest session (after --agent and --cwd)'
+            cand --json 'Print one JSON object per session, one per line'
+            cand -0 'Print only the paths, each ended by a NUL byte (for `mf compact --files-from - -0`)'
+            cand --null 'Print only the paths, each ended by a NUL byte (for `mf compact --files-from - -0`)'
+            cand -q 'Print no warnings or notes on stderr (errors still print)'
+            cand --quiet 'Print no warnings or notes on stderr (errors still print)'
+            cand --no-progress 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]'
+            cand -v 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
+            cand --verbose 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
+            cand --no-cache 'Read every file in full: no checkpoint of a large file''s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'mf;hook'= {
+            cand --config 'Config file [default: $XDG_CONFIG_HOME/mf/config.toml] [env: MF_CONFIG]'
+            cand -q 'Print no warnings or notes on stderr (errors still print)'
+            cand --quiet 'Print no warnings or notes on stderr (errors still print)'
+            cand --no-progress 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]'
+            cand -v 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
+            cand --verbose 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
+            cand --no-cache 'Read every file in full: no checkpoint of a large file''s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand claude-code 'Claude Code''s hook: reads the hook''s JSON on stdin (PreCompact: print a keep-list; SessionStart after a compaction: report what the summary lost); never blocks, never writes the session'
+            cand install 'Add mf''s hooks to an agent''s settings (merging, idempotent, with a backup)'
+            cand uninstall 'Remove mf''s hooks from an agent''s settings (with a backup)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mf;hook;claude-code'= {
+            cand --config 'Config file [default: $XDG_CONFIG_HOME/mf/config.toml] [env: MF_CONFIG]'
+            cand -q 'Print no warnings or notes on stderr (errors still print)'
+            cand --quiet 'Print no warnings or notes on stderr (errors still print)'
+            cand --no-progress 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]'
+            cand -v 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
+            cand --verbose 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
+            cand --no-cache 'Read every file in full: no checkpoint of a large file''s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'mf;hook;install'= {
+            cand --config 'Config file [default: $XDG_CONFIG_HOME/mf/config.toml] [env: MF_CONFIG]'
+            cand --project 'Claude Code: the project''s `.claude/settings.json` (in the current directory)'
+            cand --user 'Claude Code: the user''s `~/.claude/settings.json` (the default)'
+            cand --dry-run 'Print what would change without writing'
+            cand -q 'Print no warnings or notes on stderr (errors still print)'
+            cand --quiet 'Print no warnings or notes on stderr (errors still print)'
+            cand --no-progress 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]'
+            cand -v 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
+            cand --verbose 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
+            cand --no-cache 'Read every file in full: no checkpoint of a large file''s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'mf;hook;uninstall'= {
+            cand --config 'Config file [default: $XDG_CONFIG_HOME/mf/config.toml] [env: MF_CONFIG]'
+            cand --project 'Claude Code: the project''s `.claude/settings.json` (in the current directory)'
+            cand --user 'Claude Code: the user''s `~/.claude/settings.json` (the default)'
+            cand --dry-run 'Print what would change without writing'
+            cand -q 'Print no warnings or notes on stderr (errors still print)'
+            cand --quiet 'Print no warnings or notes on stderr (errors still print)'
+            cand --no-progress 'Never draw progress displays (they are drawn only on a terminal) [env: MF_NO_PROGRESS]'
+            cand -v 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
+            cand --verbose 'Show request metadata on stderr: URL, model, sizes, status, request id, retry waits (never bodies or keys)'
+            cand --no-cache 'Read every file in full: no checkpoint of a large file''s prefix is used or kept (verify and expand always read in full) [env: MF_NO_CACHE]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'mf;hook;help'= {
+            cand claude-code 'Claude Code''s hook: reads the hook''s JSON on stdin (PreCompact: print a keep-list; SessionStart after a compaction: report what the summary lost); never blocks, never writes the session'
+            cand install 'Add mf''s hooks to an agent''s settings (merging, idempotent, with a backup)'
+            cand uninstall 'Remove mf''s hooks from an agent''s settings (with a backup)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mf;hook;help;claude-code'= {
+        }
+        &'mf;hook;help;install'= {
+        }
+        &'mf;hook;help;uninstall'= {
+        }
+        &'mf;hook;help;help'= {
+        }
         &'mf;completions'= {
             cand --config 'Config file [default: $XDG_CONFIG_HOME/mf/config.toml] [env: MF_CONFIG]'
             cand -q 'Print no warnings or notes on stderr (errors still print)'
@@ -207,6 +296,8 @@ set edit:completion:arg-completer[mf] = {|@words|
             cand explain 'Show every decision recorded in the file, suspicious lines, and what `compact` would do now'
             cand verify 'Check a file''s integrity without calling anything: exit 0 when clean, 1 with the problems'
             cand models 'List the summarizer models mf knows: aliases, providers, ids, budgets and prices'
+            cand sessions 'List the sessions of Claude Code, Codex and pi on this machine, newest first'
+            cand hook 'Run as an agent''s compaction hook, or install mf''s hooks into an agent''s settings'
             cand completions 'Print a shell completion script to stdout'
             cand man 'Print the man page of mf, or of one of its commands, in roff'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -222,6 +313,19 @@ set edit:completion:arg-completer[mf] = {|@words|
         &'mf;help;verify'= {
         }
         &'mf;help;models'= {
+        }
+        &'mf;help;sessions'= {
+        }
+        &'mf;help;hook'= {
+            cand claude-code 'Claude Code''s hook: reads the hook''s JSON on stdin (PreCompact: print a keep-list; SessionStart after a compaction: report what the summary lost); never blocks, never writes the session'
+            cand install 'Add mf''s hooks to an agent''s settings (merging, idempotent, with a backup)'
+            cand uninstall 'Remove mf''s hooks from an agent''s settings (with a backup)'
+        }
+        &'mf;help;hook;claude-code'= {
+        }
+        &'mf;help;hook;install'= {
+        }
+        &'mf;help;hook;uninstall'= {
         }
         &'mf;help;completions'= {
         }
