@@ -448,6 +448,19 @@ pub fn hook_paths(scope: crate::cli::HookScope) -> Result<HookPaths, MfError> {
     })
 }
 
+/// Where `mf hook` keeps what one hook hands the next (Claude Code's new summary, from PostCompact
+/// to SessionStart): `mf/hooks` in the cache directory (`$MF_CACHE_DIR`, `$XDG_CACHE_HOME`, else
+/// `~/.cache`).
+pub fn hook_state_dir() -> Option<PathBuf> {
+    let dir = var(ev::MF_CACHE_DIR).map(PathBuf::from).or_else(|| {
+        var(ev::XDG_CACHE_HOME)
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+            .or_else(|| var(ev::HOME).map(|h| PathBuf::from(h).join(".cache")))
+    })?;
+    Some(dir.join("mf").join("hooks"))
+}
+
 /// The agent a flag names.
 pub fn agent_of(a: crate::cli::AgentArg) -> crate::transcript::sessions::Agent {
     use crate::transcript::sessions::Agent;

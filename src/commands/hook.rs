@@ -73,23 +73,45 @@ fn claude_code(cache: Option<&CacheOptions>, ui: &Ui) {
         .filter(|p| !p.is_empty())
         .map(PathBuf::from);
     let answer = match (event, path) {
-        ("PreCompact", Some(path)) => keep_list(&path, cache).map(|s| (s, false)),
+        ("PreCompact", Some(path)) => keep_list(&path, cache).map(|s| (s, "")),
+        ("PostCompact", _) => {
+            // Claude Code hands the summary it just wrote to PostCompact, before the rows reach
+            // the file: kept (in mf's cache, never the session) for the SessionStart that follows.
+            if let (Some(sid), Some(summary)) = (
+                v.get("session_id").and_then(Value::as_str),
+                v.get("compact_summary").and_then(Value::as_str),
+            ) && let Err(e) = keep_summary(sid, summary)
+            {
+                ui.warn(&format!("mf hook claude-code (PostCompact): {e:#}"));
+            }
+            return;
+        }
         ("SessionStart", Some(path))
             if v.get("source").and_then(Value::as_str) == Some("compact") =>
         {
-            loss_report(&path, cache).map(|s| (s, true))
+            let sid = v.get("session_id").and_then(Value::as_str).unwrap_or("");
+            loss_report(&path, sid, cache).map(|s| (s, "SessionStart"))
+        }
+        // Claude Code 2.1.332 runs SessionStart(compact) before PostCompact and before its rows
+        // reach the file: the report then goes with the next prompt (or the resumed session).
+        ("UserPromptSubmit", Some(path)) | ("SessionStart", Some(path)) => {
+            let sid = v.get("session_id").and_then(Value::as_str).unwrap_or("");
+            match taken_summary(sid) {
+                Some(kept) => pending_report(&path, kept, cache).map(|s| (s, event)),
+                None => return,
+            }
         }
         _ => return,
     };
     match answer {
         Ok((text, _)) if text.is_empty() => {}
-        Ok((text, false)) => {
+        Ok((text, "")) => {
             let _ = render::stdout(&format!("{text}\n"));
         }
-        Ok((text, true)) => {
+        Ok((text, name)) => {
             let out = json!({
                 "hookSpecificOutput": {
-                    "hookEventName": "SessionStart",
+                    "hookEventName": name,
                     "additionalContext": text,
                 }
             });
@@ -248,8 +270,29 @@ headed \"Kept verbatim\":",
 /// Claude Code runs the hook while its writer may not yet have put the new rows in the file: the
 /// summary that counts is the newest one with no prompt of the user's after it, waited for (read
 /// again every 100 ms) for at most [`COMPACTION_WAIT`]; without one, nothing is reported.
-pub fn loss_report(path: &Path, cache: Option<&CacheOptions>) -> Result<String> {
+pub fn loss_report(path: &Path, session_id: &str, cache: Option<&CacheOptions>) -> Result<String> {
+    // The summary PostCompact kept: Claude Code 2.1.332 writes its new rows only after the
+    // SessionStart hooks ran, so the file does not hold it yet.
+    if let Some(summary) = taken_summary(session_id) {
+        let t = read_session(path, cache)?;
+        let ledger = Ledger::new(t.conversation());
+        let items = shown(&ledger);
+        let from = items
+            .iter()
+            .rposition(|&i| ledger.conv.entries[i].has(flag::NATIVE_SUMMARY))
+            .unwrap_or(0);
+        let replaced: Vec<usize> = items[from..]
+            .iter()
+            .copied()
+            .filter(|&i| {
+                let e = &ledger.conv.entries[i];
+                e.role != Role::System || e.has(flag::NATIVE_SUMMARY)
+            })
+            .collect();
+        return audit_report(&t, &ledger, &replaced, summary, None);
+    }
     let deadline = std::time::Instant::now() + COMPACTION_WAIT;
+    let _ = &session_id;
     loop {
         let t = read_session(path, cache)?;
         let ledger = Ledger::new(t.conversation());
@@ -269,8 +312,58 @@ pub fn loss_report(path: &Path, cache: Option<&CacheOptions>) -> Result<String> 
     }
 }
 
+/// Where PostCompact keeps Claude Code's new summary for the SessionStart hook.
+fn kept_summary_path(session_id: &str) -> Option<PathBuf> {
+    let ok = !session_id.is_empty()
+        && session_id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    ok.then(|| settings::hook_state_dir().map(|d| d.join(format!("claude-{session_id}.summary"))))
+        .flatten()
+}
+
+fn keep_summary(session_id: &str, summary: &str) -> Result<()> {
+    let Some(p) = kept_summary_path(session_id) else {
+        return Ok(());
+    };
+    replace_file(&p, summary, None).map(|_| ())
+}
+
+/// The summary PostCompact kept for this session (taken: the file is removed), if it was kept in
+/// the last ten minutes.
+fn taken_summary(session_id: &str) -> Option<String> {
+    let p = kept_summary_path(session_id)?;
+    let fresh = std::fs::metadata(&p)
+        .ok()?
+        .modified()
+        .ok()?
+        .elapsed()
+        .is_ok_and(|age| age < std::time::Duration::from_secs(600));
+    let text = std::fs::read_to_string(&p).ok();
+    let _ = std::fs::remove_file(&p);
+    text.filter(|_| fresh)
+}
+
+/// The report on a compaction PostCompact saw, given with the next prompt: on the summary row
+/// when it has reached the file (the newest one, no prompt after it), else on the kept text.
+fn pending_report(path: &Path, kept: String, cache: Option<&CacheOptions>) -> Result<String> {
+    let t = read_session(path, cache)?;
+    let ledger = Ledger::new(t.conversation());
+    let n = ledger.conv.entries.len();
+    let natives: Vec<usize> = (0..n)
+        .filter(|&i| ledger.conv.entries[i].has(flag::NATIVE_SUMMARY))
+        .collect();
+    if let Some(&last) = natives.last()
+        && !(last + 1..n).any(|i| ledger.is_user_message(i as crate::fold::Item))
+    {
+        return report(&t, &ledger, &natives);
+    }
+    let items = shown(&ledger);
+    audit_report(&t, &ledger, &items, kept, None)
+}
+
 /// How long the SessionStart hook waits for Claude Code's new summary to reach the file.
-const COMPACTION_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+const COMPACTION_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The loss report on the newest of `natives` (Claude Code's summaries, in file order).
 fn report(t: &Transcript, ledger: &Ledger<'_>, natives: &[usize]) -> Result<String> {
@@ -299,13 +392,27 @@ fn report(t: &Transcript, ledger: &Ledger<'_>, natives: &[usize]) -> Result<Stri
     if replaced.is_empty() {
         return Ok(String::new());
     }
-    let (pieces, lines) = pieces(t, ledger, &replaced)?;
     // What Claude is shown now: its summary, the messages it kept, and anything after them.
     let mut now = t.text(last)?;
     for i in (start..n).filter(|&i| i != last && !entries[i].has(flag::UNSEEN) && !echo(i)) {
         now.push('\n');
         now.push_str(&t.text(i)?);
     }
+    audit_report(t, ledger, &replaced, now, Some(t.entries[last].line))
+}
+
+/// The loss report: what `now` (Claude's summary and what it still sees) lost of `replaced`.
+fn audit_report(
+    t: &Transcript,
+    ledger: &Ledger<'_>,
+    replaced: &[usize],
+    now: String,
+    summary_line: Option<u32>,
+) -> Result<String> {
+    if replaced.is_empty() {
+        return Ok(String::new());
+    }
+    let (pieces, lines) = pieces(t, ledger, replaced)?;
     let opts = AuditOptions::default();
     let a = audit::audit(&pieces, &now, "", &opts);
     let (section, listed) = audit::appendix(&pieces, &now, &opts, LOSS_REPORT_CHARS);
@@ -318,10 +425,12 @@ fn report(t: &Transcript, ledger: &Ledger<'_>, natives: &[usize]) -> Result<Stri
     );
     let file = t.path.display();
     let mut out = format!(
-        "{REPORT_HEAD} (line {}): it keeps {} of the {} salient items of the {} \
+        "{REPORT_HEAD}{}: it keeps {} of the {} salient items of the {} \
 messages it replaced (turns {from_turn}–{to_turn}, lines {}–{}). It lost these, verbatim, most important first \
 (T = turn; @N = the line of {file} that says it); treat them as part of the conversation:",
-        t.entries[last].line,
+        summary_line
+            .map(|l| format!(" (line {l})"))
+            .unwrap_or_default(),
         a.kept,
         a.found,
         pieces.len(),
@@ -393,7 +502,12 @@ fn remove_mf_hooks(settings: &mut serde_json::Map<String, Value>) -> bool {
     let Some(Value::Object(hooks)) = settings.get_mut("hooks") else {
         return false;
     };
-    for event in ["PreCompact", "SessionStart"] {
+    for event in [
+        "PreCompact",
+        "PostCompact",
+        "SessionStart",
+        "UserPromptSubmit",
+    ] {
         let Some(Value::Array(groups)) = hooks.get_mut(event) else {
             continue;
         };
@@ -434,7 +548,12 @@ pub fn claude_settings(old: Option<&str>, command: &str, add: bool) -> Result<St
             .as_object_mut()
             .ok_or("its `hooks` is not an object")?;
         let hook = json!({"type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECS});
-        for (event, matcher) in [("PreCompact", ""), ("SessionStart", "compact")] {
+        for (event, matcher) in [
+            ("PreCompact", ""),
+            ("PostCompact", ""),
+            ("SessionStart", ""),
+            ("UserPromptSubmit", ""),
+        ] {
             let groups = hooks
                 .entry(event)
                 .or_insert_with(|| json!([]))
@@ -669,7 +788,7 @@ mod tests {
         let v: Value = serde_json::from_str(&once).unwrap();
         assert_eq!(v["model"], "opus");
         assert_eq!(v["hooks"]["PreCompact"].as_array().unwrap().len(), 2);
-        assert_eq!(v["hooks"]["SessionStart"][0]["matcher"], "compact");
+        assert_eq!(v["hooks"]["SessionStart"][0]["matcher"], "");
         let removed = claude_settings(Some(&once), "/bin/mf hook claude-code", false).unwrap();
         let r: Value = serde_json::from_str(&removed).unwrap();
         assert_eq!(r, serde_json::from_str::<Value>(old).unwrap());

@@ -207,6 +207,57 @@ fn session_start_waits_for_the_summary_claude_code_is_still_writing() {
 }
 
 #[test]
+fn post_compact_hands_claude_codes_new_summary_to_the_session_start_that_follows() {
+    // Claude Code 2.1.332 writes its compaction rows only after the SessionStart hooks ran; it
+    // gives the summary to PostCompact first. mf keeps it in its cache (not the session) and
+    // audits it at SessionStart against what Claude was shown.
+    let env = TestEnv::new();
+    let text = std::fs::read_to_string(fixture("claude-compacted.jsonl")).unwrap();
+    let f = env.write(
+        "before.jsonl",
+        &text
+            .lines()
+            .take(25)
+            .map(|l| format!("{l}\n"))
+            .collect::<String>(),
+    );
+    let before = read(&f);
+    let summary = "The user is building webhook dedup in /home/dev/src/billing-worker/internal/webhook/handler.go.";
+    let post = event(
+        "PostCompact",
+        &f,
+        &format!(
+            r#","trigger":"manual","compact_summary":{}"#,
+            serde_json::to_string(summary).unwrap()
+        ),
+    );
+    let (code, out, err) = run_hook(&env, &post);
+    assert_eq!((code, out.as_str()), (0, ""), "{err}");
+    let (code, out, err) = run_hook(&env, &event("SessionStart", &f, r#","source":"compact""#));
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let ctx = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(
+        ctx.starts_with("mf audit of the compaction summary above:"),
+        "{ctx}"
+    );
+    assert!(
+        ctx.contains("migrations/0042_processed_webhooks.sql"),
+        "{ctx}"
+    );
+    assert!(
+        !ctx.contains("edited /home/dev/src/billing-worker/internal/webhook/handler.go"),
+        "kept: {ctx}"
+    );
+    assert_eq!(read(&f), before, "the session is never written");
+    // Taken once: the next SessionStart has nothing kept (and the file no summary of Claude's).
+    let (code, out, _) = run_hook(&env, &event("SessionStart", &f, r#","source":"compact""#));
+    assert_eq!((code, out.as_str()), (0, ""));
+}
+
+#[test]
 fn the_hook_is_silent_and_succeeds_on_everything_else() {
     let env = TestEnv::new();
     let f = env.copy_fixture("claude-compacted.jsonl");
@@ -214,11 +265,6 @@ fn the_hook_is_silent_and_succeeds_on_everything_else() {
     for input in [
         event("SessionStart", &f, r#","source":"startup""#),
         event("SessionStart", &f, r#","source":"resume""#),
-        event(
-            "PostCompact",
-            &f,
-            r#","trigger":"auto","compact_summary":"x""#,
-        ),
         event("UserPromptSubmit", &f, r#","prompt":"hi""#),
         event("PreCompact", &missing, r#","trigger":"auto""#),
         event("SessionStart", &missing, r#","source":"compact""#),
@@ -235,6 +281,16 @@ fn the_hook_is_silent_and_succeeds_on_everything_else() {
     let (code, out, _) = run_hook(
         &env,
         &event("SessionStart", &plain, r#","source":"compact""#),
+    );
+    assert_eq!((code, out.as_str()), (0, ""));
+    // PostCompact prints nothing: what it keeps is reported with the next prompt.
+    let (code, out, _) = run_hook(
+        &env,
+        &event(
+            "PostCompact",
+            &f,
+            r#","trigger":"auto","compact_summary":"x""#,
+        ),
     );
     assert_eq!((code, out.as_str()), (0, ""));
 }
@@ -318,7 +374,7 @@ fn install_claude_code_merges_both_hooks_idempotently_with_a_backup_and_uninstal
     assert!(cmd.ends_with(" hook claude-code"), "{cmd}");
     assert_eq!(pre[1]["hooks"][0]["type"], "command");
     let start = &v["hooks"]["SessionStart"][0];
-    assert_eq!(start["matcher"], "compact");
+    assert_eq!(start["matcher"], "");
     assert_eq!(start["hooks"][0]["command"], cmd);
     // The command runs this mf.
     let exe = std::fs::canonicalize(crate::util::mf_bin()).unwrap();
@@ -426,4 +482,36 @@ fn install_codex_writes_a_compact_prompt_file_and_the_key_and_uninstall_restores
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(out.stderr.contains("compact_prompt"), "{}", out.stderr);
     let _ = fixture("claude-session.jsonl");
+}
+
+#[test]
+fn the_report_goes_with_the_next_prompt_when_session_start_came_first() {
+    // Claude Code 2.1.332 runs SessionStart(compact) before PostCompact: the kept summary is
+    // reported with the next prompt (UserPromptSubmit), on the row that has reached the file.
+    let env = TestEnv::new();
+    let f = at_compaction(&env);
+    let (code, out, _) = run_hook(
+        &env,
+        &event(
+            "PostCompact",
+            &f,
+            r#","trigger":"manual","compact_summary":"s""#,
+        ),
+    );
+    assert_eq!((code, out.as_str()), (0, ""));
+    let (code, out, err) = run_hook(&env, &event("UserPromptSubmit", &f, r#","prompt":"next""#));
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "UserPromptSubmit");
+    let ctx = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(ctx.contains("(line 27)"), "{ctx}");
+    assert!(
+        ctx.contains("migrations/0042_processed_webhooks.sql"),
+        "{ctx}"
+    );
+    // Once only.
+    let (_, out, _) = run_hook(&env, &event("UserPromptSubmit", &f, r#","prompt":"again""#));
+    assert_eq!(out, "");
 }
