@@ -102,6 +102,19 @@ pub enum Command {
     /// List the summarizer models mf knows: aliases, providers, ids, budgets and prices
     #[command(after_help = "Examples:\n  mf models\n  mf models --json")]
     Models(ModelsArgs),
+    /// List the sessions of Claude Code, Codex and pi on this machine, newest first
+    #[command(after_help = concat!(
+        "Where: Claude Code's $CLAUDE_CONFIG_DIR/projects (default ~/.claude/projects), Codex's $CODEX_HOME/sessions (default ~/.codex/sessions), pi's $PI_CODING_AGENT_SESSION_DIR or sessionDir setting or $PI_CODING_AGENT_DIR/sessions (default ~/.pi/agent/sessions).\n\n",
+        "Examples:\n  mf sessions\n  mf sessions --agent claude --cwd .\n  mf sessions --agent codex --latest | mf compact --files-from - --model haiku\n  mf sessions -0 | mf compact --files-from - -0 --model haiku --json"
+    ))]
+    Sessions(SessionsArgs),
+    /// Run as an agent's compaction hook, or install mf's hooks into an agent's settings
+    #[command(after_help = concat!(
+        "Examples:\n  mf hook install claude-code            # PreCompact keep-list + SessionStart loss report, in ~/.claude/settings.json\n",
+        "  mf hook install claude-code --project  # in ./.claude/settings.json\n  mf hook install codex                  # a compact prompt file and compact_prompt in ~/.codex/config.toml\n",
+        "  mf hook uninstall claude-code\n  echo '{\"hook_event_name\":\"PreCompact\",\"transcript_path\":\"S.jsonl\"}' | mf hook claude-code"
+    ))]
+    Hook(HookArgs),
     /// Print a shell completion script to stdout
     #[command(
         after_help = "Examples:\n  mf completions bash > ~/.local/share/bash-completion/completions/mf\n  mf completions zsh > ~/.zfunc/_mf"
@@ -316,8 +329,16 @@ fn parse_share(s: &str) -> Result<f64, String> {
 #[derive(Debug, Args)]
 pub struct CompactArgs {
     /// Transcript files (`-` reads one from standard input)
-    #[arg(value_name = "FILE", required_unless_present = "files_from")]
+    #[arg(value_name = "FILE", required_unless_present_any = ["files_from", "latest"])]
     pub files: Vec<PathBuf>,
+
+    /// Compact the agent's newest session (see `mf sessions`), with --cwd: the newest one run there
+    #[arg(long, value_enum, value_name = "AGENT")]
+    pub latest: Option<AgentArg>,
+
+    /// With --latest: only sessions run in this directory
+    #[arg(long, value_name = "DIR", requires = "latest")]
+    pub cwd: Option<PathBuf>,
 
     /// Read file paths from FILE (`-` for standard input), one per line
     #[arg(long, value_name = "FILE")]
@@ -645,7 +666,7 @@ pub struct VerifyArgs {
 }
 
 /// The commands with a man page of their own (every visible one; a test keeps the list whole).
-pub const MAN_PAGES: [&str; 9] = [
+pub const MAN_PAGES: [&str; 11] = [
     "compact",
     "summarize",
     "recall",
@@ -653,6 +674,8 @@ pub const MAN_PAGES: [&str; 9] = [
     "explain",
     "verify",
     "models",
+    "sessions",
+    "hook",
     "completions",
     "man",
 ];
@@ -669,6 +692,108 @@ pub struct CompletionsArgs {
     /// Shell to generate for
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
+}
+
+// --- mf in the agents' loop: `sessions`, `hook`, `compact --latest` ---
+
+/// An agent whose sessions mf lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AgentArg {
+    /// Claude Code
+    #[value(alias = "claude-code")]
+    Claude,
+    /// Codex CLI
+    Codex,
+    /// pi coding agent
+    Pi,
+}
+
+#[derive(Debug, Args)]
+pub struct SessionsArgs {
+    /// Only this agent's sessions
+    #[arg(long, value_enum, value_name = "AGENT")]
+    pub agent: Option<AgentArg>,
+
+    /// Only sessions run in this directory
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+
+    /// Only the newest session (after --agent and --cwd)
+    #[arg(long)]
+    pub latest: bool,
+
+    /// Print one JSON object per session, one per line
+    #[arg(long, conflicts_with = "null")]
+    pub json: bool,
+
+    /// Print only the paths, each ended by a NUL byte (for `mf compact --files-from - -0`)
+    #[arg(short = '0', long = "null")]
+    pub null: bool,
+}
+
+/// An agent whose hooks mf installs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HookAgent {
+    /// Claude Code: PreCompact and SessionStart(compact) hooks in settings.json
+    #[value(name = "claude-code", alias = "claude")]
+    ClaudeCode,
+    /// Codex CLI: a compact prompt file and the config key that uses it
+    Codex,
+}
+
+/// Where `mf hook install claude-code` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HookScope {
+    /// `~/.claude/settings.json`
+    #[default]
+    User,
+    /// `.claude/settings.json` in the current directory
+    Project,
+}
+
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    #[command(subcommand)]
+    pub action: HookAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HookAction {
+    /// Claude Code's hook: reads the hook's JSON on stdin (PreCompact: print a keep-list; SessionStart after a compaction: report what the summary lost); never blocks, never writes the session
+    ClaudeCode,
+    /// Add mf's hooks to an agent's settings (merging, idempotent, with a backup)
+    Install(HookInstallArgs),
+    /// Remove mf's hooks from an agent's settings (with a backup)
+    Uninstall(HookInstallArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct HookInstallArgs {
+    /// The agent
+    #[arg(value_enum)]
+    pub agent: HookAgent,
+
+    /// Claude Code: the project's `.claude/settings.json` (in the current directory)
+    #[arg(long, conflicts_with = "user")]
+    pub project: bool,
+
+    /// Claude Code: the user's `~/.claude/settings.json` (the default)
+    #[arg(long)]
+    pub user: bool,
+
+    /// Print what would change without writing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+impl HookInstallArgs {
+    pub fn scope(&self) -> HookScope {
+        if self.project {
+            HookScope::Project
+        } else {
+            HookScope::User
+        }
+    }
 }
 
 #[cfg(test)]

@@ -100,6 +100,14 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
             commands::models::models(args.json, &ui)?;
             Ok(ExitStatus::Success)
         }
+        Command::Sessions(args) => {
+            let cache = settings::cache_options(cli.no_cache);
+            commands::sessions::sessions(&args, cache.as_ref(), &ui)
+        }
+        Command::Hook(args) => {
+            let cache = settings::cache_options(cli.no_cache);
+            commands::hook::hook(&args, cache.as_ref(), &ui)
+        }
         Command::Completions(args) => {
             commands::completions::completions(&args)?;
             Ok(ExitStatus::Success)

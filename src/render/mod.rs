@@ -14,6 +14,7 @@ pub mod explain;
 pub mod recall;
 pub mod summarize;
 pub mod table;
+pub mod sessions;
 pub mod verify;
 
 pub use table::{Grid, Plain};

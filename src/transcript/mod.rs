@@ -14,6 +14,7 @@ pub mod json;
 pub mod live;
 mod read;
 pub mod scan;
+pub mod sessions;
 pub mod wire;
 
 use std::fs::File;

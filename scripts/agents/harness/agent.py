@@ -111,6 +111,8 @@ def env_for(w, agent):
         e.update(CODEX_HOME=os.path.join(w, "codex"), OPENAI_API_KEY="sk-dummy-key")
     else:
         e.update(PI_CODING_AGENT_DIR=os.path.join(w, agent), ANTHROPIC_API_KEY="sk-ant-dummy-key", PI_OFFLINE="1")
+        # What integrations/pi reads (loop_e2e.py): which mf, its model and settings.
+        e.update({k: v for k, v in os.environ.items() if k.startswith(("MF_", "PI_MF_"))})
     return e
 
 

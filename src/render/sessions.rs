@@ -1,0 +1,129 @@
+//! The session list of `mf sessions`: a table on a terminal, tab-separated lines on a pipe,
+//! JSON lines with `--json`, NUL-ended paths with `-0`.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use super::Ui;
+
+/// One session, as `mf sessions` shows it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionView {
+    pub agent: &'static str,
+    pub path: String,
+    /// The working directory the session was run in (as the file records it).
+    pub project: Option<String>,
+    /// ISO-8601 UTC.
+    pub modified: String,
+    /// Milliseconds since the epoch.
+    pub modified_ms: u64,
+    pub size: u64,
+    /// Estimated tokens of what the agent is shown now (mf's recall view), 4 characters a token.
+    pub tokens: Option<u64>,
+    /// Whether the agent is running it now, and why mf thinks so.
+    pub live: Option<bool>,
+    pub live_why: Option<String>,
+    /// Standing mf summaries in the file.
+    pub mf_folds: Option<usize>,
+    /// The agent's own compaction summaries in the file.
+    pub agent_folds: Option<usize>,
+    /// Why the file could not be read (the other fields then say only what the directory does).
+    pub error: Option<String>,
+}
+
+/// `-0`: each path ended by a NUL byte.
+pub fn paths_nul(rows: &[SessionView]) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    for r in rows {
+        out.write_all(r.path.as_bytes())?;
+        out.write_all(b"\0")?;
+    }
+    out.flush()
+}
+
+/// `--json`: one object per session, one per line.
+pub fn json_lines(rows: &[SessionView]) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    for r in rows {
+        serde_json::to_writer(&mut out, r)?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()
+}
+
+fn size_text(b: u64) -> String {
+    match b {
+        0..1_000 => format!("{b} B"),
+        1_000..1_000_000 => format!("{:.1} kB", b as f64 / 1e3),
+        1_000_000..1_000_000_000 => format!("{:.1} MB", b as f64 / 1e6),
+        _ => format!("{:.1} GB", b as f64 / 1e9),
+    }
+}
+
+fn folded_text(r: &SessionView) -> String {
+    let mut parts = Vec::new();
+    if let Some(n) = r.mf_folds.filter(|&n| n > 0) {
+        parts.push(format!("mf {n}"));
+    }
+    if let Some(n) = r.agent_folds.filter(|&n| n > 0) {
+        parts.push(format!("{} {n}", r.agent));
+    }
+    if parts.is_empty() {
+        if r.error.is_some() { "?" } else { "no" }.into()
+    } else {
+        parts.join(", ")
+    }
+}
+
+fn live_text(r: &SessionView) -> &'static str {
+    match r.live {
+        Some(true) => "live",
+        Some(false) => "-",
+        None => "?",
+    }
+}
+
+/// The list for people: a table on a terminal; on a pipe, a header line and one tab-separated
+/// line per session (agent, modified, size, tokens, live, folded, project, path), never wrapped.
+pub fn table(ui: &Ui, rows: &[SessionView]) -> io::Result<()> {
+    let header = [
+        "agent", "modified", "size", "tokens", "live", "folded", "project", "path",
+    ];
+    let cells = |r: &SessionView| -> [String; 8] {
+        [
+            r.agent.to_string(),
+            r.modified
+                .get(..19)
+                .unwrap_or(&r.modified)
+                .replace('T', " "),
+            size_text(r.size),
+            r.tokens
+                .map_or_else(|| "?".into(), |t| super::thousands(t as usize)),
+            live_text(r).into(),
+            folded_text(r),
+            r.project.clone().unwrap_or_else(|| "?".into()),
+            match &r.error {
+                Some(e) => format!("{} (unreadable: {e})", r.path),
+                None => r.path.clone(),
+            },
+        ]
+    };
+    let mut out = io::stdout().lock();
+    if ui.settings.stdout_is_terminal {
+        let mut t = ui.table();
+        t.set_header(header);
+        for r in rows {
+            t.add_row(cells(r));
+        }
+        writeln!(out, "{t}")?;
+    } else {
+        writeln!(out, "{}", header.join("\t"))?;
+        for r in rows {
+            let c = cells(r).map(|s| s.replace(['\t', '\n'], " "));
+            writeln!(out, "{}", c.join("\t"))?;
+        }
+    }
+    out.flush()
+}
