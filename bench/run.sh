@@ -10,6 +10,7 @@
 #   6. a second `mf compact` of the same file: provider calls (must be 0).
 #
 # usage: bash bench/run.sh [--rounds N] [--lines N] [--size SIZE] [--dir DIR]
+# Environment: MF_BIN and TESTGEN_BIN (both) use those binaries instead of building.
 # Needs: cargo, GNU time (/usr/bin/time), python3 (the loopback provider), jq (for 1; skipped
 # with a note when missing).
 set -euo pipefail
@@ -32,9 +33,16 @@ command -v python3 >/dev/null || { echo "bench: python3 is needed for the loopba
 have_jq=1
 command -v jq >/dev/null || { have_jq=0; echo "bench: jq not found; the jq comparison is skipped (apt-get install jq)" >&2; }
 
-cargo build --release -q -p mf -p testgen
-mf=$root/target/release/mf
-testgen=$root/target/release/testgen
+# MF_BIN and TESTGEN_BIN name prebuilt binaries (e.g. a release build in another target dir);
+# otherwise both are built here (honouring CARGO_TARGET_DIR).
+if [ -n "${MF_BIN:-}" ] && [ -n "${TESTGEN_BIN:-}" ]; then
+  mf=$MF_BIN testgen=$TESTGEN_BIN
+else
+  cargo build --release -q -p mf -p testgen
+  mf=${CARGO_TARGET_DIR:-$root/target}/release/mf
+  testgen=${CARGO_TARGET_DIR:-$root/target}/release/testgen
+fi
+echo "mf: $mf ($("$mf" --version)); load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 if [ -z "$dir" ]; then
   dir=$(mktemp -d)
   trap 'kill "${server:-0}" 2>/dev/null || true; rm -rf "$dir"' EXIT
@@ -156,3 +164,4 @@ printf '%-46s %11ss %11sx  %s\n' "compact (extractive) vs explain (the read)" "$
 printf '%-46s %11ss %11s   %s\n' "rerun after a $((grown / 1000)) kB append vs cold explain" "$rerun_s" "$(awk -v a="$rerun_s" -v b="$cold_s" 'BEGIN {printf "%.1f%%", 100 * a / b}')" "< 5% (cold ${cold_s}s)"
 printf '%-46s %11ss %11sx  %s\n' "$planned chunks, 200 ms each, -j 8, vs ideal ${ideal}s" "$chunks_s" "$(ratio "$chunks_s" "$ideal")" "<= 1.3x ($first_calls calls)"
 printf '%-46s %12s %12s  %s\n' "second compact: provider calls" "$second_calls" "" "0"
+echo "load average at the end: $(cut -d" " -f1-3 /proc/loadavg)"

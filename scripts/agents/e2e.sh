@@ -13,8 +13,9 @@
 #    judged -> resume -> restore every summary -> the whole conversation judged -> resume; the
 #    agent's own compaction after mf's (Claude Code `claude -p --resume ID /compact`, pi's RPC
 #    `compact`, Codex's auto-compaction with model_auto_compact_token_limit = 1) -> mf verify ->
-#    4 turns -> mf after the agent's own compaction -> judged; and a single-prompt run of 160 tool
-#    calls -> mf compact -> judged -> resume. `mf verify` after every write of mf's or the agent's.
+#    4 turns -> mf after the agent's own compaction -> judged; a single-prompt run of 160 tool
+#    calls -> mf compact -> judged -> resume; and one of 151 calls with tool outputs of realistic
+#    size (over 20k tokens: the fold must reach 0.35 of the recall tokens) -> the same. `mf verify` after every write of mf's or the agent's.
 # Prints one PASS/FAIL line per agent and step, then a table; exit 0 when every step passed.
 # Nothing leaves 127.0.0.1; every run is in a temp dir (kept with KEEP=1).
 set -uo pipefail

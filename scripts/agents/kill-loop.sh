@@ -2,8 +2,9 @@
 # kill-loop.sh - the kill loop of issue 6 on the three agent formats, checked against the real
 # agents (by hand; CI runs the small part without Node: tests/it/agent_kills.rs).
 #
-# Usage: ./kill-loop.sh [--kills N] [--mb MB] [--mf PATH] [--out DIR] [claude codex pi]
-#   Runs harness/kill_loop.py for each agent named (default: all three), one after another,
+# Usage: ./kill-loop.sh [--kills N] [--mb MB] [--mf PATH] [--out DIR] [claude codex pi pi073]
+#   Runs harness/kill_loop.py for each agent named (default: claude codex pi; pi is pi 1.6 on a
+#   session pi 1.6.0 wrote, pi073 pi 0.73 on a v3 session), one after another,
 #   each writing DIR/kill-<agent>.jsonl (one line per kill, then the tally). Needs the agents
 #   check-agents.sh uses (claude, codex, pi with node), python3, and a release mf
 #   (cargo build --release). Run it niced: nice -n 10 ./kill-loop.sh --kills 100
@@ -17,7 +18,7 @@ while [ $# -gt 0 ]; do
     --mb) MB="$2"; shift 2;;
     --mf) MF="$2"; shift 2;;
     --out) OUT="$2"; shift 2;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0;;
     *) break;;
   esac
 done

@@ -421,6 +421,9 @@ impl<'a> Ledger<'a> {
                     })
                 });
                 let Some(s) = target else {
+                    if self.withdrawn_off_path(r.line, summary_id, fingerprint) {
+                        return; // it withdrew a summary now on a branch the agent left
+                    }
                     self.flags.push(Flag {
                         line: r.line,
                         entry: None,
@@ -537,6 +540,34 @@ impl<'a> Ledger<'a> {
         }
         out.sort_unstable();
         Ok(out)
+    }
+
+    /// Whether a retraction after claim `s` names it (its id and fingerprint).
+    fn withdrawn_later(&self, s: u32, id: &str, fingerprint: &str) -> bool {
+        let here = self.conv.entries[s as usize].line;
+        self.conv.records.iter().any(|r| {
+            r.line > here
+                && matches!(&r.kind, RecordKind::Retract { summary_id, fingerprint: f }
+                    if summary_id == id && f == fingerprint)
+        })
+    }
+
+    /// Whether the summary a retraction names (id and fingerprint), written before the
+    /// retraction's line, is on a branch the agent no longer follows: the retraction withdrew
+    /// it before that branch was left. (Scans the claims: only on a retraction that names no
+    /// standing summary.)
+    fn withdrawn_off_path(&self, line: u32, id: &str, fingerprint: &str) -> bool {
+        (0..self.conv.entries.len()).any(|s| {
+            let e = &self.conv.entries[s];
+            e.line < line
+                && e.has(flag::UNSEEN)
+                && self.conv.claim(s).is_some_and(|c| {
+                    c.id == id
+                        && c.coverage
+                            .as_ref()
+                            .is_ok_and(|c| c.fingerprint == fingerprint)
+                })
+        })
     }
 
     /// The entries a v2 coverage names: every entry whose anchor line lies in its ranges.

@@ -1025,3 +1025,53 @@ fn explain_shows_the_active_branch_and_what_lies_off_it() {
         "{out:?}"
     );
 }
+
+/// A pi 1.6 session that mf folded and pi then continued for three turns (written by the real
+/// pi 1.6.0 in scripts/agents/e2e.sh), folded again, then every summary restored newest first:
+/// `verify` stays clean. Restoring the older summary leaves pi's branch that holds the newer
+/// summary and its retraction; that withdrawn summary is history, not a problem (e2e found
+/// "not-honoured: it is on a branch the agent no longer follows" and a "bad-retraction" there,
+/// on pi 1.6.0 and 0.73.1).
+#[test]
+fn pi_restoring_every_summary_newest_first_leaves_verify_clean() {
+    let env = TestEnv::new();
+    let f = env.copy_fixture("pi-1.6.0-mf-continued.jsonl");
+    let name = f.to_str().unwrap();
+    let out = env.mf(&[
+        "compact",
+        name,
+        "--model",
+        "extractive",
+        "--json",
+        "--force",
+    ]);
+    let rec: Value = serde_json::from_str(out.stdout.lines().next().unwrap_or("{}")).unwrap();
+    assert_eq!(rec["action"], "folded", "{out:?}");
+    let ex = env.mf(&["explain", name, "--json"]);
+    let ex: Value = serde_json::from_str(&ex.stdout).unwrap();
+    let ids: Vec<String> = ex["summaries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids.len(), 2, "{ex}");
+    for id in ids.iter().rev() {
+        let out = env.mf(&["expand", name, id, "--restore", "--force"]);
+        assert_eq!(out.code, 0, "restore {id}: {out:?}");
+        let v = env.mf(&["verify", name]);
+        assert_eq!(v.code, 0, "after restoring {id}: {v:?}");
+    }
+    let recall = env.mf(&["recall", name]);
+    assert!(
+        !recall.stdout.contains("[summary of earlier turns"),
+        "{}",
+        recall.stdout
+    );
+    assert_eq!(
+        recall.stdout.matches("\"role\":\"user\"").count(),
+        7,
+        "every prompt is back: {}",
+        recall.stdout
+    );
+}

