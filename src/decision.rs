@@ -187,12 +187,12 @@ fn round_usd<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_f64(round6(*v))
 }
 
-/// Round to 6 decimal places (a millionth of a dollar): no binary noise like `…0000001`.
 /// How a stub (`--strategy mask`) tells the reader to get the hidden tool result back.
 pub fn stub_how_back(file: &str, id: &str) -> String {
     format!("`mf expand {file} {id}` shows it, with --restore it comes back")
 }
 
+/// Round to 6 decimal places (a millionth of a dollar): no binary noise like `…0000001`.
 pub fn round6(v: f64) -> f64 {
     (v * 1e6).round() / 1e6
 }
@@ -407,6 +407,28 @@ impl SummarizeRecord {
             accepted: false,
             reason: String::new(),
             failure: None,
+        }
+    }
+}
+
+/// One chunk of a `summarize` span (a span larger than one call is summarized in chunks).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SummarizeChunk {
+    pub from_turn: u64,
+    pub to_turn: u64,
+    pub entry_count: usize,
+    pub accepted: bool,
+    pub reason: String,
+    pub audit: Option<serde_json::Value>,
+}
+
+fn round_usd_opt<S: serde::Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(v) => round_usd(v, s),
+        None => s.serialize_none(),
+    }
+}
 
 /// What a skip reason says to a person (the engine returns it as data; the words and the flags
 /// they name live here).
@@ -479,24 +501,6 @@ mod skip_words {
         }
     }
 }
-
-/// One chunk of a `summarize` span (a span larger than one call is summarized in chunks).
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SummarizeChunk {
-    pub from_turn: u64,
-    pub to_turn: u64,
-    pub entry_count: usize,
-    pub accepted: bool,
-    pub reason: String,
-    pub audit: Option<serde_json::Value>,
-}
-
-fn round_usd_opt<S: serde::Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
-    match v {
-        Some(v) => round_usd(v, s),
-        None => s.serialize_none(),
-    }
 
 /// What a policy refused up front says to a person.
 mod policy_words {

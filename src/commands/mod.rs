@@ -8,6 +8,6 @@ pub mod hook;
 pub mod man;
 pub mod models;
 pub mod recall;
-pub mod summarize;
 pub mod sessions;
+pub mod summarize;
 pub mod verify;

@@ -41,6 +41,8 @@ pub fn settings(
         files: vec![file],
         files_from: None,
         null: false,
+        latest: None,
+        cwd: None,
         model,
         policy: PolicyArgs {
             max_span_tokens,

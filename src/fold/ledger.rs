@@ -14,7 +14,6 @@ use std::collections::HashMap;
 use crate::entry::{
     ClaimKind, Conversation, DeclineReason, DeclinedSpan, NONE, Record, RecordKind, Role, flag,
 };
-use crate::fold::frame::label;
 
 /// A valid mf summary or stub found in the file.
 #[derive(Debug, Clone)]

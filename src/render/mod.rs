@@ -12,9 +12,9 @@ use crate::settings::{RecordsTo, UiSettings};
 
 pub mod explain;
 pub mod recall;
+pub mod sessions;
 pub mod summarize;
 pub mod table;
-pub mod sessions;
 pub mod verify;
 
 pub use table::{Grid, Plain};

@@ -112,12 +112,12 @@ pub fn table(ui: &Ui, rows: &[SessionView]) -> io::Result<()> {
     };
     let mut out = io::stdout().lock();
     if ui.settings.stdout_is_terminal {
-        let mut t = ui.table();
+        let mut t = ui.grid(super::Plain::Tsv);
         t.set_header(header);
         for r in rows {
             t.add_row(cells(r));
         }
-        writeln!(out, "{t}")?;
+        writeln!(out, "{}", t.render(ui, ""))?;
     } else {
         writeln!(out, "{}", header.join("\t"))?;
         for r in rows {
