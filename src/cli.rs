@@ -29,6 +29,7 @@ recall. Retract the summary and recall is verbatim again.",
         "  MF_CACHE_MIN_BYTES       files smaller than this are not checkpointed [default: 4 MiB]\n",
         "  MF_CONFIG, XDG_CONFIG_HOME   the config file [default: ~/.config/mf/config.toml]\n",
         "  CLAUDE_CONFIG_DIR, CODEX_HOME   where Claude Code and Codex keep their state\n",
+        "  PI_CODING_AGENT_DIR, PI_CODING_AGENT_SESSION_DIR   where pi keeps its state and its sessions (mf sessions)\n",
         "  COLUMNS                  the width tables fit on a terminal [default: the terminal's]\n",
         "  MF_COMPLETE              set by the shell completion hooks (mf completions)\n\n",
         "Examples:\n  mf compact chat.jsonl --model extractive\n  mf recall chat.jsonl --format text\n  mf explain chat.jsonl"
@@ -105,14 +106,12 @@ pub enum Command {
     /// List the sessions of Claude Code, Codex and pi on this machine, newest first
     #[command(after_help = concat!(
         "Where: Claude Code's $CLAUDE_CONFIG_DIR/projects (default ~/.claude/projects), Codex's $CODEX_HOME/sessions (default ~/.codex/sessions), pi's $PI_CODING_AGENT_SESSION_DIR or sessionDir setting or $PI_CODING_AGENT_DIR/sessions (default ~/.pi/agent/sessions).\n\n",
-        "Examples:\n  mf sessions\n  mf sessions --agent claude --cwd .\n  mf sessions --agent codex --latest | mf compact --files-from - --model haiku\n  mf sessions -0 | mf compact --files-from - -0 --model haiku --json"
+        "Examples:\n  mf sessions\n  mf sessions --agent claude --cwd .\n  mf sessions -0 | mf compact --files-from - -0 --model haiku --json"
     ))]
     Sessions(SessionsArgs),
     /// Run as an agent's compaction hook, or install mf's hooks into an agent's settings
     #[command(after_help = concat!(
-        "Examples:\n  mf hook install claude-code            # PreCompact keep-list + SessionStart loss report, in ~/.claude/settings.json\n",
-        "  mf hook install claude-code --project  # in ./.claude/settings.json\n  mf hook install codex                  # a compact prompt file and compact_prompt in ~/.codex/config.toml\n",
-        "  mf hook uninstall claude-code\n  echo '{\"hook_event_name\":\"PreCompact\",\"transcript_path\":\"S.jsonl\"}' | mf hook claude-code"
+        "Examples:\n  mf hook install claude-code --project\n  mf hook install codex\n  mf hook uninstall claude-code"
     ))]
     Hook(HookArgs),
     /// Print a shell completion script to stdout

@@ -498,12 +498,27 @@ fn chunk_tail(ledger: &Ledger<'_>, cands: &[Item], items: &[Item]) -> Option<u32
         let call = ledger.call_of[it as usize];
         ledger.is_fixed(it) || (call != NONE && ledger.is_fixed(call))
     };
-    let next = cands[last + 1..].iter().copied().find(|&it| !fixed(it))?;
-    let first = match ledger.summaries.get(&next) {
-        Some(s) => s.first_leaf,
-        None => next,
-    };
-    Some(ledger.conv.entries[first as usize].line)
+    // Past the last original the chunk stands for: a summary it folds in may have protected
+    // user messages left between its originals, reaching past the next candidate.
+    let entries = ledger.conv.entries;
+    let last_leaf = items
+        .iter()
+        .map(|it| match ledger.summaries.get(it) {
+            Some(s) => s.last_leaf_line,
+            None => entries[*it as usize].line,
+        })
+        .max()
+        .unwrap_or(0);
+    cands[last + 1..]
+        .iter()
+        .copied()
+        .filter(|&it| !fixed(it))
+        .map(|it| match ledger.summaries.get(&it) {
+            Some(s) => s.first_leaf,
+            None => it,
+        })
+        .map(|first| entries[first as usize].line)
+        .find(|&line| line > last_leaf)
 }
 
 /// `--target-tokens`: the fewest oldest turns that bring the view under the target (the fold's

@@ -616,6 +616,9 @@ fn check(
                 && !e.is_mf()
                 && parent[k].is_none()
                 && !covers(k)
+                // A tool result stays with its call: one whose call stays raw (pinned before
+                // the conversation) is not the question's answer left out.
+                && call_of[k].is_none_or(|c| covers(c))
                 && (recorded || !later_covers(e.no))
             {
                 return Err("covers a question but not its answer".into());

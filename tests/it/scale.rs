@@ -401,8 +401,14 @@ fn a_giant_turn_folds_inside_the_turn_between_tool_units() {
         .iter()
         .map(|id| chunk_coverage(&env, &f, &original, &summaries[id]))
         .collect();
-    // Everything from turn 1 through the giant turn folds; the three short turns stay.
-    let folded: Vec<String> = msgs[1..users[2]].iter().map(|m| m.id.clone()).collect();
+    // Everything from turn 1 through the giant turn folds but the giant turn's prompt: a turn
+    // cut across chunks keeps its question verbatim (no chunk may fold it while the rest of
+    // its answer is in another chunk); the three short turns stay.
+    let folded: Vec<String> = msgs[1..users[2]]
+        .iter()
+        .filter(|m| m.id != msgs[users[1]].id)
+        .map(|m| m.id.clone())
+        .collect();
     assert_partition(&chunks, &folded, &msgs);
     // Several chunks lie wholly inside the giant turn, and every chunk boundary inside it falls
     // before an assistant message (a tool unit's start), never before a tool result.
