@@ -2,6 +2,7 @@
 //! what it cites comes back in mf's "Kept verbatim by mf" section (verbatim, with turn and
 //! kind, within the same bounded share), its audit records the model's own retention and the
 //! final one, and the file verifies and explains clean; an invented figure is still declined.
+//! Rollups get the same section (they share the summary strategy's call).
 
 use crate::server::{TestServer, openai_ok};
 use crate::util::*;
@@ -247,4 +248,76 @@ fn a_cited_summary_that_invents_a_figure_is_still_declined_whatever_mf_adds() {
         retry.contains("it states what nothing it read says"),
         "{retry}"
     );
+}
+
+/// The words of a request's transcript (delimiters and headers dropped), the first `share`
+/// of them: a loopback summarizer that keeps some of what it read and leaves the rest out.
+fn first_words(r: &crate::server::Recorded, share: f64) -> String {
+    let body = r.json();
+    let user = body["messages"][1]["content"].as_str().unwrap_or_default();
+    let words: Vec<&str> = user
+        .lines()
+        .skip_while(|l| !l.starts_with("<<<TRANSCRIPT"))
+        .skip(1)
+        .filter(|l| !l.starts_with('[') && !l.starts_with("<<<"))
+        .flat_map(str::split_whitespace)
+        .collect();
+    let n = ((words.len() as f64 * share) as usize).clamp(1, 60);
+    words[..n].join(" ")
+}
+
+#[test]
+fn a_rollup_gets_mf_s_section_of_what_it_left_out_of_the_summaries_under_it() {
+    // Rollups go through the same call as the summary strategy: a rollup that keeps a part of
+    // the chunk summaries under it carries mf's section of the rest, and records both
+    // retentions.
+    let env = TestEnv::new();
+    let f = env.write("long.jsonl", &testgen::facts(30, 2).to_jsonl());
+    let server = TestServer::respond(|r, _| {
+        let rollup = r.body.contains(" · summary of turns ");
+        openai_ok(&first_words(r, if rollup { 0.3 } else { 0.5 }))
+    });
+    let base = format!("{}/v1", server.url());
+    let out = env.mf(&[
+        "compact",
+        "long.jsonl",
+        "--rollup",
+        "--model",
+        "openai-compatible:loopback",
+        "--base-url",
+        &base,
+        "--max-span-tokens",
+        "2000",
+        "--min-retention",
+        "0",
+        "--json",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let rec = &json_lines(&out.stdout)[0];
+    let rollups: Vec<&serde_json::Value> = rec["summaries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["outcome"] == "written (rollup)")
+        .collect();
+    assert!(!rollups.is_empty(), "{rec}");
+    let top = rollups.last().unwrap();
+    let a = &top["audit"];
+    let own = a["modelRetention"]
+        .as_f64()
+        .expect("the model's own retention");
+    assert!(a["retention"].as_f64().unwrap() > own, "{a}");
+    assert!(a["appended"].as_u64().unwrap() >= 1, "{a}");
+    let line = summary_lines(&f)
+        .into_iter()
+        .find(|l| l["id"] == top["id"])
+        .expect("the rollup's line");
+    let content = line["content"].as_str().unwrap();
+    assert!(
+        content.contains("\n\nKept verbatim by mf (the summary above left these out):\n- T"),
+        "{content}"
+    );
+    assert_eq!(&line["mf"]["audit"], a);
+    let v = env.mf(&["verify", "long.jsonl"]);
+    assert_eq!(v.code, 0, "{v:?}");
 }
