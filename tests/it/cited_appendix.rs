@@ -321,3 +321,41 @@ fn a_rollup_gets_mf_s_section_of_what_it_left_out_of_the_summaries_under_it() {
     let v = env.mf(&["verify", "long.jsonl"]);
     assert_eq!(v.code, 0, "{v:?}");
 }
+
+#[test]
+fn a_cited_summary_that_nests_another_gets_back_what_it_left_out_of_it_at_its_turns() {
+    // #2 folds #1 in: what #1 said and #2 leaves out comes back in #2's section, at #1's turn
+    // (the nested summary is hidden by #2, so its words would be lost otherwise).
+    let reply = "=== #1\nThe retry loop gave up after 3 attempts with a 500 ms backoff [m3, m5].\n\
+=== #2\nThe retry loop was reworked in src/billing/charge.rs: the limit is now 5 attempts and the backoff 800 ms [#1, m7, m9]. The user wants it shipped [m6].\n";
+    let env = TestEnv::new();
+    let f = billing(&env);
+    let server = TestServer::start(vec![openai_ok(reply)]);
+    let out = cited(&env, &server, &["--protect", "none"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let rec = &json_lines(&out.stdout)[0];
+    assert_eq!(rec["action"], "folded", "{rec}");
+    let lines = summary_lines(&f);
+    assert_eq!(lines.len(), 2, "{rec}");
+    let outer = lines
+        .iter()
+        .find(|l| l["mf"]["cited"]["candidate"] == "#2")
+        .unwrap();
+    let content = outer["content"].as_str().unwrap();
+    let section = &content[content.find("Kept verbatim by mf").expect(content)..];
+    assert!(section.contains("- T1 "), "{section}");
+    assert!(section.contains("500 ms"), "{section}");
+    assert!(section.contains(DEADLINE), "{section}");
+    assert!(!section.contains("- T0 "), "{section}");
+    let a = &outer["mf"]["audit"];
+    assert!(
+        a["retention"].as_f64().unwrap() > a["modelRetention"].as_f64().unwrap(),
+        "{a}"
+    );
+    let v = env.mf(&["verify", FILE]);
+    assert_eq!(v.code, 0, "{v:?}");
+    let recall = env.mf_ok(&["recall", FILE, "--format", "text"]).stdout;
+    assert!(recall.contains("500 ms"), "{recall}");
+    // What #1's own section carried (the file it read) is not lost when #2 hides it.
+    assert!(recall.contains("src/billing/retry.rs"), "{recall}");
+}

@@ -171,11 +171,16 @@ async fn talk<'o>(
             let mut read: Vec<Piece> = p
                 .nested
                 .iter()
-                .map(|text| Piece {
-                    turn: 0,
-                    author: "summary".into(),
+                .zip(p.nested_of)
+                .map(|(text, &(r, name, from, to))| Piece {
+                    turn: to,
+                    author: format!("summary of turns {from}–{to}"),
                     role: None,
-                    text: cite::strip(text),
+                    // As it is written: its words, then mf's section of what they left out.
+                    text: match sections.get(&(r, name.to_string())) {
+                        Some(section) => format!("{}{section}", cite::strip(text).trim_end()),
+                        None => cite::strip(text),
+                    },
                 })
                 .collect();
             read.extend(p.entries.iter().map(|&k| pieces[k].clone()));
