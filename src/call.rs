@@ -153,31 +153,61 @@ pub fn audit_reply(
     }
     let opts = rules.options();
     let context: Vec<&str> = context.iter().map(String::as_str).collect();
-    let mut a = audit::audit_with(&request.pieces, &context, text, &request.system, &opts);
-    let mut text = text.to_string();
-    if !builtin && a.missing_count > 0 {
+    let a = audit::audit_with(&request.pieces, &context, text, &request.system, &opts);
+    let (text, a) = if builtin {
+        (text.to_string(), a)
+    } else {
         // Within the summary's own length, or the length mf asked for when it wrote less.
         let own = text.chars().count();
         let budget = ((own as f64 * audit::APPENDIX_SHARE) as usize)
             .max(request.target_chars.saturating_sub(own));
-        let (section, n) = audit::appendix(&request.pieces, &text, &opts, budget);
-        if n > 0 {
-            let full = format!("{}\n\n{section}", text.trim_end());
-            let mut f = audit::audit_with(&request.pieces, &context, &full, &request.system, &opts);
-            f.model_retention = Some(a.retention);
-            f.appended = n;
-            f.inventions = std::mem::take(&mut a.inventions);
-            f.superseded = std::mem::take(&mut a.superseded);
-            f.echo = a.echo;
-            f.echo_ratio = a.echo_ratio;
-            f.forgeries = std::mem::take(&mut a.forgeries);
-            f.instructions = std::mem::take(&mut a.instructions);
-            a = f;
-            text = full;
-        }
-    }
+        with_appendix(
+            &request.pieces,
+            &context,
+            text,
+            &request.system,
+            &opts,
+            budget,
+            a,
+        )
+    };
     let verdict = a.verdict(rules.min_retention, rules.strict);
     (text, a, verdict)
+}
+
+/// A model's `text` with mf's section of the salient items it left out (`audit::appendix`),
+/// within `budget` characters, and the audit of what is written: `a` (the audit of the model's
+/// own words) when nothing is added, else the audit of the whole, which reports the model's own
+/// retention beside the final one. What decides besides retention — inventions, superseded
+/// values, echoes, forgeries, instructions — stays the model's own text's. Shared by the
+/// summary strategy, rollups and cited summaries.
+pub fn with_appendix(
+    pieces: &[Piece],
+    context: &[&str],
+    text: &str,
+    system: &str,
+    opts: &audit::AuditOptions,
+    budget: usize,
+    mut a: audit::Audit,
+) -> (String, audit::Audit) {
+    if a.missing_count == 0 {
+        return (text.to_string(), a);
+    }
+    let (section, n) = audit::appendix(pieces, text, opts, budget);
+    if n == 0 {
+        return (text.to_string(), a);
+    }
+    let full = format!("{}\n\n{section}", text.trim_end());
+    let mut f = audit::audit_with(pieces, context, &full, system, opts);
+    f.model_retention = Some(a.retention);
+    f.appended = n;
+    f.inventions = std::mem::take(&mut a.inventions);
+    f.superseded = std::mem::take(&mut a.superseded);
+    f.echo = a.echo;
+    f.echo_ratio = a.echo_ratio;
+    f.forgeries = std::mem::take(&mut a.forgeries);
+    f.instructions = std::mem::take(&mut a.instructions);
+    (full, f)
 }
 
 /// The audit of a reply, on a thread of its own (audits of several chunks run side by side).

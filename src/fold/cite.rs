@@ -396,6 +396,9 @@ pub struct Preview<'a> {
     pub entries: &'a [usize],
     /// Texts of the candidates it nests.
     pub nested: &'a [&'a str],
+    /// Each nested candidate's round, name and the turns (first, last) it stands for, in
+    /// `nested`'s order.
+    pub nested_of: &'a [(usize, &'a str, u64, u64)],
 }
 
 /// What one reply came to.
@@ -753,11 +756,19 @@ impl<'o> Review<'o> {
             .iter()
             .map(|&j| self.accepted[j].text.as_str())
             .collect();
+        let nested_of: Vec<(usize, &str, u64, u64)> = nested
+            .iter()
+            .map(|&j| {
+                let a = &self.accepted[j];
+                (a.round, a.name.as_str(), a.from_turn, a.to_turn)
+            })
+            .collect();
         judge(&Preview {
             name,
             text,
             entries: &entries,
             nested: &nested_texts,
+            nested_of: &nested_of,
         })
         .map_err(Rejection::Lossy)?;
         let level = nested

@@ -7,6 +7,7 @@ mod audit;
 mod cache;
 mod ci_output;
 mod cited;
+mod cited_appendix;
 mod cli;
 mod compact;
 mod concurrency;

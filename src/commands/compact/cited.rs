@@ -98,6 +98,9 @@ struct Talk<'o> {
     review: Review<'o>,
     /// Audits of the candidates that reached the judge, by (round, name).
     audits: HashMap<(usize, String), serde_json::Value>,
+    /// mf's section of the salient items a candidate left out (`audit::appendix`), by (round,
+    /// name): added after its text when it is written.
+    sections: HashMap<(usize, String), String>,
     /// Usage and estimate of each call, for the cost.
     calls: Vec<(Option<Usage>, (u64, u64))>,
     /// The call that failed, if one did (the conversation stopped there).
@@ -115,12 +118,14 @@ async fn talk<'o>(
 ) -> Talk<'o> {
     let mut review = Review::new(offer);
     let mut audits = HashMap::new();
+    let mut sections = HashMap::new();
     let mut calls = Vec::new();
     let mut failure = None;
+    let builtin = ctx.caller().builtin();
     let policy = &settings.policy;
-    let label_words = summary::label(span.from_turn, span.to_turn, span.leaf_count, &offer.model)
-        .split_whitespace()
-        .count();
+    let label = summary::label(span.from_turn, span.to_turn, span.leaf_count, &offer.model);
+    let label_words = label.split_whitespace().count();
+    let label_chars = label.chars().count();
     while review.may_ask() {
         let round = review.begin_call();
         let feedback = review.feedback();
@@ -166,15 +171,50 @@ async fn talk<'o>(
             let mut read: Vec<Piece> = p
                 .nested
                 .iter()
-                .map(|text| Piece {
-                    turn: 0,
-                    author: "summary".into(),
+                .zip(p.nested_of)
+                .map(|(text, &(r, name, from, to))| Piece {
+                    turn: to,
+                    author: format!("summary of turns {from}–{to}"),
                     role: None,
-                    text: cite::strip(text),
+                    // As it is written: its words, then mf's section of what they left out.
+                    text: match sections.get(&(r, name.to_string())) {
+                        Some(section) => format!("{}{section}", cite::strip(text).trim_end()),
+                        None => cite::strip(text),
+                    },
                 })
                 .collect();
             read.extend(p.entries.iter().map(|&k| pieces[k].clone()));
-            let a = audit::audit(&read, &cite::strip(p.text), system, &opts);
+            let own = cite::strip(p.text);
+            let a = audit::audit(&read, &own, system, &opts);
+            // A model's candidate gets mf's section of what it left out (the built-in summary
+            // keeps every salient item by itself), within its own length or its share of the
+            // length mf asked for, whichever is more, and never past the bound on a cited
+            // summary's length (`cite::MAX_SHARE` of what it consumes); it is judged with it.
+            let a = if builtin {
+                a
+            } else {
+                let own_chars = own.chars().count();
+                let entries_chars: usize = p.entries.iter().map(|&k| offer.entries[k].chars).sum();
+                let consumed = entries_chars
+                    + p.nested
+                        .iter()
+                        .map(|n| label_chars + 2 + n.chars().count())
+                        .sum::<usize>();
+                let asked = request.target_chars * entries_chars / span.chars.max(1);
+                let (num, den) = cite::MAX_SHARE;
+                let room =
+                    (consumed * num / den).saturating_sub(label_chars + 2 + p.text.chars().count());
+                let budget = ((own_chars as f64 * audit::APPENDIX_SHARE) as usize)
+                    .max(asked.saturating_sub(own_chars))
+                    .min(room);
+                let (full, a) = call::with_appendix(&read, &[], &own, system, &opts, budget, a);
+                if let Some(section) = full.strip_prefix(own.trim_end())
+                    && !section.is_empty()
+                {
+                    sections.insert((round, p.name.to_string()), section.to_string());
+                }
+                a
+            };
             let verdict = a.verdict(min_retention, strict);
             if let Some(v) = call::scrubbed_json(&a, &ctx.redactor) {
                 audits.insert((round, p.name.to_string()), v);
@@ -186,6 +226,7 @@ async fn talk<'o>(
     Talk {
         review,
         audits,
+        sections,
         calls,
         failure,
     }
@@ -548,9 +589,13 @@ fn draft_one(
         .filter(|((si, _), _)| *si == s)
         .map(|((_, n), id)| (n.clone(), id.clone()))
         .collect();
-    let text = st
-        .redactor
-        .redact(&cite::rename(&acc.text, &own), &mut r.scrubbed);
+    // The candidate's cited lines, then mf's section of what they left out (its lines quote the
+    // span and cite nothing; the audit in the record was made with it).
+    let mut text = cite::rename(&acc.text, &own);
+    if let Some(section) = k.sections.get(&(acc.round, acc.name.clone())) {
+        text = format!("{}{section}", text.trim_end());
+    }
+    let text = st.redactor.redact(&text, &mut r.scrubbed);
     let id = summary::summary_id(fold_span.from_turn, fold_span.to_turn, |id| {
         st.cur.has_id(id) || taken.iter().any(|x| x == id)
     });
