@@ -15,7 +15,7 @@ into a summary written by a model you name, appends it to the same file and dele
 coverage record (the exact lines it stands for, with a digest of their bytes) is what hides the originals from \
 recall. Retract the summary and recall is verbatim again.",
     after_help = concat!(
-        "Exit codes: 0 success (also nothing to fold, a declined fold); 1 bad input or refused operation; 2 usage error; 3 not compacted: the summarizer failed (0 with --allow-degraded); 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP.\n\n",
+        "Exit codes: 0 success (also nothing to fold, a declined fold); 1 bad input or refused operation; 2 usage error; 3 not compacted: the summarizer failed (0 with --allow-degraded for an outage, not for a base URL that never answered); 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP.\n\n",
         "Environment (a flag beats its variable; a variable beats the config file):\n",
         "  MF_MODEL                 the summarizer when --model is not given\n",
         "  MF_BASE_URL              the API base URL when --base-url is not given\n",
@@ -69,7 +69,7 @@ pub struct Cli {
 pub enum Command {
     /// Fold older turns into a summary and append it, printing the decision record
     #[command(after_help = concat!(
-        "Exit codes: 0 success (also nothing to fold, a declined fold); 1 bad input or refused operation; 2 usage error; 3 not compacted: the summarizer failed (0 with --allow-degraded); 130/143/129 interrupted.\n\n",
+        "Exit codes: 0 success (also nothing to fold, a declined fold); 1 bad input or refused operation; 2 usage error; 3 not compacted: the summarizer failed (0 with --allow-degraded for an outage, not for a base URL that never answered); 130/143/129 interrupted.\n\n",
         "Examples:\n  mf compact chat.jsonl --model extractive\n  mf compact ~/.claude/projects/-home-me-app/SESSION.jsonl --model haiku --dry-run\n  find logs -name '*.jsonl' -print0 | mf compact --files-from - -0 --model haiku --json"
     ))]
     Compact(Box<CompactArgs>),
@@ -386,7 +386,8 @@ pub struct CompactArgs {
     #[arg(short = 'j', long, value_name = "N", default_value_t = 4, value_parser = positive_usize)]
     pub jobs: usize,
 
-    /// Exit 0 even when a summarizer failed and the span stayed verbatim
+    /// Exit 0 even when a summarizer failed and the span stayed verbatim (an outage or a bad
+    /// reply; never a setup error such as a base URL that never answered)
     #[arg(long)]
     pub allow_degraded: bool,
 

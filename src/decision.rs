@@ -237,6 +237,23 @@ pub struct ErrorRecord {
     pub hints: Vec<String>,
 }
 
+/// Why a file failed (`failure`): on every record whose file did not compact as asked, an error
+/// or a span the summarizer failed on, in one shape a CI script can match (`select(.failure)`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileFailure {
+    /// A stable name: `summarizer-unreachable`, `summarizer-setup`, `summarizer-outage`,
+    /// `summarizer-error`, `session-in-use`, `bad-input`, `refused`, `usage`, `interrupted`,
+    /// `internal`, `error`.
+    pub kind: &'static str,
+    pub message: String,
+    /// The exit status this file calls for (before `--allow-degraded`).
+    pub exit_code: u8,
+    /// Whether `--allow-degraded` accepts it (an outage or an unusable reply: the span stayed
+    /// verbatim; never a setup error).
+    pub degraded: bool,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DecisionRecord {
@@ -271,6 +288,9 @@ pub struct DecisionRecord {
     pub notes: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorRecord>,
+    /// Why the file failed, when it did (an error, or a span the summarizer failed on).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<FileFailure>,
     /// Every summarizer call that failed on a span (which stayed verbatim): why, by a stable
     /// name where the provider gave one, and what it cost.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -304,16 +324,41 @@ impl DecisionRecord {
             output: None,
             notes: Vec::new(),
             error: None,
+            failure: None,
             failures: Vec::new(),
             degraded: false,
         }
     }
 
-    /// The record of a file that failed.
-    pub fn error(file: &str, message: String, exit_code: u8, hints: Vec<String>) -> Self {
+    /// A summarizer failed on a span, which stays verbatim: the file is not fully compacted
+    /// (exit 3; 0 with `--allow-degraded`). The first such failure is the record's `failure`.
+    pub fn degrade(&mut self, e: &crate::summarizer::SummarizerError) {
+        self.degraded = true;
+        self.failure.get_or_insert_with(|| FileFailure {
+            kind: crate::error::summarizer_failure_kind(e),
+            message: e.message.clone(),
+            exit_code: crate::exit_status::ExitStatus::NotCompacted.code(),
+            degraded: true,
+        });
+    }
+
+    /// The record of a file that failed (`kind`: `error::failure_kind`).
+    pub fn error(
+        file: &str,
+        message: String,
+        exit_code: u8,
+        hints: Vec<String>,
+        kind: &'static str,
+    ) -> Self {
         let mut r = Self::new(file, None);
         r.action = Action::Error;
         r.reason = message.clone();
+        r.failure = Some(FileFailure {
+            kind,
+            message: message.clone(),
+            exit_code,
+            degraded: matches!(kind, "summarizer-outage" | "summarizer-error"),
+        });
         r.error = Some(ErrorRecord {
             message,
             exit_code,

@@ -86,6 +86,48 @@ pub fn classify(err: &anyhow::Error) -> ExitStatus {
     ExitStatus::Error
 }
 
+/// The stable name of what went wrong, for the record's `failure.kind` (what a CI script
+/// matches on): see `decision::FileFailure`.
+pub fn failure_kind(err: &anyhow::Error) -> &'static str {
+    for cause in err.chain() {
+        if let Some(e) = cause.downcast_ref::<MfError>() {
+            return match e {
+                MfError::Usage { .. } => "usage",
+                MfError::Refused { .. } => "refused",
+                MfError::Interrupted => "interrupted",
+                MfError::Internal { .. } => "internal",
+            };
+        }
+        if let Some(e) = cause.downcast_ref::<TranscriptError>() {
+            return match e {
+                TranscriptError::Live { .. } => "session-in-use",
+                _ => "bad-input",
+            };
+        }
+        if cause.downcast_ref::<PolicyError>().is_some() {
+            return "usage";
+        }
+        if let Some(e) = cause.downcast_ref::<SummarizerError>() {
+            return summarizer_failure_kind(e);
+        }
+    }
+    "error"
+}
+
+/// The stable name of a summarizer failure: `summarizer-unreachable` (nothing ever answered at
+/// the base URL: a setup error), `summarizer-setup` (bad key, quota, unknown model),
+/// `summarizer-outage` (retries ran out on 429/5xx/529/timeouts), `summarizer-error` (a
+/// refused, cut-off or unusable reply), `interrupted`.
+pub fn summarizer_failure_kind(e: &SummarizerError) -> &'static str {
+    match e.severity {
+        Severity::Unreachable => "summarizer-unreachable",
+        Severity::Fatal => "summarizer-setup",
+        Severity::Interrupted => "interrupted",
+        Severity::Degrade if e.outage => "summarizer-outage",
+        Severity::Degrade => "summarizer-error",
+    }
+}
+
 /// Whether the error is a closed output pipe (not an error for a CLI: `mf recall f | head`).
 pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|c| {

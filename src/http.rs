@@ -108,13 +108,15 @@ pub enum FailureKind {
     TooLarge,
     /// Other 4xx: the request was refused as malformed.
     Rejected,
-    /// Retries ran out on a transient condition (429, 5xx, 529, timeouts, connection errors).
+    /// Retries ran out on a transient condition (429, 5xx, 529, timeouts, connection errors,
+    /// a refused connection to a server that answered earlier in the run).
     Exhausted,
     /// The server asked to wait longer than mf waits.
     WaitTooLong,
     /// A redirect, which mf does not follow (a key must not travel to another host).
     Redirect,
-    /// Nothing answered: connection refused, or the host name did not resolve (a setup error).
+    /// Nothing answered: connection refused, or the host name did not resolve, and the server
+    /// never answered in this run (a setup error).
     Unreachable,
     /// The reply was larger than any reply to this request can honestly be; reading stopped at
     /// the bound.
@@ -144,6 +146,9 @@ pub struct HttpClient {
     debug_bodies: bool,
     /// `-vv`: also log headers (sensitive values redacted) and when the reply's headers came.
     detail: bool,
+    /// Whether the server has answered (any HTTP status) in this run: a refused connection
+    /// after that is an outage, not a wrong URL.
+    answered: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl std::fmt::Debug for HttpClient {
@@ -170,6 +175,7 @@ impl HttpClient {
             log: None,
             debug_bodies: false,
             detail: false,
+            answered: Arc::default(),
         })
     }
 
@@ -265,6 +271,8 @@ impl HttpClient {
                 .await;
             let outcome = match sent {
                 Ok(resp) => {
+                    self.answered
+                        .store(true, std::sync::atomic::Ordering::Relaxed);
                     let status = resp.status().as_u16();
                     let resp_headers = resp.headers().clone();
                     if self.detail {
@@ -298,7 +306,8 @@ impl HttpClient {
                     }
                 }
                 Err(e) => {
-                    let connect = e.is_connect();
+                    // Nothing there (refused, no such host), not a slow or dropped answer.
+                    let connect = e.is_connect() && !e.is_timeout();
                     Err((transport_message(e, &self.settings), connect))
                 }
             };
@@ -315,8 +324,11 @@ impl HttpClient {
                         self.sleeper.sleep(wait).await;
                         continue;
                     }
+                    // A server that answered earlier in the run and now refuses is down (an
+                    // outage); one that never answered is a wrong URL or port (a setup error).
+                    let answered = self.answered.load(std::sync::atomic::Ordering::Relaxed);
                     return Err(HttpError {
-                        kind: if connect {
+                        kind: if connect && !answered {
                             FailureKind::Unreachable
                         } else {
                             FailureKind::Exhausted

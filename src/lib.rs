@@ -35,7 +35,7 @@ use tokio::sync::Semaphore;
 use crate::cli::{Cli, Command};
 use crate::commands::compact::{self, Compaction, system_now_ms};
 use crate::decision::DecisionRecord;
-use crate::error::{classify, hints};
+use crate::error::{classify, failure_kind, hints};
 use crate::exit_status::ExitStatus;
 use crate::interrupt::Interrupt;
 use crate::redact::Redactor;
@@ -144,9 +144,11 @@ fn finish_compact(
                     }
                     other => other,
                 };
-                // A summarizer nothing answered is "not compacted" like an outage: 0 with
-                // --allow-degraded (the record still says what happened).
-                if !(code == ExitStatus::NotCompacted && settings.allow_degraded) {
+                // --allow-degraded accepts an outage, never a setup error: a base URL that never
+                // answered (wrong port or host) keeps its 3.
+                let kind = failure_kind(&e);
+                let degraded = matches!(kind, "summarizer-outage" | "summarizer-error");
+                if !(code == ExitStatus::NotCompacted && settings.allow_degraded && degraded) {
                     status = status.worst(code);
                 }
                 if !matches!(code, ExitStatus::Interrupted(_)) {
@@ -158,6 +160,7 @@ fn finish_compact(
                         e.to_string(),
                         code.code(),
                         hints(&e),
+                        kind,
                     ));
                 }
             }

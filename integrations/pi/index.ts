@@ -117,9 +117,13 @@ function fileLists(fileOps: unknown): { readFiles: string[]; modifiedFiles: stri
 	};
 }
 
-function lastLine(s: string): string {
+/** What mf's stderr says went wrong: its `error:` line (and the first hint), else its last line. */
+function mfError(s: string): string {
 	const lines = s.trim().split("\n").filter((l) => l.trim());
-	return (lines[lines.length - 1] ?? "").replace(/^error: /, "");
+	const error = lines.find((l) => l.startsWith("error: "));
+	if (!error) return lines[lines.length - 1] ?? "";
+	const hint = lines.find((l) => l.startsWith("hint: "));
+	return error.replace(/^error: /, "") + (hint ? ` (${hint})` : "");
 }
 
 export default function (pi: ExtensionAPI) {
@@ -178,7 +182,7 @@ export default function (pi: ExtensionAPI) {
 		}
 		const reason =
 			result?.reason ||
-			lastLine(run.stderr) ||
+			mfError(run.stderr) ||
 			`mf exited with ${run.code}`;
 		if (run.code === 1) {
 			tell(`mf declined this compaction: ${reason}; pi's own compaction is used`, "warning");

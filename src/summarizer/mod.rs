@@ -66,6 +66,9 @@ pub struct SummarizerError {
     /// What the provider reported using for the failed call(s): paid for, though nothing came
     /// of it.
     pub usage: Option<Usage>,
+    /// An outage: retries ran out on a transient condition (429, 5xx, 529, a timeout, a dropped
+    /// connection to a server that had answered), as opposed to a bad reply.
+    pub outage: bool,
 }
 
 impl SummarizerError {
@@ -75,11 +78,20 @@ impl SummarizerError {
             message,
             reason: None,
             usage: None,
+            outage: false,
         }
     }
 
     pub fn degrade(message: impl Into<String>) -> Self {
         Self::new(Severity::Degrade, message.into())
+    }
+
+    /// An outage after retries: the span stays verbatim (`--allow-degraded` accepts it).
+    pub fn outage(message: impl Into<String>) -> Self {
+        Self {
+            outage: true,
+            ..Self::degrade(message)
+        }
     }
 
     pub fn fatal(message: impl Into<String>) -> Self {

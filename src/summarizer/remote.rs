@@ -171,7 +171,7 @@ impl Remote {
                 SummarizerError::degrade(format!("summarizer failure: {who}: {}", e.message))
             }
             FailureKind::Exhausted | FailureKind::WaitTooLong => {
-                SummarizerError::degrade(format!("{who}: {}", e.message))
+                SummarizerError::outage(format!("{who}: {}", e.message))
             }
         }
     }

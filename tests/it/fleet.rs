@@ -201,7 +201,8 @@ fn exit_codes_follow_the_documented_precedence() {
     assert_eq!(served(&["bad.jsonl", "fails.jsonl"], ""), 1);
     assert_eq!(served(&["bad.jsonl", "fails.jsonl"], "--allow-degraded"), 1);
     // Nothing answering (connection refused) is a setup error named as such, per file
-    // (`action: error`, exit code 3); the run exits 3, or 0 with --allow-degraded.
+    // (`action: error`, exit code 3); the run exits 3, --allow-degraded or not (it accepts an
+    // outage, never a wrong URL).
     let closed = {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         format!("http://{}", l.local_addr().unwrap())
@@ -223,7 +224,7 @@ fn exit_codes_follow_the_documented_precedence() {
         run(&["c.jsonl", "d.jsonl"], &closed, "--allow-degraded")
             .0
             .code,
-        0
+        3
     );
     assert_eq!(
         run(&["c.jsonl", "bad.jsonl"], &closed, "--allow-degraded")

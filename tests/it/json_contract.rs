@@ -35,6 +35,17 @@ struct Decision {
     notes: Vec<String>,
     #[serde(default)]
     error: Option<ErrorRec>,
+    #[serde(default)]
+    failure: Option<FailureRec>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct FailureRec {
+    kind: String,
+    message: String,
+    exit_code: u8,
+    degraded: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -212,4 +223,11 @@ fn a_failed_file_has_an_error_record() {
     assert_eq!(e.exit_code, 1);
     assert!(e.message.starts_with("bad.jsonl:2:"), "{}", e.message);
     assert!(!e.hints.is_empty());
+    // The same failure in the one shape every failed file has.
+    let f = d.failure.expect("a failed file has a failure");
+    assert_eq!(
+        (f.kind.as_str(), f.exit_code, f.degraded),
+        ("bad-input", 1, false)
+    );
+    assert_eq!(f.message, e.message);
 }

@@ -5,6 +5,7 @@ mod agent_writes;
 mod agents;
 mod audit;
 mod cache;
+mod ci_failure;
 mod ci_output;
 mod cited;
 mod cited_appendix;

@@ -234,7 +234,10 @@ def _rpc_compact(w, agent, f):
     p.stdin.flush()
     deadline = time.time() + TIMEOUT
     reply = None
+    events = open(os.path.join(w, "pi-rpc.out"), "w")  # every RPC event, for the caller to read
     for line in p.stdout:
+        events.write(line)
+        events.flush()
         try:
             o = json.loads(line)
         except ValueError:
@@ -244,6 +247,7 @@ def _rpc_compact(w, agent, f):
             break
         if time.time() > deadline:
             break
+    events.close()
     p.stdin.close()
     try:
         p.wait(timeout=30)

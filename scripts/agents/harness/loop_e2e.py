@@ -17,8 +17,9 @@ its bytes before the compaction are unchanged. Then the same with an automatic c
 
 pi: settings.json's "extensions" names integrations/pi; an RPC `compact` must write a
 `compaction` entry (fromHook) whose summary is mf's (label first), with mf's audit in details; pi
-resumes from it (the next request carries mf's summary); with MF_BIN pointing at a failing mf,
-pi's own compaction runs (the entry is not fromHook, its summary is pi's).
+resumes from it (the next request carries mf's summary); when mf fails (an unknown model), declines
+(its audit finds the summary lossy) or is not installed, pi's own compaction runs (the entry is not
+fromHook, its summary is pi's) and the extension tells the user why (a notify in the RPC events).
 """
 import glob, hashlib, json, os, subprocess, sys
 
@@ -167,6 +168,19 @@ def compactions(f):
     return [json.loads(l) for l in open(f, encoding="utf-8") if l.strip() and '"type":"compaction"' in l]
 
 
+def notices(w):
+    """The (level, message) of every notify the extension sent in the last RPC run."""
+    out = []
+    for line in open(os.path.join(w, "pi-rpc.out"), encoding="utf-8", errors="replace"):
+        try:
+            o = json.loads(line)
+        except ValueError:
+            continue
+        if o.get("type") == "extension_ui_request" and o.get("method") == "notify":
+            out.append((o.get("notifyType", "info"), o.get("message", "")))
+    return out
+
+
 def pi(w):
     os.makedirs(w, exist_ok=True)
     ag("start", w)
@@ -190,19 +204,30 @@ def pi(w):
         after = requests(w)[n1:]
         check("pi", "resumes-from-mf-summary", bool(after) and "[summary of earlier turns" in text_of(after[0][1]["body"]),
               f"{len(after)} requests after the compaction")
-        # mf fails: pi's own compaction.
-        ag("resume", w, "pi", f, "fourth: more work. PLAN[bash:echo four]", env=env)
-        n_before = len(compactions(f))
-        bad = {"MF_BIN": MF, "MF_MODEL": "no-such-model-xyz"}
-        pi_settings(w)
-        pi_rpc_compact(w, f, bad)
-        c2 = compactions(f)
-        newer = c2[n_before:] if len(c2) > n_before else []
-        own = newer[-1] if newer else {}
-        check("pi", "own-compaction-when-mf-fails", bool(newer) and not own.get("fromHook") and not own.get("summary", "").startswith("[summary of earlier turns"),
-              f"{len(newer)} new compaction entries; fromHook={own.get('fromHook')}; summary starts {own.get('summary', '')[:60]!r}")
-        err = open(os.path.join(w, "pi-rpc.err"), errors="replace").read()
-        print(f"note: pi's stderr on the failing run (tail): {err.strip()[-300:]!r}")
+        told = notices(w)
+        check("pi", "no-notice-when-mf-used", not told, f"notices: {told}")
+        # mf fails, declines, or is not there: pi's own compaction, and the user is told why.
+        port = open(os.path.join(w, "port")).read().strip()
+        cases = [
+            ("fails", {"MF_BIN": MF, "MF_MODEL": "no-such-model-xyz"}, "mf could not summarize", "no-such-model-xyz"),
+            # A real model call (haiku, at the loopback API) whose summary loses the span's items.
+            ("declines", {"MF_BIN": MF, "MF_MODEL": "haiku", "MF_BASE_URL": f"http://127.0.0.1:{port}"},
+             "mf declined this compaction", "lossy"),
+            ("missing", {"MF_BIN": os.path.join(w, "no-mf-here"), "MF_MODEL": "extractive"}, "mf did not run", "no-mf-here"),
+        ]
+        for k, (name, bad, said, names) in enumerate(cases):
+            ag("resume", w, "pi", f, f"more {k}: the build id is BX-{k}417 in dist/build_{k}.json. PLAN[bash:echo more{k}]", env=env)
+            n_before = len(compactions(f))
+            pi_settings(w)
+            pi_rpc_compact(w, f, bad)
+            c2 = compactions(f)
+            newer = c2[n_before:] if len(c2) > n_before else []
+            own = newer[-1] if newer else {}
+            check("pi", f"own-compaction-when-mf-{name}", bool(newer) and not own.get("fromHook") and not own.get("summary", "").startswith("[summary of earlier turns"),
+                  f"{len(newer)} new compaction entries; fromHook={own.get('fromHook')}; summary starts {own.get('summary', '')[:60]!r}")
+            told = notices(w)
+            check("pi", f"user-told-when-mf-{name}", any(said in m and names in m for _, m in told),
+                  f"notices: {told}")
     finally:
         ag("stop", w)
 

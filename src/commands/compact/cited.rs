@@ -361,7 +361,7 @@ fn declines_of<'p>(
         }
         if !k.review.accepted.is_empty() {
             if let Some(e) = &k.failure {
-                r.degraded = true;
+                r.degrade(e);
                 r.notes.push(format!(
                     "turns {}–{}: a correction call failed ({}); the summaries accepted before it stand",
                     span.from_turn, span.to_turn, e.message
@@ -378,7 +378,7 @@ fn declines_of<'p>(
                     span.to_turn,
                     e.message
                 ));
-                r.degraded = true;
+                r.degrade(e);
                 declines.push((DeclineReason::SummarizerFailed, span, e.message.clone()));
             }
             None => {

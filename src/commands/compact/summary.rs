@@ -333,7 +333,7 @@ fn failed(
         span.to_turn,
         e.message
     ));
-    r.degraded = true;
+    r.degrade(&e);
     out.declines
         .push((DeclineReason::SummarizerFailed, span, None, e.message));
 }
