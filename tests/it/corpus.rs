@@ -719,9 +719,9 @@ fn compact_and_restore_leave_every_corpus_file_as_it_was() {
         "cc-2.0.64-parallel-writes-small.jsonl",
         "cc-2.0.76-autocompact-222l.jsonl",
         "cc-2.0.76-thinking-tools-233l.jsonl",
+        "cc-2.1.38-tool-heavy-queue-ops.jsonl",
         // One long turn after Claude Code's own compaction: folded inside (issue 13).
         "cc-2.1.39-autocompact-hooks-progress-1512l.jsonl",
-        "cc-2.1.38-tool-heavy-queue-ops.jsonl",
         // A sub-agent's own file: its one long turn, folded inside (issue 13).
         "cc-2.1.39-subagent-sidechain-file.jsonl",
         "cc-2.1.4-summary-entries-interrupt.jsonl",
