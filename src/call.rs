@@ -76,22 +76,32 @@ pub fn pieces_of(
 ) -> Result<Vec<Piece>> {
     let mut out = Vec::with_capacity(span.items.len());
     for &it in &span.items {
-        let e = &ledger.conv.entries[it as usize];
         let mut text = t.text(it as usize)?;
         if let Some(r) = redactor {
             text = r.redact(&text, counts);
         }
-        out.push(match ledger.kind(it) {
-            ItemKind::Summary => {
-                let s = &ledger.summaries[&it];
-                Piece {
-                    turn: s.to_turn,
-                    author: format!("summary of turns {}–{}", s.from_turn, s.to_turn),
-                    role: None,
-                    text: summary::body(&text).to_string(),
-                }
+        out.push(piece(t, ledger, it, text));
+    }
+    Ok(out)
+}
+
+/// The piece a summarizer (or the audit) reads for entry `it`, whose text is `text`: an mf
+/// summary as its body under "summary of turns a–b", anything else under its role (a tool result
+/// under its tool's name).
+pub fn piece(t: &Transcript, ledger: &Ledger<'_>, it: crate::fold::Item, text: String) -> Piece {
+    match ledger.kind(it) {
+        ItemKind::Summary => {
+            let s = &ledger.summaries[&it];
+            Piece {
+                turn: s.to_turn,
+                author: format!("summary of turns {}–{}", s.from_turn, s.to_turn),
+                role: None,
+                text: summary::body(&text).to_string(),
             }
-            _ => Piece {
+        }
+        _ => {
+            let e = &ledger.conv.entries[it as usize];
+            Piece {
                 turn: u64::from(ledger.turns[it as usize]),
                 author: match (e.role, t.tool_name(it as usize)) {
                     (Role::Tool, Some(name)) => format!("tool:{name}"),
@@ -99,10 +109,9 @@ pub fn pieces_of(
                 },
                 role: Some(e.role),
                 text,
-            },
-        });
+            }
+        }
     }
-    Ok(out)
 }
 
 /// The request for one span (with a note naming what a first summary left out, on a retry).

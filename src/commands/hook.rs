@@ -141,31 +141,16 @@ fn pieces(t: &Transcript, ledger: &Ledger<'_>, items: &[usize]) -> Result<(Vec<P
     for &i in items {
         let e = &ledger.conv.entries[i];
         let text = redactor.redact(&t.text(i)?, &mut counts);
-        let turn = u64::from(ledger.turns[i]);
-        let piece = if let Some(s) = ledger.summaries.get(&(i as u32)) {
+        // Claude Code's own summary is read as a summary, not as one of its system rows.
+        let piece = if e.has(flag::NATIVE_SUMMARY) && !ledger.summaries.contains_key(&(i as u32)) {
             Piece {
-                turn: s.to_turn,
-                author: format!("summary of turns {}–{}", s.from_turn, s.to_turn),
-                role: None,
-                text: crate::fold::summary::body(&text).to_string(),
-            }
-        } else if e.has(flag::NATIVE_SUMMARY) {
-            Piece {
-                turn,
+                turn: u64::from(ledger.turns[i]),
                 author: "Claude Code's summary of earlier turns".into(),
                 role: None,
                 text,
             }
         } else {
-            Piece {
-                turn,
-                author: match (e.role, t.tool_name(i)) {
-                    (Role::Tool, Some(name)) => format!("tool:{name}"),
-                    (role, _) => role.as_str().to_string(),
-                },
-                role: Some(e.role),
-                text,
-            }
+            crate::call::piece(t, ledger, i as crate::fold::Item, text)
         };
         out.push(piece);
         lines.push(e.line);
@@ -292,17 +277,10 @@ pub fn loss_report(path: &Path, session_id: &str, cache: Option<&CacheOptions>) 
         return audit_report(&t, &ledger, &replaced, summary, None);
     }
     let deadline = std::time::Instant::now() + COMPACTION_WAIT;
-    let _ = &session_id;
     loop {
         let t = read_session(path, cache)?;
         let ledger = Ledger::new(t.conversation());
-        let n = ledger.conv.entries.len();
-        let natives: Vec<usize> = (0..n)
-            .filter(|&i| ledger.conv.entries[i].has(flag::NATIVE_SUMMARY))
-            .collect();
-        if let Some(&last) = natives.last()
-            && !(last + 1..n).any(|i| ledger.is_user_message(i as crate::fold::Item))
-        {
+        if let Some(natives) = settled_summaries(&ledger) {
             return report(&t, &ledger, &natives);
         }
         if std::time::Instant::now() >= deadline {
@@ -310,6 +288,17 @@ pub fn loss_report(path: &Path, session_id: &str, cache: Option<&CacheOptions>) 
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
+}
+
+/// Claude Code's summary rows, when the newest has reached the file and no prompt of the user's
+/// came after it (the compaction the hook reports on is complete).
+fn settled_summaries(ledger: &Ledger<'_>) -> Option<Vec<usize>> {
+    let n = ledger.conv.entries.len();
+    let natives: Vec<usize> = (0..n)
+        .filter(|&i| ledger.conv.entries[i].has(flag::NATIVE_SUMMARY))
+        .collect();
+    let &last = natives.last()?;
+    (!(last + 1..n).any(|i| ledger.is_user_message(i as crate::fold::Item))).then_some(natives)
 }
 
 /// Where PostCompact keeps Claude Code's new summary for the SessionStart hook.
@@ -349,13 +338,7 @@ fn taken_summary(session_id: &str) -> Option<String> {
 fn pending_report(path: &Path, kept: String, cache: Option<&CacheOptions>) -> Result<String> {
     let t = read_session(path, cache)?;
     let ledger = Ledger::new(t.conversation());
-    let n = ledger.conv.entries.len();
-    let natives: Vec<usize> = (0..n)
-        .filter(|&i| ledger.conv.entries[i].has(flag::NATIVE_SUMMARY))
-        .collect();
-    if let Some(&last) = natives.last()
-        && !(last + 1..n).any(|i| ledger.is_user_message(i as crate::fold::Item))
-    {
+    if let Some(natives) = settled_summaries(&ledger) {
         return report(&t, &ledger, &natives);
     }
     let items = shown(&ledger);
