@@ -144,6 +144,29 @@ pub struct SummaryRecord {
     pub rejection: Option<RejectionRecord>,
 }
 
+impl SummaryRecord {
+    /// The record of draft `d` (id `id`) written for `span`: its turns, size and audit.
+    pub fn of(
+        span: &crate::fold::Span,
+        d: &crate::entry::Draft,
+        id: &str,
+        audit: Option<serde_json::Value>,
+        outcome: &str,
+    ) -> Self {
+        SummaryRecord {
+            id: id.to_string(),
+            from_turn: span.from_turn,
+            to_turn: span.to_turn,
+            entry_count: span.items.len(),
+            chars: d.chars(),
+            tokens: crate::entry::estimate_tokens(d.chars()),
+            audit,
+            outcome: outcome.into(),
+            ..SummaryRecord::default()
+        }
+    }
+}
+
 /// Why a cited candidate summary was rejected.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -643,19 +643,12 @@ fn draft_one(
         st.plan.tail_line,
         extra,
     );
+    let outcome = if acc.nested_in.is_some() {
+        "written (nested in a later summary of this fold)"
+    } else {
+        "written"
+    };
     r.summaries.push(SummaryRecord {
-        id: id.clone(),
-        from_turn: fold_span.from_turn,
-        to_turn: fold_span.to_turn,
-        entry_count: fold_span.items.len(),
-        chars: d.chars(),
-        tokens: estimate_tokens(d.chars()),
-        audit: audit_json,
-        outcome: if acc.nested_in.is_some() {
-            "written (nested in a later summary of this fold)".into()
-        } else {
-            "written".into()
-        },
         candidate: Some(acc.name.clone()),
         round: Some(acc.round),
         covered_ids: fold_span
@@ -664,6 +657,7 @@ fn draft_one(
             .map(|&it| st.cur.id_string(it as usize))
             .collect(),
         rejection: None,
+        ..SummaryRecord::of(&fold_span, &d, &id, audit_json, outcome)
     });
     Ok((d, fold_span, id))
 }

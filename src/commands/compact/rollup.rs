@@ -10,7 +10,7 @@ use super::cost::add_usage_est;
 use super::write::{Sink, lines_for, reread, write};
 use crate::call;
 use crate::decision::{DecisionRecord, Size, SummaryRecord};
-use crate::entry::{Draft, estimate_tokens};
+use crate::entry::Draft;
 use crate::error::MfError;
 use crate::fold::summary::Verdict;
 use crate::fold::{self, Item, Ledger, Span, summary};
@@ -196,16 +196,6 @@ fn judge(
         );
         return Ok(None);
     }
-    let rec = SummaryRecord {
-        id: id.clone(),
-        from_turn: a.span.from_turn,
-        to_turn: a.span.to_turn,
-        entry_count: a.span.items.len(),
-        chars: d.chars(),
-        tokens: estimate_tokens(d.chars()),
-        audit: audit_json,
-        outcome: "written (rollup)".into(),
-        ..SummaryRecord::default()
-    };
+    let rec = SummaryRecord::of(&a.span, &d, &id, audit_json, "written (rollup)");
     Ok(Some((d, rec, id, a.span.items)))
 }

@@ -265,17 +265,7 @@ fn judge(
         plan.tail_line,
         extra,
     );
-    let mut rec = SummaryRecord {
-        id: id.clone(),
-        from_turn: a.span.from_turn,
-        to_turn: a.span.to_turn,
-        entry_count: a.span.items.len(),
-        chars: d.chars(),
-        tokens: estimate_tokens(d.chars()),
-        audit: audit_json,
-        outcome: "written".into(),
-        ..SummaryRecord::default()
-    };
+    let mut rec = SummaryRecord::of(&a.span, &d, &id, audit_json, "written");
     match summary::judge(&a.span, &d) {
         Verdict::NotSmaller {
             span_chars,
