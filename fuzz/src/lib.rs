@@ -535,7 +535,10 @@ pub fn plan_target(data: &[u8]) {
             .expect("the new summary is an entry") as u32;
         let sm = l2.summaries.get(&s).unwrap_or_else(|| {
             panic!(
-                "mf does not honour the summary it wrote on line {line}: {:?}",
+                "mf does not honour the summary it wrote on line {line} (lines {:?}, tail line {:?}, view lines {:?}): {:?}",
+                span.items.iter().map(|&i| t.entries[i as usize].line).collect::<Vec<_>>(),
+                plan.tail_line,
+                ledger.view.iter().map(|&i| (t.entries[i as usize].line, ledger.turns[i as usize], ledger.starts_turn(i as usize), format!("{:?}", ledger.kind(i)))).collect::<Vec<_>>(),
                 l2.flags
                     .iter()
                     .filter(|f| f.line == line)

@@ -319,7 +319,8 @@ impl<'a> Ledger<'a> {
         }
     }
 
-    fn is_claim_entry(&self, i: u32) -> bool {
+    /// Whether entry `i` is an mf line (honoured or not), not an entry of the conversation itself.
+    pub fn is_claim_entry(&self, i: u32) -> bool {
         self.conv.entries[i as usize].claim != NONE
     }
 

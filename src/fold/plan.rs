@@ -387,15 +387,29 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
         Some(budget) => split(ledger, policy, &head, cands, &seams, start, end, budget),
         None => (vec![items.clone()], Vec::new(), false, Vec::new()),
     };
+    // A prompt whose turn goes on past its chunk (into the tail, another chunk, or what stays
+    // verbatim) stays verbatim itself; asked again after chunks that are not asked about fall away.
+    let mut chunks = chunks;
+    let mut open_prompts = keep_open_prompts(ledger, policy, cands, &mut chunks);
     // Only chunks with something new are asked about; with several, only chunks long enough
     // to come back shorter; and never a chunk already declined. The others stay verbatim.
     let Asked {
-        spans,
+        mut spans,
         idle,
         declined,
         stale,
         small,
     } = ask(ledger, model, chunks);
+    let mut asked: Vec<Vec<Item>> = spans.iter().map(|s| s.items.clone()).collect();
+    let more = keep_open_prompts(ledger, policy, cands, &mut asked);
+    if !more.is_empty() {
+        open_prompts.extend(more);
+        spans = asked
+            .into_iter()
+            .filter(|c| !c.is_empty())
+            .map(|c| Span::of(ledger, c))
+            .collect();
+    }
     if spans.is_empty() {
         return match declined {
             Some(((line, at_ms, reason), span)) => skip(
@@ -426,7 +440,6 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
             None => extra,
         });
     }
-    let mut spans = spans;
     for s in &mut spans {
         s.tail_line = chunk_tail(ledger, cands, &s.items);
     }
@@ -465,6 +478,7 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
     verbatim.extend(protected.iter().copied());
     verbatim.extend(head.iter().copied());
     verbatim.extend(cut_heads);
+    verbatim.extend(open_prompts);
     verbatim.extend(idle);
     verbatim.extend(oversized.iter().flatten().copied());
     verbatim.extend(
@@ -487,6 +501,54 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
         tail_line,
         note,
     })
+}
+
+/// The law at a seam, whatever the seams the planner chose (a tool unit that straddles later
+/// prompts hides their turns from its turn seams): a chunk never holds the prompt that opened a
+/// turn while some of that turn stays outside it — in the verbatim tail, in another chunk, or
+/// left verbatim. Such a prompt leaves its chunk (it stays verbatim, as the head of a turn folded
+/// inside does); returned, the prompts taken out.
+fn keep_open_prompts(
+    ledger: &Ledger<'_>,
+    policy: &FoldPolicy,
+    cands: &[Item],
+    chunks: &mut [Vec<Item>],
+) -> Vec<Item> {
+    // Which chunk holds each candidate (`usize::MAX`: none).
+    let mut chunk_of: std::collections::HashMap<Item, usize> = std::collections::HashMap::new();
+    for (c, chunk) in chunks.iter().enumerate() {
+        for &it in chunk {
+            chunk_of.insert(it, c);
+        }
+    }
+    // For each turn, the chunks its foldable messages lie in (`usize::MAX`: outside every chunk).
+    let mut spread: std::collections::HashMap<u32, std::collections::BTreeSet<usize>> =
+        std::collections::HashMap::new();
+    for &it in cands {
+        if ledger.kind(it) != ItemKind::Message || kept_out(ledger, policy, &[], it) {
+            continue;
+        }
+        let at = chunk_of.get(&it).copied().unwrap_or(usize::MAX);
+        spread
+            .entry(ledger.turns[it as usize])
+            .or_default()
+            .insert(at);
+    }
+    let mut taken = Vec::new();
+    for chunk in chunks.iter_mut() {
+        chunk.retain(|&it| {
+            let open = ledger.kind(it) == ItemKind::Message
+                && ledger.starts_turn(it as usize)
+                && spread
+                    .get(&ledger.turns[it as usize])
+                    .is_some_and(|at| at.len() > 1);
+            if open {
+                taken.push(it);
+            }
+            !open
+        });
+    }
+    taken
 }
 
 /// Where one chunk's fold stops: the anchor line of the first candidate after its last item that
@@ -710,7 +772,16 @@ fn tail_start(
     if n <= start {
         return whole(start);
     }
-    let mut p0 = n.saturating_sub(policy.recent.max(1)).max(start);
+    // The tail holds at least one entry of the conversation itself: a line that only looks like
+    // mf's (a claim mf does not honour) keeps no turn verbatim.
+    let real = |it: Item| ledger.kind(it) == ItemKind::Message && !ledger.is_claim_entry(it);
+    let Some(last_real) = cands[start..].iter().rposition(|&it| real(it)) else {
+        return whole(start);
+    };
+    let mut p0 = n
+        .saturating_sub(policy.recent.max(1))
+        .max(start)
+        .min(start + last_real);
     while p0 > start && !seams.unit[p0] {
         p0 -= 1;
     }
