@@ -160,3 +160,61 @@ fn long_turns_fold_lawfully_under_every_tail_and_budget() {
     }
     assert!(folded > 150, "only {folded} folds");
 }
+
+/// A long run whose tool unit `at` straddles a second prompt: the call, then `u2`, then its
+/// result (the planner's turn seams do not see `u2`'s turn begin inside that unit).
+fn straddled(units: usize, result: u32, at: usize) -> Conv {
+    let mut c = Conv::default();
+    c.msg("s", Role::System);
+    c.push("u1", Role::User, 300, &[], &[]);
+    for k in 0..units {
+        let x = format!("k{k}");
+        c.push(&format!("c{k}"), Role::Assistant, 120, &[&x], &[]);
+        if k == at {
+            c.push("u2", Role::User, 200, &[], &[]);
+        }
+        c.push(&format!("r{k}"), Role::Tool, result, &[], &[&x]);
+    }
+    c.push("a1", Role::Assistant, 400, &[], &[]);
+    c
+}
+
+#[test]
+fn a_prompt_inside_a_straddling_tool_unit_stays_verbatim_while_its_turn_goes_on() {
+    let mut rng = fastrand::Rng::with_seed(0x5354);
+    let mut inside = 0;
+    for case in 0..300 {
+        let units = rng.usize(4..40);
+        let c = straddled(units, rng.u32(50..3_000), rng.usize(0..units - 1));
+        let p = FoldPolicy {
+            recent: rng.usize(0..6),
+            recent_tokens: rng.usize(0..6_000),
+            tail_goal: None,
+            max_span_tokens: rng.bool().then(|| rng.usize(700..6_000)),
+            min_fold: 1,
+            ..policy(0)
+        };
+        let l = Ledger::new(c.conv());
+        let Decision::Fold(plan) = plan(&l, &p, "m") else {
+            continue;
+        };
+        let what = format!("case {case} ({p:?})");
+        assert_lawful_turns(&l, &plan, &what);
+        let u2 = c.idx("u2");
+        if plan.verbatim.contains(&u2) && plan.whole.items.contains(&c.idx("r0")) {
+            inside += 1;
+        }
+        let mut w = c.clone();
+        for (k, s) in plan.spans.iter().enumerate() {
+            w.fold(&format!("S{k}"), &s.items);
+        }
+        let lw = Ledger::new(w.conv());
+        assert_eq!(
+            lw.summaries.len(),
+            plan.spans.len(),
+            "{what}: {:?}",
+            lw.flags
+        );
+    }
+    assert!(inside > 20, "only {inside} folds kept u2 verbatim inside");
+}
