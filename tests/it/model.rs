@@ -642,11 +642,30 @@ fn check(
             }
         }
     }
-    // A whole turn the agent sees must follow what it covers.
-    let tail = lines
-        .iter()
-        .enumerate()
-        .any(|(j, e)| e.no > last_leaf && e.no < here && e.starts_turn() && parent[j].is_none());
+    // Whether the turn of line `k` keeps its prompt verbatim (a turn folded inside).
+    let prompt_kept = |k: usize| {
+        (0..=k)
+            .rev()
+            .take_while(|&i| turns[i] == turns[k])
+            .find(|&i| lines[i].starts_turn())
+            .is_some_and(|i| !covers(i))
+    };
+    // A whole turn the agent sees must follow what it covers, or (a turn too large for the
+    // verbatim tail, folded inside) the newest part of that turn, with the prompt that opened it.
+    let tail =
+        lines.iter().enumerate().any(|(j, e)| {
+            e.no > last_leaf && e.no < here && e.starts_turn() && parent[j].is_none()
+        }) || lines
+            .iter()
+            .enumerate()
+            .find(|(j, e)| {
+                e.no > last_leaf
+                    && e.no < here
+                    && e.is_entry()
+                    && !e.is_mf()
+                    && parent[*j].is_none()
+            })
+            .is_some_and(|(k, _)| prompt_kept(k));
     if !tail {
         return Err("covers the most recent turn".into());
     }
@@ -654,13 +673,6 @@ fn check(
         let t = t as u32;
         // A user message, or a place inside a turn whose prompt it leaves verbatim (a chunk
         // of a turn too long for one call).
-        let prompt_kept = |k: usize| {
-            (0..=k)
-                .rev()
-                .take_while(|&i| turns[i] == turns[k])
-                .find(|&i| lines[i].starts_turn())
-                .is_some_and(|i| !covers(i))
-        };
         let ok = t > last_leaf
             && t < here
             && lines
