@@ -725,6 +725,77 @@ mod calibration {
         assert_eq!(rec["action"], "folded", "{rec}");
     }
 
+    /// Case (d): the real small model (SmolLM2-135M behind llama.cpp's OpenAI-compatible server,
+    /// `scripts/calibration/small-model.sh`, run by hand) summarized the committed agent sessions;
+    /// its replies are kept in `fixtures/calibration/NAME.dK.txt` (K: the call). Served again, in
+    /// the order it gave them, over the same session and flags, every one is declined and nothing
+    /// folds.
+    #[test]
+    fn the_small_models_summaries_are_declined() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/calibration");
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| {
+                let n = e.unwrap().file_name().into_string().ok()?;
+                n.strip_suffix(".d1.txt").map(str::to_string)
+            })
+            .collect();
+        names.sort();
+        assert!(names.len() >= 2, "small-model replies for {names:?}");
+        for name in &names {
+            let replies: Vec<String> = (1..)
+                .map(|k| dir.join(format!("{name}.d{k}.txt")))
+                .take_while(|p| p.exists())
+                .map(|p| std::fs::read_to_string(p).unwrap())
+                .collect();
+            let env = TestEnv::new();
+            let f = env.write(
+                "s.jsonl",
+                &std::fs::read_to_string(fixture(&format!("{name}.jsonl"))).unwrap(),
+            );
+            let server = TestServer::respond({
+                let replies = replies.clone();
+                move |_, k| openai_ok(&replies[k.min(replies.len() - 1)])
+            });
+            let base = format!("{}/v1", server.url());
+            let out = env.mf(&[
+                "compact",
+                f.to_str().unwrap(),
+                "-o",
+                env.path("out.jsonl").to_str().unwrap(),
+                "--force",
+                "--json",
+                "--trigger",
+                "0",
+                "--max-span-tokens",
+                "2500",
+                "--model",
+                "openai-compatible:smollm2",
+                "--base-url",
+                &base,
+            ]);
+            let rec: Value = serde_json::from_str(out.stdout.lines().next().unwrap_or("{}"))
+                .unwrap_or_else(|e| panic!("{name}: {e}: {}{}", out.stdout, out.stderr));
+            assert_eq!(server.requests().len(), replies.len(), "{name}: {rec}");
+            assert_eq!(rec["action"], "declined", "{name}: {rec}");
+            // What the file now holds: no summary, one lossy decline a call.
+            let ex = env.mf(&["explain", env.path("out.jsonl").to_str().unwrap(), "--json"]);
+            let ex: Value = serde_json::from_str(ex.stdout.lines().next().unwrap_or("{}")).unwrap();
+            assert_eq!(ex["summaries"], serde_json::json!([]), "{name}: {ex}");
+            let declines: Vec<&Value> = ex["history"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|h| h["kind"] == "decline")
+                .collect();
+            assert_eq!(declines.len(), replies.len(), "{name}: {ex}");
+            assert!(
+                declines.iter().all(|d| d["reason"] == "lossy"),
+                "{name}: {ex}"
+            );
+        }
+    }
+
     #[test]
     #[ignore = "needs MF_CORPUS (the shared corpus; .ci/run sets it)"]
     fn the_corpus_compactions_calibrate() {
