@@ -300,7 +300,7 @@ pub fn explain(
     now.after = now.before;
     match fold::plan(&ledger, &policy, model.as_deref().unwrap_or_default()) {
         Decision::Skip(skip) => {
-            now.reason = skip.reason.describe();
+            now.reason = crate::decision::Reason::Skip(skip.reason);
             now.span = skip.span.as_ref().map(|s| SpanRecord::of(s, &id_of));
             now.verbatim = Some(VerbatimRecord::of(&ledger, &ledger.view, 0));
         }

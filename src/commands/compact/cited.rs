@@ -13,8 +13,11 @@ use super::cost::add_usage_est;
 use super::write::{Sink, lines_for, reread, write};
 use super::{Compaction, short};
 use crate::call::{self, pieces_of};
-use crate::decision::{Action, DecisionRecord, RejectionRecord, Size, SummaryRecord};
-use crate::entry::{DeclineReason, Draft, NONE, RecordKind, Usage, estimate_tokens};
+use crate::decision::{
+    Action, DecisionRecord, Decline, Note, Reason, RejectionRecord, Size, SummaryOutcome,
+    SummaryRecord,
+};
+use crate::entry::{Draft, NONE, RecordKind, Usage, estimate_tokens};
 use crate::error::MfError;
 use crate::fold::cite::{self, Citable, Offer, Preview, Review};
 use crate::fold::{Item, ItemKind, Ledger, Piece, Plan, Span, audit, prompt, summary};
@@ -267,7 +270,7 @@ pub(super) async fn fold(
         now,
         declines
             .iter()
-            .map(|(reason, span, detail)| (*reason, *span, None, short(detail, 300))),
+            .map(|(d, span)| (d.reason(), *span, None, short(&d.to_string(), 300))),
     );
 
     let (written, after) = write_levels(
@@ -336,9 +339,9 @@ fn declines_of<'p>(
     talks: &[Talk<'_>],
     ctx: &Compaction,
     r: &mut DecisionRecord,
-) -> Vec<(DeclineReason, &'p Span, String)> {
+) -> Vec<(Decline, &'p Span)> {
     // The rejected candidates, in the record; the spans that came to nothing, declined.
-    let mut declines: Vec<(DeclineReason, &Span, String)> = Vec::new();
+    let mut declines: Vec<(Decline, &Span)> = Vec::new();
     for (s, k) in talks.iter().enumerate() {
         let span = &plan.spans[s];
         for rej in &k.review.rejected {
@@ -349,7 +352,7 @@ fn declines_of<'p>(
                 chars,
                 tokens: estimate_tokens(chars),
                 audit: k.audits.get(&(rej.round, rej.name.clone())).cloned(),
-                outcome: format!("rejected ({}): {}", rej.reason.code(), rej.reason),
+                outcome: SummaryOutcome::Rejected(rej.reason.clone()),
                 candidate: Some(rej.name.clone()),
                 round: Some(rej.round),
                 rejection: Some(RejectionRecord {
@@ -362,10 +365,11 @@ fn declines_of<'p>(
         if !k.review.accepted.is_empty() {
             if let Some(e) = &k.failure {
                 r.degrade(e);
-                r.notes.push(format!(
-                    "turns {}–{}: a correction call failed ({}); the summaries accepted before it stand",
-                    span.from_turn, span.to_turn, e.message
-                ));
+                r.notes.push(Note::CorrectionFailed {
+                    from_turn: span.from_turn,
+                    to_turn: span.to_turn,
+                    message: e.message.clone(),
+                });
             }
             continue;
         }
@@ -379,18 +383,15 @@ fn declines_of<'p>(
                     e.message
                 ));
                 r.degrade(e);
-                declines.push((DeclineReason::SummarizerFailed, span, e.message.clone()));
+                declines.push((Decline::SummarizerFailed(e.message.clone()), span));
             }
             None => {
-                let detail = if k.review.rejected.is_empty() {
-                    format!(
-                        "the summarizer cited nothing (it replied {})",
-                        cite::NONE_REPLY
-                    )
+                let decline = if k.review.rejected.is_empty() {
+                    Decline::NothingCited
                 } else {
-                    k.review.rejection_summary()
+                    Decline::Rejected(k.review.rejection_summary())
                 };
-                declines.push((DeclineReason::Rejected, span, detail));
+                declines.push((decline, span));
             }
         }
     }
@@ -644,9 +645,9 @@ fn draft_one(
         extra,
     );
     let outcome = if acc.nested_in.is_some() {
-        "written (nested in a later summary of this fold)"
+        SummaryOutcome::WrittenNested
     } else {
-        "written"
+        SummaryOutcome::Written
     };
     r.summaries.push(SummaryRecord {
         candidate: Some(acc.name.clone()),
@@ -669,7 +670,7 @@ fn record(
     plan: &Plan,
     talks: &[Talk<'_>],
     written: &[Written],
-    declines: &[(DeclineReason, &Span, String)],
+    declines: &[(Decline, &Span)],
     after: i64,
 ) {
     // What the fold came to.
@@ -699,35 +700,22 @@ fn record(
             &verbatim,
             plan.protected.len(),
         ));
-        r.reason = format!(
-            "folded {consumed} entries (turns {}–{}) into {} cited summar{} in {} call{}{}; {} entr{} of the span no summary cited stay verbatim, {} entries stay verbatim in all",
-            plan.whole.from_turn,
-            plan.whole.to_turn,
-            written.len(),
-            if written.len() == 1 { "y" } else { "ies" },
-            r.calls,
-            if r.calls == 1 { "" } else { "s" },
-            if rejected > 0 {
-                format!(
-                    " ({rejected} candidate{} rejected)",
-                    if rejected == 1 { "" } else { "s" }
-                )
-            } else {
-                String::new()
-            },
-            uncited.len(),
-            if uncited.len() == 1 { "y" } else { "ies" },
-            verbatim.len(),
-        );
+        r.reason = Reason::FoldedCited {
+            consumed,
+            from_turn: plan.whole.from_turn,
+            to_turn: plan.whole.to_turn,
+            summaries: written.len(),
+            calls: r.calls,
+            rejected,
+            uncited: uncited.len(),
+            verbatim: verbatim.len(),
+        };
         r.after = Size::of(after.max(0) as usize);
     } else {
         r.action = Action::Declined;
         r.reason = match declines.first() {
-            Some((DeclineReason::SummarizerFailed, _, m)) => format!("summarizer failed: {m}"),
-            Some((_, _, d)) => format!(
-                "every candidate summary was rejected: {d}; verdict remembered for this span and model"
-            ),
-            None => "nothing was written".into(),
+            Some((d, _)) => Reason::DeclinedCited(d.clone()),
+            None => Reason::NothingWritten,
         };
     }
 }
