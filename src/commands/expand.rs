@@ -5,8 +5,6 @@
 use anyhow::Result;
 
 use crate::cli::{ExpandArgs, ExpandFormat};
-use crate::commands::compact::system_now_ms;
-use crate::commands::recall::{item, read_for_view};
 use crate::entry::RecordKind;
 use crate::error::MfError;
 use crate::fold::{Item, Ledger};
@@ -14,55 +12,8 @@ use crate::interrupt::Interrupt;
 use crate::render::recall::Format;
 use crate::render::{self, Ui};
 use crate::settings::{read_options, tail_wait};
-use crate::transcript::{self, Transcript};
-
-/// The entry an address names, or an error that says what the file has.
-pub fn resolve(t: &Transcript, ledger: &Ledger<'_>, address: &str) -> Result<u32> {
-    let list = || {
-        let summaries = ledger.summaries_in_order();
-        if summaries.is_empty() {
-            format!("`{}` has no summaries", t.display())
-        } else {
-            let names: Vec<String> = summaries
-                .iter()
-                .map(|s| {
-                    format!(
-                        "{} (turns {}–{}, {})",
-                        t.id_string(s.entry as usize),
-                        s.from_turn,
-                        s.to_turn,
-                        s.state()
-                    )
-                })
-                .collect();
-            format!("its summaries: {}", names.join(", "))
-        }
-    };
-    match t.find(address)[..] {
-        [] => Err(MfError::refused(
-            format!("no entry `{address}` in `{}`", t.display()),
-            Some(list()),
-        )
-        .into()),
-        [i] => Ok(i as u32),
-        ref many => Err(MfError::refused(
-            format!(
-                "`{address}` names {} entries of `{}` (lines {})",
-                many.len(),
-                t.display(),
-                many.iter()
-                    .map(|&i| t.entries[i].line.to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            Some(format!(
-                "address one by its line: `@{}`",
-                t.entries[many[0]].line
-            )),
-        )
-        .into()),
-    }
-}
+use crate::transcript;
+use crate::view::{item, read_for_view, resolve};
 
 pub fn expand(args: &ExpandArgs, ui: &Ui, interrupt: &Interrupt) -> Result<()> {
     // Always the whole file: what expand prints or restores is checked against every line.
@@ -149,9 +100,9 @@ pub fn expand(args: &ExpandArgs, ui: &Ui, interrupt: &Interrupt) -> Result<()> {
                 .then(|| ledger.next_view(&[], &[], Some(i)));
             let lines = t.lines_for(&crate::transcript::Write {
                 drafts: &[],
-                records: &[(kind, system_now_ms())],
+                records: &[(kind, crate::clock::now_ms())],
                 shown: shown.as_deref(),
-                now_ms: system_now_ms(),
+                now_ms: crate::clock::now_ms(),
                 tokens_before: crate::entry::estimate_tokens(ledger.view_chars()) as u64,
             })?;
             {

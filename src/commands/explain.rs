@@ -5,17 +5,17 @@
 use anyhow::Result;
 
 use crate::cli::ExplainArgs;
-use crate::commands::expand::resolve;
-use crate::commands::recall::read_for_view;
 use crate::decision::{CostRecord, DecisionRecord, SpanRecord, UsageRecord, VerbatimRecord};
 use crate::entry::{ClaimKind, DeclinedSpan, RecordKind, Usage};
 use crate::fold::{self, Decision, Item, ItemKind, Ledger};
 use crate::render::explain::{
     BranchView, Explanation, FlagView, Focus, HistoryEvent, NativeView, NoteView, SummaryView,
 };
+use crate::render::notes::note_view;
 use crate::render::{self, Ui};
 use crate::settings::{ConfigFile, explain_policy, read_options};
-use crate::transcript::{CacheOptions, NoteKind, Transcript};
+use crate::transcript::{CacheOptions, Transcript};
+use crate::view::{read_for_view, resolve};
 
 /// The `mf` object's audit of a summary, read back from its line.
 pub fn audit_of(t: &Transcript, i: usize) -> Option<serde_json::Value> {
@@ -28,46 +28,6 @@ fn mf_field(t: &Transcript, i: usize, key: &str) -> Option<serde_json::Value> {
     values
         .iter()
         .find_map(|v| v.get("mf").and_then(|m| m.get(key)).cloned())
-}
-
-pub fn note_view(kind: &NoteKind) -> (&'static str, String) {
-    match kind {
-        NoteKind::TornMf => (
-            "torn-mf-line",
-            "a line an interrupted mf began and did not finish; skipped (it hides nothing)".into(),
-        ),
-        NoteKind::GluedAfterTornMf => (
-            "recovered",
-            "another writer's line was glued after mf's torn line; it was recovered".into(),
-        ),
-        NoteKind::InterruptedByMf => (
-            "interleaved",
-            "another writer's line was interrupted here by mf's append; mf's line was read".into(),
-        ),
-        NoteKind::Rejoined { first } => (
-            "rejoined",
-            format!("the rest of the line begun on line {first}; the two halves were rejoined"),
-        ),
-        NoteKind::Skipped(why) => (
-            "skipped",
-            format!("not a line of this format, skipped as the agent skips it: {why}"),
-        ),
-        NoteKind::UnfinishedWrite {
-            whole,
-            of,
-            repaired,
-        } => (
-            "unfinished-write",
-            format!(
-                "a write an interrupted mf began here and did not finish ({whole} of its {of} lines are whole): none of it counts, and the agent, which honours it only through its last line, shows what it showed before; {}",
-                if *repaired {
-                    "a later mf write landed whole"
-                } else {
-                    "the next `mf compact` (or `mf expand --restore`) writes it again"
-                }
-            ),
-        ),
-    }
 }
 
 /// The explanation of a transcript under a policy.

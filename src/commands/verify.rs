@@ -7,9 +7,9 @@
 use anyhow::Result;
 
 use crate::cli::VerifyArgs;
-use crate::commands::explain::note_view;
 use crate::exit_status::ExitStatus;
 use crate::fold::Ledger;
+use crate::render::notes::note_view;
 use crate::render::verify::{Finding, VerifyReport};
 use crate::render::{self, Ui};
 use crate::settings::read_options;

@@ -11,6 +11,7 @@ use crate::decision::{Action, DecisionRecord};
 use crate::settings::{RecordsTo, UiSettings};
 
 pub mod explain;
+pub mod notes;
 pub mod recall;
 pub mod sessions;
 pub mod summarize;
