@@ -196,20 +196,8 @@ async fn talk<'o>(
             let a = if builtin {
                 a
             } else {
-                let own_chars = own.chars().count();
-                let entries_chars: usize = p.entries.iter().map(|&k| offer.entries[k].chars).sum();
-                let consumed = entries_chars
-                    + p.nested
-                        .iter()
-                        .map(|n| label_chars + 2 + n.chars().count())
-                        .sum::<usize>();
-                let asked = request.target_chars * entries_chars / span.chars.max(1);
-                let (num, den) = cite::MAX_SHARE;
-                let room =
-                    (consumed * num / den).saturating_sub(label_chars + 2 + p.text.chars().count());
-                let budget = ((own_chars as f64 * audit::APPENDIX_SHARE) as usize)
-                    .max(asked.saturating_sub(own_chars))
-                    .min(room);
+                let asked = (request.target_chars, span.chars);
+                let budget = section_budget(p, offer, &own, label_chars, asked);
                 let (full, a) = call::with_appendix(&read, &[], &own, system, &opts, budget, a);
                 if let Some(section) = full.strip_prefix(own.trim_end())
                     && !section.is_empty()
@@ -233,6 +221,32 @@ async fn talk<'o>(
         calls,
         failure,
     }
+}
+
+/// The room for mf's section of what candidate `p` left out: its own length's share, or its
+/// share of the length mf asked for (`asked`: the chars asked for the span, and the span's), whichever
+/// is more, never past the bound on a cited summary's length (`cite::MAX_SHARE` of what it
+/// consumes, with its label).
+fn section_budget(
+    p: &Preview<'_>,
+    offer: &Offer,
+    own: &str,
+    label_chars: usize,
+    asked: (usize, usize),
+) -> usize {
+    let own_chars = own.chars().count();
+    let entries_chars: usize = p.entries.iter().map(|&k| offer.entries[k].chars).sum();
+    let consumed = entries_chars
+        + p.nested
+            .iter()
+            .map(|n| label_chars + 2 + n.chars().count())
+            .sum::<usize>();
+    let asked = asked.0 * entries_chars / asked.1.max(1);
+    let (num, den) = cite::MAX_SHARE;
+    let room = (consumed * num / den).saturating_sub(label_chars + 2 + p.text.chars().count());
+    ((own_chars as f64 * audit::APPENDIX_SHARE) as usize)
+        .max(asked.saturating_sub(own_chars))
+        .min(room)
 }
 
 /// A summary written (or staged): which accepted candidate of which span, under which id.
