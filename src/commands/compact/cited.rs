@@ -207,7 +207,7 @@ async fn talk<'o>(
                 a
             };
             let verdict = a.verdict(min_retention, strict);
-            if let Some(v) = call::scrubbed_json(&a, &ctx.redactor) {
+            if let Some(v) = ctx.redactor.scrubbed_json(&a) {
                 audits.insert((round, p.name.to_string()), v);
             }
             verdict.map_or(Ok(()), Err)

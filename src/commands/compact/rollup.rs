@@ -161,14 +161,14 @@ fn judge(
             return Ok(None);
         }
     };
-    let (rollup_audit, lossy) = a.audit.expect("a vetted reply was audited");
+    let (_, lossy) = a.audit.expect("a vetted reply was audited");
     if let Some(why) = lossy.map(|why| ctx.redactor.redact(&why, &mut Counts::new())) {
         r.notes.push(Note::RollupLossy(why));
         return Ok(None);
     }
     let vetted = summary::vet(&reply.text).expect("vetted above");
     let text = ctx.redactor.redact(&vetted, &mut r.scrubbed);
-    let audit_json = call::scrubbed_json(&rollup_audit, &ctx.redactor);
+    let audit_json = a.audit_json;
     let id = summary::summary_id(a.span.from_turn, a.span.to_turn, |id| {
         t2.has_id(id) || taken.iter().any(|x| x == id)
     });

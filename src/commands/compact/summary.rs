@@ -222,8 +222,8 @@ fn judge(
             return;
         }
     };
-    let (verdict_audit, lossy) = a.audit.expect("a vetted reply was audited");
-    let audit_json = call::scrubbed_json(&verdict_audit, &ctx.redactor);
+    let (_, lossy) = a.audit.expect("a vetted reply was audited");
+    let audit_json = a.audit_json;
     let lossy = lossy.map(|why| ctx.redactor.redact(&why, &mut Counts::new()));
     if let Some(why) = lossy {
         r.summaries.push(SummaryRecord {
