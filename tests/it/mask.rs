@@ -225,9 +225,14 @@ fn mask_with_nothing_outside_the_kept_ones_skips() {
         assert_eq!(out.code, 0, "{out:?}");
         let rec = &json_lines(&out.stdout)[0];
         assert_eq!(rec["action"], "skipped", "{args:?}: {rec}");
+        // The eight results in view, and the number kept as asked.
+        let skip = mf::fold::SkipReason::NothingToMask {
+            results: 8,
+            keep: args[1].parse().unwrap(),
+        };
         assert_eq!(
             rec["reason"],
-            "nothing to mask: 8 tool results in view, and those in the verbatim tail and the 8 most recent stay verbatim (or the rest are too small to be worth a stub)",
+            mf::decision::Reason::Skip(skip).to_string(),
             "{args:?}: {rec}"
         );
         assert_eq!(read(&f), original);
