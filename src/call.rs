@@ -243,6 +243,8 @@ pub struct Asked {
     pub span: Span,
     pub reply: Result<SummaryReply, SummarizerError>,
     pub audit: Option<Audited>,
+    /// The audit as the record carries it (secrets redacted), when there is one.
+    pub audit_json: Option<serde_json::Value>,
     /// Per call: the usage reported and the request's estimated tokens (in, out).
     pub calls: Vec<(Option<Usage>, (u64, u64))>,
     pub redacted: Counts,
@@ -295,6 +297,7 @@ pub async fn ask_span(
         span: span.clone(),
         calls: vec![(paid(&reply), request.estimate())],
         audit: None,
+        audit_json: None,
         reply,
         redacted,
         stop: None,
@@ -319,6 +322,7 @@ pub async fn ask_span(
                 let (_, (full, a, why)) =
                     audit_apart(retry, &second.text, rules.audit, builtin, context).await;
                 second.text = full;
+                asked.audit_json = caller.redactor.scrubbed_json(&a);
                 asked.audit = Some((a, why));
                 asked.reply = Ok(second);
                 return Ok(asked);
@@ -331,6 +335,7 @@ pub async fn ask_span(
     if let Ok(r) = &mut asked.reply {
         r.text = full;
     }
+    asked.audit_json = caller.redactor.scrubbed_json(&verdict);
     asked.audit = Some((verdict, lossy));
     Ok(asked)
 }
@@ -366,13 +371,6 @@ pub async fn ask(
         .await
         .expect("the semaphore is never closed");
     call(caller, request).await
-}
-
-/// A record for the file and stdout built from a summary's text, secrets redacted.
-pub fn scrubbed_json(v: &impl serde::Serialize, redactor: &Redactor) -> Option<serde_json::Value> {
-    let mut j = serde_json::to_value(v).ok()?;
-    redactor.redact_value(&mut j);
-    Some(j)
 }
 
 /// Run futures concurrently, collecting their outputs in order.

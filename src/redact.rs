@@ -137,6 +137,14 @@ impl Redactor {
         }
     }
 
+    /// `v` as JSON with every string redacted (`None` if it does not serialize): what a record
+    /// carries of an audit.
+    pub fn scrubbed_json(&self, v: &impl serde::Serialize) -> Option<serde_json::Value> {
+        let mut j = serde_json::to_value(v).ok()?;
+        self.redact_value(&mut j);
+        Some(j)
+    }
+
     /// Every string in `v` redacted, for records built from text that may hold a secret (an
     /// audit's items are pieces of a summary: one that is a piece of a known key goes too).
     pub fn redact_value(&self, v: &mut serde_json::Value) {

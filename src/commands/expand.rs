@@ -5,89 +5,22 @@
 use anyhow::Result;
 
 use crate::cli::{ExpandArgs, ExpandFormat};
-use crate::commands::compact::system_now_ms;
-use crate::commands::recall::{item, read_for_view};
 use crate::entry::RecordKind;
 use crate::error::MfError;
-use crate::fold::{Item, Ledger};
+use crate::fold::{Item, Ledger, Summary};
 use crate::interrupt::Interrupt;
 use crate::render::recall::Format;
 use crate::render::{self, Ui};
 use crate::settings::{read_options, tail_wait};
-use crate::transcript::{self, Transcript};
-
-/// The entry an address names, or an error that says what the file has.
-pub fn resolve(t: &Transcript, ledger: &Ledger<'_>, address: &str) -> Result<u32> {
-    let list = || {
-        let summaries = ledger.summaries_in_order();
-        if summaries.is_empty() {
-            format!("`{}` has no summaries", t.display())
-        } else {
-            let names: Vec<String> = summaries
-                .iter()
-                .map(|s| {
-                    format!(
-                        "{} (turns {}–{}, {})",
-                        t.id_string(s.entry as usize),
-                        s.from_turn,
-                        s.to_turn,
-                        s.state()
-                    )
-                })
-                .collect();
-            format!("its summaries: {}", names.join(", "))
-        }
-    };
-    match t.find(address)[..] {
-        [] => Err(MfError::refused(
-            format!("no entry `{address}` in `{}`", t.display()),
-            Some(list()),
-        )
-        .into()),
-        [i] => Ok(i as u32),
-        ref many => Err(MfError::refused(
-            format!(
-                "`{address}` names {} entries of `{}` (lines {})",
-                many.len(),
-                t.display(),
-                many.iter()
-                    .map(|&i| t.entries[i].line.to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            Some(format!(
-                "address one by its line: `@{}`",
-                t.entries[many[0]].line
-            )),
-        )
-        .into()),
-    }
-}
+use crate::transcript::{self, Locked, Transcript};
+use crate::view::{item, read_for_view, resolve};
 
 pub fn expand(args: &ExpandArgs, ui: &Ui, interrupt: &Interrupt) -> Result<()> {
     // Always the whole file: what expand prints or restores is checked against every line.
     let opts = read_options(args.from, None);
     // --restore writes: open for appending (and lock) before reading, so what is checked is
     // what is written to.
-    let handle = if args.restore {
-        let h = transcript::open_for_append(&args.file)?;
-        if !h.try_lock()? {
-            ui.note(&format!(
-                "waiting for the lock on `{}` (another mf is working on it)",
-                args.file.display()
-            ));
-            // Waited for in steps, so a signal ends the wait (and nothing is written).
-            while !h.try_lock()? {
-                if interrupt.received().is_some() {
-                    return Err(MfError::Interrupted.into());
-                }
-                std::thread::sleep(std::time::Duration::from_millis(25));
-            }
-        }
-        Some(h)
-    } else {
-        None
-    };
+    let handle = lock_for_restore(args, ui, interrupt)?;
     let t = match &handle {
         Some(h) => h.read(&opts)?,
         None => read_for_view(&args.file, &opts, ui)?,
@@ -95,91 +28,141 @@ pub fn expand(args: &ExpandArgs, ui: &Ui, interrupt: &Interrupt) -> Result<()> {
     let ledger = Ledger::new(t.conversation());
     let i = resolve(&t, &ledger, &args.id)?;
     let Some(s) = ledger.summaries.get(&i) else {
-        let why = ledger
-            .flags
-            .iter()
-            .find(|f| f.entry == Some(i))
-            .map_or_else(
-                || {
-                    format!(
-                        "`{}` is an ordinary message (line {}), not a summary",
-                        args.id, t.entries[i as usize].line
-                    )
-                },
-                |f| {
-                    format!(
-                        "`{}` (line {}) is not a valid summary: {}",
-                        args.id, t.entries[i as usize].line, f.why
-                    )
-                },
-            );
-        return Err(MfError::refused(why, None).into());
+        return Err(not_a_summary(&t, &ledger, i, &args.id).into());
     };
 
-    if let Some(mut h) = handle {
-        let id = t.id_string(i as usize);
-        if s.retracted_at.is_some() {
-            ui.note(&format!("`{id}` is already retracted; nothing written"));
-        } else if let Some(outer) = s.covered_by {
-            let outer_id = t.id_string(outer as usize);
-            return Err(MfError::refused(
-                format!("`{id}` is inside the standing summary `{outer_id}`; retracting it alone would change nothing in recall"),
-                Some(format!("restore `{outer_id}` first: mf expand {} {outer_id} --restore", args.file.display())),
-            )
-            .into());
-        } else {
-            let guard = crate::settings::live_guard();
-            if t.format.is_agent() && !args.force {
-                guard.check(&t, h.file())?;
-            }
-            t.check_tail()?;
-            let fingerprint = t
-                .claims
-                .get(t.entries[i as usize].claim as usize)
-                .and_then(|c| c.coverage.as_ref().ok())
-                .map(|c| c.fingerprint.clone())
-                .unwrap_or_default();
-            let kind = RecordKind::Retract {
-                summary_id: id.clone(),
-                fingerprint,
-            };
-            let shown = t
-                .format
-                .is_agent()
-                .then(|| ledger.next_view(&[], &[], Some(i)));
-            let lines = t.lines_for(&crate::transcript::Write {
-                drafts: &[],
-                records: &[(kind, system_now_ms())],
-                shown: shown.as_deref(),
-                now_ms: system_now_ms(),
-                tokens_before: crate::entry::estimate_tokens(ledger.view_chars()) as u64,
-            })?;
-            {
-                let _critical = interrupt.critical();
-                if interrupt.received().is_some() {
-                    return Err(MfError::Interrupted.into());
-                }
-                if t.format.is_agent() && !args.force {
-                    guard.check_before_write(&t, h.file())?;
-                }
-                h.append(&t, &lines, tail_wait())?;
-            }
-            ui.note(&format!(
-                "retracted `{id}`: {} verbatim in recall again ({} original message{})",
-                if s.kind == crate::entry::ClaimKind::Stub {
-                    "the tool result is".to_string()
-                } else {
-                    format!("turns {}–{} are", s.from_turn, s.to_turn)
-                },
-                s.leaf_count,
-                if s.leaf_count == 1 { "" } else { "s" }
-            ));
-        }
+    if let Some(h) = handle {
+        restore(args, &t, &ledger, i, s, h, ui, interrupt)?;
     }
 
-    // The originals, in order: one level, or down through nested summaries.
+    print_originals(args, &t, &ledger, i)
+}
+
+/// `--restore` writes: the file opened for appending and locked before it is read, so what is
+/// checked is what is written to. The lock is waited for in steps, so a signal ends the wait.
+fn lock_for_restore(args: &ExpandArgs, ui: &Ui, interrupt: &Interrupt) -> Result<Option<Locked>> {
+    if !args.restore {
+        return Ok(None);
+    }
+    let h = transcript::open_for_append(&args.file)?;
+    if !h.try_lock()? {
+        ui.note(&format!(
+            "waiting for the lock on `{}` (another mf is working on it)",
+            args.file.display()
+        ));
+        // Waited for in steps, so a signal ends the wait (and nothing is written).
+        while !h.try_lock()? {
+            if interrupt.received().is_some() {
+                return Err(MfError::Interrupted.into());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(25));
+        }
+    }
+    Ok(Some(h))
+}
+
+/// Why the entry `id` names is no summary: an ordinary message, or a summary line that is not
+/// valid.
+fn not_a_summary(t: &Transcript, ledger: &Ledger<'_>, i: u32, id: &str) -> MfError {
+    let why = ledger
+        .flags
+        .iter()
+        .find(|f| f.entry == Some(i))
+        .map_or_else(
+            || {
+                format!(
+                    "`{}` is an ordinary message (line {}), not a summary",
+                    id, t.entries[i as usize].line
+                )
+            },
+            |f| {
+                format!(
+                    "`{}` (line {}) is not a valid summary: {}",
+                    id, t.entries[i as usize].line, f.why
+                )
+            },
+        );
+    MfError::refused(why, None)
+}
+
+/// `--restore`: retract summary `i` (under the lock, checked at that instant), unless it is
+/// already retracted; refused for a summary inside a standing one.
+#[allow(clippy::too_many_arguments)]
+fn restore(
+    args: &ExpandArgs,
+    t: &Transcript,
+    ledger: &Ledger<'_>,
+    i: u32,
+    s: &Summary,
+    mut h: Locked,
+    ui: &Ui,
+    interrupt: &Interrupt,
+) -> Result<()> {
+    let id = t.id_string(i as usize);
+    if s.retracted_at.is_some() {
+        ui.note(&format!("`{id}` is already retracted; nothing written"));
+    } else if let Some(outer) = s.covered_by {
+        let outer_id = t.id_string(outer as usize);
+        return Err(MfError::refused(
+            format!("`{id}` is inside the standing summary `{outer_id}`; retracting it alone would change nothing in recall"),
+            Some(format!("restore `{outer_id}` first: mf expand {} {outer_id} --restore", args.file.display())),
+        )
+        .into());
+    } else {
+        let guard = crate::settings::live_guard();
+        if t.format.is_agent() && !args.force {
+            guard.check(t, h.file())?;
+        }
+        t.check_tail()?;
+        let fingerprint = t
+            .claims
+            .get(t.entries[i as usize].claim as usize)
+            .and_then(|c| c.coverage.as_ref().ok())
+            .map(|c| c.fingerprint.clone())
+            .unwrap_or_default();
+        let kind = RecordKind::Retract {
+            summary_id: id.clone(),
+            fingerprint,
+        };
+        let shown = t
+            .format
+            .is_agent()
+            .then(|| ledger.next_view(&[], &[], Some(i)));
+        let lines = t.lines_for(&crate::transcript::Write {
+            drafts: &[],
+            records: &[(kind, crate::clock::now_ms())],
+            shown: shown.as_deref(),
+            now_ms: crate::clock::now_ms(),
+            tokens_before: crate::entry::estimate_tokens(ledger.view_chars()) as u64,
+        })?;
+        {
+            let _critical = interrupt.critical();
+            if interrupt.received().is_some() {
+                return Err(MfError::Interrupted.into());
+            }
+            if t.format.is_agent() && !args.force {
+                guard.check_before_write(t, h.file())?;
+            }
+            h.append(t, &lines, tail_wait())?;
+        }
+        ui.note(&format!(
+            "retracted `{id}`: {} verbatim in recall again ({} original message{})",
+            if s.kind == crate::entry::ClaimKind::Stub {
+                "the tool result is".to_string()
+            } else {
+                format!("turns {}–{} are", s.from_turn, s.to_turn)
+            },
+            s.leaf_count,
+            if s.leaf_count == 1 { "" } else { "s" }
+        ));
+    }
+    Ok(())
+}
+
+/// The originals, in order: one level, or down through nested summaries.
+fn print_originals(args: &ExpandArgs, t: &Transcript, ledger: &Ledger<'_>, i: u32) -> Result<()> {
     let mut order = Vec::new();
-    collect(&ledger, i, args.deep, &mut order);
+    collect(ledger, i, args.deep, &mut order);
     match args.format {
         ExpandFormat::Jsonl => {
             let mut out = Vec::new();
@@ -192,7 +175,7 @@ pub fn expand(args: &ExpandArgs, ui: &Ui, interrupt: &Interrupt) -> Result<()> {
             render::stdout_bytes(&out)?;
         }
         ExpandFormat::Text => {
-            render::recall::write(Format::Text, order.iter().map(|&j| item(&t, &ledger, j)))?;
+            render::recall::write(Format::Text, order.iter().map(|&j| item(t, ledger, j)))?;
         }
     }
     Ok(())

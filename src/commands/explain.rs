@@ -5,17 +5,17 @@
 use anyhow::Result;
 
 use crate::cli::ExplainArgs;
-use crate::commands::expand::resolve;
-use crate::commands::recall::read_for_view;
 use crate::decision::{CostRecord, DecisionRecord, SpanRecord, UsageRecord, VerbatimRecord};
-use crate::entry::{ClaimKind, DeclinedSpan, RecordKind, Usage};
+use crate::entry::{ClaimKind, DeclinedSpan, Record, RecordKind, Usage};
 use crate::fold::{self, Decision, Item, ItemKind, Ledger};
 use crate::render::explain::{
     BranchView, Explanation, FlagView, Focus, HistoryEvent, NativeView, NoteView, SummaryView,
 };
+use crate::render::notes::note_view;
 use crate::render::{self, Ui};
 use crate::settings::{ConfigFile, explain_policy, read_options};
-use crate::transcript::{CacheOptions, NoteKind, Transcript};
+use crate::transcript::{CacheOptions, Transcript};
+use crate::view::{read_for_view, resolve};
 
 /// The `mf` object's audit of a summary, read back from its line.
 pub fn audit_of(t: &Transcript, i: usize) -> Option<serde_json::Value> {
@@ -30,51 +30,38 @@ fn mf_field(t: &Transcript, i: usize, key: &str) -> Option<serde_json::Value> {
         .find_map(|v| v.get("mf").and_then(|m| m.get(key)).cloned())
 }
 
-pub fn note_view(kind: &NoteKind) -> (&'static str, String) {
-    match kind {
-        NoteKind::TornMf => (
-            "torn-mf-line",
-            "a line an interrupted mf began and did not finish; skipped (it hides nothing)".into(),
-        ),
-        NoteKind::GluedAfterTornMf => (
-            "recovered",
-            "another writer's line was glued after mf's torn line; it was recovered".into(),
-        ),
-        NoteKind::InterruptedByMf => (
-            "interleaved",
-            "another writer's line was interrupted here by mf's append; mf's line was read".into(),
-        ),
-        NoteKind::Rejoined { first } => (
-            "rejoined",
-            format!("the rest of the line begun on line {first}; the two halves were rejoined"),
-        ),
-        NoteKind::Skipped(why) => (
-            "skipped",
-            format!("not a line of this format, skipped as the agent skips it: {why}"),
-        ),
-        NoteKind::UnfinishedWrite {
-            whole,
-            of,
-            repaired,
-        } => (
-            "unfinished-write",
-            format!(
-                "a write an interrupted mf began here and did not finish ({whole} of its {of} lines are whole): none of it counts, and the agent, which honours it only through its last line, shows what it showed before; {}",
-                if *repaired {
-                    "a later mf write landed whole"
-                } else {
-                    "the next `mf compact` (or `mf expand --restore`) writes it again"
-                }
-            ),
-        ),
+/// The explanation of a transcript under a policy: its summaries, the history of mf's decisions
+/// in it, what the ledger flags, what the reader noted, the agent's own compactions, its branch.
+pub fn explanation(t: &Transcript, ledger: &Ledger<'_>, now: DecisionRecord) -> Explanation {
+    let mut history: Vec<HistoryEvent> = Vec::new();
+    let summaries = summary_views(t, ledger, &mut history);
+    history.extend(t.records.iter().filter_map(|r| record_event(r, &summaries)));
+    history.sort_by_key(|h| h.line);
+    Explanation {
+        file: t.display(),
+        format: t.format.name().to_string(),
+        entries: t.entries.len(),
+        turns: ledger.turns.iter().copied().max().unwrap_or(0) as u64,
+        lines: t.lines,
+        summaries,
+        history,
+        flags: flag_views(t, ledger),
+        notes: note_views(t),
+        native: native_views(t),
+        branch: branch_view(t),
+        now,
+        focus: None,
     }
 }
 
-/// The explanation of a transcript under a policy.
-pub fn explanation(t: &Transcript, ledger: &Ledger<'_>, now: DecisionRecord) -> Explanation {
+/// Every summary and stub in order, each also an event of the history.
+fn summary_views(
+    t: &Transcript,
+    ledger: &Ledger<'_>,
+    history: &mut Vec<HistoryEvent>,
+) -> Vec<SummaryView> {
     let id_of = |i: u32| t.id_string(i as usize);
-    let mut history: Vec<HistoryEvent> = Vec::new();
-    let summaries: Vec<SummaryView> = ledger
+    ledger
         .summaries_in_order()
         .into_iter()
         .map(|s| {
@@ -132,81 +119,87 @@ pub fn explanation(t: &Transcript, ledger: &Ledger<'_>, now: DecisionRecord) -> 
                 cited,
             }
         })
-        .collect();
-    for r in &t.records {
-        let mut ev = HistoryEvent {
-            line: r.line,
-            at_ms: r.at_ms,
-            kind: "unknown",
-            summary_id: None,
-            reason: None,
-            model: None,
-            from_turn: None,
-            to_turn: None,
-            entry_count: None,
-            detail: String::new(),
-            usage: None,
-            cost: None,
-        };
-        match &r.kind {
-            RecordKind::Fold {
-                summary_id,
-                model,
-                from_turn,
-                to_turn,
-                entry_count,
-                span_chars,
-                summary_chars,
-            } => {
-                // mf 0.1.0 wrote a fold record beside each summary; the summary says it all.
-                if summaries.iter().any(|s| &s.id == summary_id) {
-                    continue;
-                }
-                ev.kind = "fold";
-                ev.summary_id = Some(summary_id.clone());
-                ev.model = Some(model.clone());
-                ev.from_turn = Some(*from_turn);
-                ev.to_turn = Some(*to_turn);
-                ev.entry_count = Some(*entry_count);
-                ev.detail = format!("{span_chars} chars folded into {summary_chars}");
+        .collect()
+}
+
+/// The history event of one of mf's records; `None` for the fold record mf 0.1.0 wrote beside a
+/// summary the history already has.
+fn record_event(r: &Record, summaries: &[SummaryView]) -> Option<HistoryEvent> {
+    let mut ev = HistoryEvent {
+        line: r.line,
+        at_ms: r.at_ms,
+        kind: "unknown",
+        summary_id: None,
+        reason: None,
+        model: None,
+        from_turn: None,
+        to_turn: None,
+        entry_count: None,
+        detail: String::new(),
+        usage: None,
+        cost: None,
+    };
+    match &r.kind {
+        RecordKind::Fold {
+            summary_id,
+            model,
+            from_turn,
+            to_turn,
+            entry_count,
+            span_chars,
+            summary_chars,
+        } => {
+            // mf 0.1.0 wrote a fold record beside each summary; the summary says it all.
+            if summaries.iter().any(|s| &s.id == summary_id) {
+                return None;
             }
-            RecordKind::Decline {
-                reason,
-                model,
-                span,
-                detail,
-                usage,
-                ..
-            } => {
-                (ev.usage, ev.cost) = priced(model, *usage);
-                let (a, b) = span.turns();
-                ev.kind = "decline";
-                ev.reason = Some(reason.as_str().to_string());
-                ev.model = Some(model.clone());
-                ev.from_turn = Some(a);
-                ev.to_turn = Some(b);
-                ev.entry_count = Some(span.count());
-                ev.detail = match span {
-                    DeclinedSpan::Ref(s) => {
-                        format!("lines {}–{}: {detail}", s.from_line, s.to_line)
-                    }
-                    DeclinedSpan::Ids { .. } => detail.clone(),
-                };
-            }
-            RecordKind::Retract { summary_id, .. } => {
-                ev.kind = "retract";
-                ev.summary_id = Some(summary_id.clone());
-                ev.detail = "withdrawn; its originals are verbatim in recall again".into();
-            }
-            RecordKind::Unknown { kind } => {
-                ev.detail =
-                    format!("an mf line of kind `{kind}` that this mf does not know; ignored");
-            }
+            ev.kind = "fold";
+            ev.summary_id = Some(summary_id.clone());
+            ev.model = Some(model.clone());
+            ev.from_turn = Some(*from_turn);
+            ev.to_turn = Some(*to_turn);
+            ev.entry_count = Some(*entry_count);
+            ev.detail = format!("{span_chars} chars folded into {summary_chars}");
         }
-        history.push(ev);
+        RecordKind::Decline {
+            reason,
+            model,
+            span,
+            detail,
+            usage,
+            ..
+        } => {
+            (ev.usage, ev.cost) = priced(model, *usage);
+            let (a, b) = span.turns();
+            ev.kind = "decline";
+            ev.reason = Some(reason.as_str().to_string());
+            ev.model = Some(model.clone());
+            ev.from_turn = Some(a);
+            ev.to_turn = Some(b);
+            ev.entry_count = Some(span.count());
+            ev.detail = match span {
+                DeclinedSpan::Ref(s) => {
+                    format!("lines {}–{}: {detail}", s.from_line, s.to_line)
+                }
+                DeclinedSpan::Ids { .. } => detail.clone(),
+            };
+        }
+        RecordKind::Retract { summary_id, .. } => {
+            ev.kind = "retract";
+            ev.summary_id = Some(summary_id.clone());
+            ev.detail = "withdrawn; its originals are verbatim in recall again".into();
+        }
+        RecordKind::Unknown { kind } => {
+            ev.detail = format!("an mf line of kind `{kind}` that this mf does not know; ignored");
+        }
     }
-    history.sort_by_key(|h| h.line);
-    let flags = ledger
+    Some(ev)
+}
+
+/// What the ledger flags, line by line.
+fn flag_views(t: &Transcript, ledger: &Ledger<'_>) -> Vec<FlagView> {
+    let id_of = |i: u32| t.id_string(i as usize);
+    ledger
         .flags
         .iter()
         .map(|f| FlagView {
@@ -215,9 +208,12 @@ pub fn explanation(t: &Transcript, ledger: &Ledger<'_>, now: DecisionRecord) -> 
             kind: f.kind.as_str(),
             why: f.why.clone(),
         })
-        .collect();
-    let notes = t
-        .notes
+        .collect()
+}
+
+/// What the reader noted about the file's lines.
+fn note_views(t: &Transcript) -> Vec<NoteView> {
+    t.notes
         .iter()
         .map(|n| {
             let (kind, detail) = note_view(&n.kind);
@@ -227,8 +223,12 @@ pub fn explanation(t: &Transcript, ledger: &Ledger<'_>, now: DecisionRecord) -> 
                 detail,
             }
         })
-        .collect();
-    let native = t
+        .collect()
+}
+
+/// The agent's own compaction summaries.
+fn native_views(t: &Transcript) -> Vec<NativeView> {
+    t
         .entries
         .iter()
         .enumerate()
@@ -246,8 +246,11 @@ pub fn explanation(t: &Transcript, ledger: &Ledger<'_>, now: DecisionRecord) -> 
                 }
             ),
         })
-        .collect();
-    // The active branch: what the agent sees, against what the file also holds.
+        .collect()
+}
+
+/// The active branch: what the agent sees, against what the file also holds.
+fn branch_view(t: &Transcript) -> Option<BranchView> {
     let (mut on, mut off, mut before) = (0usize, 0usize, 0usize);
     let mut leaf = None;
     for e in &t.entries {
@@ -260,27 +263,12 @@ pub fn explanation(t: &Transcript, ledger: &Ledger<'_>, now: DecisionRecord) -> 
             leaf = Some(e.line);
         }
     }
-    let branch = (t.format.is_agent() || off > 0).then_some(BranchView {
+    (t.format.is_agent() || off > 0).then_some(BranchView {
         entries: on,
         leaf_line: leaf,
         off_branch: off,
         before_native: before,
-    });
-    Explanation {
-        file: t.display(),
-        format: t.format.name().to_string(),
-        entries: t.entries.len(),
-        turns: ledger.turns.iter().copied().max().unwrap_or(0) as u64,
-        lines: t.lines,
-        summaries,
-        history,
-        flags,
-        notes,
-        native,
-        branch,
-        now,
-        focus: None,
-    }
+    })
 }
 
 pub fn explain(
@@ -300,7 +288,7 @@ pub fn explain(
     now.after = now.before;
     match fold::plan(&ledger, &policy, model.as_deref().unwrap_or_default()) {
         Decision::Skip(skip) => {
-            now.reason = skip.reason.describe();
+            now.reason = crate::decision::Reason::Skip(skip.reason);
             now.span = skip.span.as_ref().map(|s| SpanRecord::of(s, &id_of));
             now.verbatim = Some(VerbatimRecord::of(&ledger, &ledger.view, 0));
         }

@@ -11,3 +11,14 @@ pub mod recall;
 pub mod sessions;
 pub mod summarize;
 pub mod verify;
+
+/// Run async work to completion on a runtime of this thread.
+pub fn block_on<T>(work: impl std::future::Future<Output = T>) -> anyhow::Result<T> {
+    // The blocking pool runs the built-in summarizer and the audits: no more threads than
+    // processors (each thread would keep its own heap of freed span text).
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .max_blocking_threads(std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .build()?;
+    Ok(rt.block_on(work))
+}

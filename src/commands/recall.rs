@@ -1,89 +1,14 @@
 //! `mf recall`: what a model should see now — standing summaries and every entry none covers.
 
-use std::path::Path;
-
 use anyhow::Result;
 
 use crate::cli::{RecallArgs, RecallFormat};
-use crate::fold::{Item, ItemKind, Ledger, fit_budget};
-use crate::render::recall::{Format, RecallItem};
+use crate::fold::{Ledger, fit_budget};
+use crate::render::recall::Format;
 use crate::render::{self, Ui};
 use crate::settings::read_options;
-use crate::transcript::{self, CacheOptions, NoteKind, ReadOptions, Tail, Transcript};
-
-/// The printable form of a view item.
-pub fn item(t: &Transcript, ledger: &Ledger<'_>, it: Item) -> std::io::Result<RecallItem> {
-    let i = it as usize;
-    let kind = ledger.kind(it);
-    let text = t.text(i)?;
-    let (summary_turns, role) = match kind {
-        ItemKind::Summary => (Some(ledger.item_turns(it)), "system"),
-        _ => (None, ledger.conv.entries[i].role.as_str()),
-    };
-    let messages = match kind {
-        ItemKind::Summary => vec![serde_json::json!({"role": "system", "content": text})],
-        _ => t.chat_messages(i)?,
-    };
-    Ok(RecallItem {
-        id: t.id_string(i),
-        summary_turns,
-        turn: ledger.item_turns(it).1,
-        role,
-        text,
-        messages,
-        native: t.raw_lines(i)?,
-    })
-}
-
-/// Read a transcript for a read-only command: an incomplete last line is left out with a warning,
-/// and lines mf had to skip or recover are mentioned.
-/// `-v`: how much of the file was read, and how much came from a checkpoint.
-pub fn log_read(ui: &Ui, t: &Transcript) {
-    let mb = |b: u64| match b {
-        0..1_000 => format!("{b} bytes"),
-        1_000..1_000_000 => format!("{:.1} kB", b as f64 / 1e3),
-        _ => format!("{:.1} MB", b as f64 / 1e6),
-    };
-    if t.from_checkpoint > 0 {
-        ui.log(&format!(
-            "{}: {} from a checkpoint, {} read",
-            t.display(),
-            mb(t.from_checkpoint),
-            mb(t.len.saturating_sub(t.from_checkpoint))
-        ));
-    } else {
-        ui.log(&format!("{}: {} read in full", t.display(), mb(t.len)));
-    }
-}
-
-pub fn read_for_view(path: &Path, opts: &ReadOptions, ui: &Ui) -> Result<Transcript> {
-    let t = transcript::read(path, opts)?;
-    log_read(ui, &t);
-    match t.tail {
-        Tail::Torn { line, mf: false, .. } => ui.warn(&format!(
-            "{}:{line}: the last line is incomplete (no newline, not valid JSON) and is left out; it may still be being written",
-            t.display()
-        )),
-        Tail::Torn { line, mf: true, .. } => ui.warn(&format!(
-            "{}:{line}: the last line is one mf began and did not finish (it was interrupted); it is left out, and the next mf write closes it",
-            t.display()
-        )),
-        _ => {}
-    }
-    let torn = t
-        .notes
-        .iter()
-        .filter(|n| n.kind == NoteKind::TornMf)
-        .count();
-    if torn > 0 {
-        ui.warn(&format!(
-            "{}: {torn} line{} that an interrupted mf began are skipped (`mf verify` lists them)",
-            t.display(),
-            if torn == 1 { "" } else { "s" }
-        ));
-    }
-    Ok(t)
-}
+use crate::transcript::CacheOptions;
+use crate::view::{item, read_for_view};
 
 pub fn recall(args: &RecallArgs, cache: Option<&CacheOptions>, ui: &Ui) -> Result<()> {
     let t = read_for_view(&args.file, &read_options(args.from, cache), ui)?;

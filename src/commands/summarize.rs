@@ -307,7 +307,7 @@ fn judge(
             }
         };
         let (a_audit, lossy) = a.audit.expect("a vetted reply was audited");
-        chunk.audit = call::scrubbed_json(&a_audit, redactor);
+        chunk.audit = redactor.scrubbed_json(&a_audit);
         if let Some(why) = lossy.map(|why| redactor.redact(&why, &mut Counts::new())) {
             chunk.reason = format!("summary declined as lossy: {why}");
             declined.push(chunk.reason.clone());

@@ -7,43 +7,70 @@
 use anyhow::Result;
 
 use crate::cli::VerifyArgs;
-use crate::commands::explain::note_view;
 use crate::exit_status::ExitStatus;
 use crate::fold::Ledger;
+use crate::render::notes::note_view;
 use crate::render::verify::{Finding, VerifyReport};
 use crate::render::{self, Ui};
 use crate::settings::read_options;
-use crate::transcript::{self, NoteKind, Tail};
+use crate::transcript::{self, NoteKind, Tail, Transcript};
 
 /// Verify one file.
 pub fn verify_file(path: &std::path::Path, opts: &transcript::ReadOptions) -> VerifyReport {
     let t = match transcript::read(path, opts) {
         Ok(t) => t,
-        Err(e) => {
-            use transcript::TranscriptError as E;
-            let line = match &e {
-                E::Malformed { line, .. } | E::NotMessage { line, .. } | E::Torn { line, .. } => {
-                    *line as u32
-                }
-                _ => 0,
-            };
-            return VerifyReport {
-                file: path.display().to_string(),
-                format: None,
-                clean: false,
-                entries: 0,
-                lines: 0,
-                standing: 0,
-                problems: vec![Finding {
-                    line,
-                    kind: "unreadable".into(),
-                    what: e.to_string(),
-                }],
-                notes: Vec::new(),
-            };
-        }
+        Err(e) => return unreadable(path, &e),
     };
     let ledger = Ledger::new(t.conversation());
+    let (mut problems, mut notes) = flagged_and_noted(&t, &ledger);
+    if path.as_os_str() != "-" {
+        scan_lines(path, &t, &mut problems, &mut notes);
+    }
+    tail_finding(&t, &mut problems, &mut notes);
+    problems.sort_by_key(|p| p.line);
+    VerifyReport {
+        file: t.display(),
+        format: Some(t.format.name().to_string()),
+        clean: problems.is_empty(),
+        entries: t.entries.len(),
+        lines: t.lines,
+        standing: ledger
+            .summaries
+            .values()
+            .filter(|s| s.standing() && s.covered_by.is_none())
+            .count(),
+        problems,
+        notes,
+    }
+}
+
+/// The report of a file that cannot be read at all.
+fn unreadable(path: &std::path::Path, e: &transcript::TranscriptError) -> VerifyReport {
+    use transcript::TranscriptError as E;
+    let line = match e {
+        E::Malformed { line, .. } | E::NotMessage { line, .. } | E::Torn { line, .. } => {
+            *line as u32
+        }
+        _ => 0,
+    };
+    VerifyReport {
+        file: path.display().to_string(),
+        format: None,
+        clean: false,
+        entries: 0,
+        lines: 0,
+        standing: 0,
+        problems: vec![Finding {
+            line,
+            kind: "unreadable".into(),
+            what: e.to_string(),
+        }],
+        notes: Vec::new(),
+    }
+}
+
+/// The ledger's flags and the reader's notes, as problems and notes.
+fn flagged_and_noted(t: &Transcript, ledger: &Ledger<'_>) -> (Vec<Finding>, Vec<Finding>) {
     let mut problems = Vec::new();
     let mut notes = Vec::new();
     for f in &ledger.flags {
@@ -74,49 +101,59 @@ pub fn verify_file(path: &std::path::Path, opts: &transcript::ReadOptions) -> Ve
             _ => notes.push(finding),
         }
     }
-    // Every line on its own, whatever the format's reader made of it: one that is not JSON, or
-    // carries mf's object in a shape mf does not write, is a problem unless mf's own recovery
-    // already explains that line (its torn line, a line its append interrupted).
-    if path.as_os_str() != "-" {
-        // A line mf's append interrupted is explained only when its halves were rejoined.
-        let mut explained = std::collections::HashSet::new();
-        for n in &t.notes {
-            match n.kind {
-                NoteKind::TornMf | NoteKind::GluedAfterTornMf => {
-                    explained.insert(n.line);
-                }
-                NoteKind::Rejoined { first } => {
-                    explained.insert(n.line);
-                    explained.insert(first);
-                }
-                NoteKind::InterruptedByMf
-                | NoteKind::Skipped(_)
-                | NoteKind::UnfinishedWrite { .. } => {}
+    (problems, notes)
+}
+
+/// Every line on its own, whatever the format's reader made of it: one that is not JSON, or
+/// carries mf's object in a shape mf does not write, is a problem unless mf's own recovery
+/// already explains that line (its torn line, a line its append interrupted).
+fn scan_lines(
+    path: &std::path::Path,
+    t: &Transcript,
+    problems: &mut Vec<Finding>,
+    notes: &mut Vec<Finding>,
+) {
+    // A line mf's append interrupted is explained only when its halves were rejoined.
+    let mut explained = std::collections::HashSet::new();
+    for n in &t.notes {
+        match n.kind {
+            NoteKind::TornMf | NoteKind::GluedAfterTornMf => {
+                explained.insert(n.line);
             }
-        }
-        match transcript::scan::scan(path) {
-            Ok(issues) => {
-                for i in issues {
-                    if explained.contains(&i.line) {
-                        continue;
-                    }
-                    // The reader's own note for the same line gives way to the plainer finding.
-                    notes.retain(|n: &Finding| !(n.line == i.line && n.kind == "skipped"));
-                    problems.retain(|n: &Finding| !(n.line == i.line && n.kind == "skipped"));
-                    problems.push(Finding {
-                        line: i.line,
-                        kind: i.kind.into(),
-                        what: i.what,
-                    });
-                }
+            NoteKind::Rejoined { first } => {
+                explained.insert(n.line);
+                explained.insert(first);
             }
-            Err(e) => problems.push(Finding {
-                line: 0,
-                kind: "unreadable".into(),
-                what: format!("cannot read every line: {e}"),
-            }),
+            NoteKind::InterruptedByMf | NoteKind::Skipped(_) | NoteKind::UnfinishedWrite { .. } => {
+            }
         }
     }
+    match transcript::scan::scan(path) {
+        Ok(issues) => {
+            for i in issues {
+                if explained.contains(&i.line) {
+                    continue;
+                }
+                // The reader's own note for the same line gives way to the plainer finding.
+                notes.retain(|n: &Finding| !(n.line == i.line && n.kind == "skipped"));
+                problems.retain(|n: &Finding| !(n.line == i.line && n.kind == "skipped"));
+                problems.push(Finding {
+                    line: i.line,
+                    kind: i.kind.into(),
+                    what: i.what,
+                });
+            }
+        }
+        Err(e) => problems.push(Finding {
+            line: 0,
+            kind: "unreadable".into(),
+            what: format!("cannot read every line: {e}"),
+        }),
+    }
+}
+
+/// The tail: a torn last line is a problem; one without a newline, a note.
+fn tail_finding(t: &Transcript, problems: &mut Vec<Finding>, notes: &mut Vec<Finding>) {
     match t.tail {
         Tail::Torn { line, bytes, mf, .. } => problems.push(Finding {
             line: line as u32,
@@ -133,21 +170,6 @@ pub fn verify_file(path: &std::path::Path, opts: &transcript::ReadOptions) -> Ve
             what: "the last line has no newline; mf adds one before it appends".into(),
         }),
         Tail::Clean => {}
-    }
-    problems.sort_by_key(|p| p.line);
-    VerifyReport {
-        file: t.display(),
-        format: Some(t.format.name().to_string()),
-        clean: problems.is_empty(),
-        entries: t.entries.len(),
-        lines: t.lines,
-        standing: ledger
-            .summaries
-            .values()
-            .filter(|s| s.standing() && s.covered_by.is_none())
-            .count(),
-        problems,
-        notes,
     }
 }
 

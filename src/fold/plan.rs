@@ -303,38 +303,16 @@ fn summary_estimate(policy: &FoldPolicy, chars: usize) -> usize {
 /// Decide what to fold with a summary (or, for `Strategy::Cited`, what to offer).
 pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
     let skip = |reason, span| Decision::Skip(Skip { reason, span });
-    let uncovered = ledger.uncovered_count();
-    if uncovered < policy.trigger {
-        return skip(
-            SkipReason::BelowTrigger {
-                uncovered,
-                trigger: policy.trigger,
-            },
-            None,
-        );
+    if let Some(reason) = not_yet(ledger, policy) {
+        return skip(reason, None);
     }
     let view_chars = ledger.view_chars();
-    if let Some(target) = policy.target_tokens
-        && estimate_tokens(view_chars) <= target
-    {
-        return skip(
-            SkipReason::UnderTarget {
-                tokens: estimate_tokens(view_chars),
-                target,
-            },
-            None,
-        );
-    }
 
     let (first, cands) = candidates(ledger);
     let n = cands.len();
     let seams = Seams::new(ledger, cands);
 
-    // Window: the newest `size` candidates, its start rounded forward to a whole turn.
-    let mut start = policy.size.map_or(0, |size| n.saturating_sub(size));
-    while start < n && !seams.turn[start] {
-        start += 1;
-    }
+    let start = window_start(policy, &seams, n);
     let considered = n - start;
 
     let tail = tail_start(ledger, cands, &seams, policy, start);
@@ -351,7 +329,7 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
     // folding everything at the compression goal leaves the view over it, everything is folded
     // and the summaries are held to the room that is left (the gentlest compression that meets
     // the target), unless the verbatim part alone leaves no useful room.
-    let (end, squeeze, mut note) = match policy.target_tokens {
+    let (end, squeeze, note) = match policy.target_tokens {
         Some(target) => fit_target(ledger, policy, &head, &seams, first, start, end, target),
         None => (end, None, None),
     };
@@ -363,16 +341,8 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
     let split_turn = (end < n && !seams.turn[end]).then(|| ledger.item_turns(cands[end]).0);
 
     let range = &cands[start..end];
-    let protected: Vec<Item> = range
-        .iter()
-        .copied()
-        .filter(|&it| policy.protect_user && ledger.is_user_message(it))
-        .collect();
-    let items: Vec<Item> = range
-        .iter()
-        .copied()
-        .filter(|&it| !kept_out(ledger, policy, &head, it))
-        .collect();
+    let protected = protected_in(ledger, policy, range);
+    let items = folded_in(ledger, policy, &head, range);
     if items.len() < policy.min_fold {
         let reason = SkipReason::TooFew {
             would_fold: items.len(),
@@ -411,83 +381,32 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
             .collect();
     }
     if spans.is_empty() {
-        return match declined {
-            Some(((line, at_ms, reason), span)) => skip(
-                SkipReason::DeclinedBefore {
-                    line,
-                    at_ms,
-                    reason,
-                },
-                Some(span),
-            ),
-            None if stale == 0 && small == 0 && !oversized.is_empty() => {
-                let budget = policy.max_span_tokens.unwrap_or(0);
-                skip(
-                    SkipReason::TooLargeForACall {
-                        units: oversized.len(),
-                        budget,
-                        room: (budget * 4).saturating_sub(REQUEST_OVERHEAD_CHARS),
-                    },
-                    None,
-                )
-            }
-            None => skip(SkipReason::NothingNew { stale, small }, None),
-        };
+        return nothing_to_ask(policy, declined, stale, small, &oversized);
     }
-    if let Some(extra) = idle_note(stale, small) {
-        note = Some(match note {
-            Some(n) => format!("{n}; {extra}"),
-            None => extra,
-        });
-    }
+    let note = joined(note, idle_note(stale, small));
     for s in &mut spans {
         s.tail_line = chunk_tail(ledger, cands, &s.items);
     }
     if let Some(room) = squeeze {
-        // Each chunk's summary gets its share of the room, by size.
-        let all: usize = spans.iter().map(|s| s.chars).sum::<usize>().max(1);
-        let text = room.saturating_sub(SUMMARY_LABEL_CHARS * spans.len());
-        for s in &mut spans {
-            s.summary_cap = Some(estimate_tokens(text * s.chars / all));
-        }
+        share_room(&mut spans, room);
     }
-    let folded: Vec<Item> = spans.iter().flat_map(|s| s.items.iter().copied()).collect();
-    if folded.len() < policy.min_fold {
-        return skip(
-            SkipReason::TooFew {
-                would_fold: folded.len(),
-                min_fold: policy.min_fold,
-            },
-            None,
-        );
-    }
-    let whole = Span::of(ledger, folded);
-    if spans.len() == 1
-        && let Some((line, at_ms, reason)) = ledger.declined_before(&whole.digest, model)
-    {
-        return skip(
-            SkipReason::DeclinedBefore {
-                line,
-                at_ms,
-                reason,
-            },
-            Some(whole),
-        );
-    }
-    let mut verbatim: Vec<Item> = ledger.view[..first + start].to_vec();
-    verbatim.extend(protected.iter().copied());
-    verbatim.extend(head.iter().copied());
-    verbatim.extend(cut_heads);
-    verbatim.extend(open_prompts);
-    verbatim.extend(idle);
-    verbatim.extend(oversized.iter().flatten().copied());
-    verbatim.extend(
-        range
-            .iter()
-            .copied()
-            .filter(|&it| ledger.is_fixed(it) && !ledger.is_preamble(it)),
+    let whole = match whole_of(ledger, policy, model, &spans) {
+        Ok(whole) => whole,
+        Err(skipped) => return skipped,
+    };
+    let kept = (protected.iter().copied())
+        .chain(head.iter().copied())
+        .chain(cut_heads)
+        .chain(open_prompts)
+        .chain(idle)
+        .chain(oversized.iter().flatten().copied());
+    let verbatim = verbatim_of(
+        ledger,
+        &ledger.view[..first + start],
+        kept,
+        range,
+        &cands[end..],
     );
-    verbatim.extend_from_slice(&cands[end..]);
     let tail_line = tail_line(ledger, &whole, &cands[end..]);
     Decision::Fold(Plan {
         spans,
@@ -501,6 +420,158 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
         tail_line,
         note,
     })
+}
+
+/// The entries of the fold's range kept out of it as protected (`--protect user`).
+fn protected_in(ledger: &Ledger<'_>, policy: &FoldPolicy, range: &[Item]) -> Vec<Item> {
+    range
+        .iter()
+        .copied()
+        .filter(|&it| policy.protect_user && ledger.is_user_message(it))
+        .collect()
+}
+
+/// The entries of the fold's range that fold (none the planner keeps out).
+fn folded_in(ledger: &Ledger<'_>, policy: &FoldPolicy, head: &[Item], range: &[Item]) -> Vec<Item> {
+    range
+        .iter()
+        .copied()
+        .filter(|&it| !kept_out(ledger, policy, head, it))
+        .collect()
+}
+
+/// Two remarks for the record as one.
+fn joined(note: Option<String>, extra: Option<String>) -> Option<String> {
+    match (note, extra) {
+        (Some(n), Some(extra)) => Some(format!("{n}; {extra}")),
+        (n, extra) => n.or(extra),
+    }
+}
+
+/// The whole fold as one span, or the skip when it is too few entries, or (asked in one call)
+/// the very span declined before.
+fn whole_of(
+    ledger: &Ledger<'_>,
+    policy: &FoldPolicy,
+    model: &str,
+    spans: &[Span],
+) -> Result<Span, Decision> {
+    let skip = |reason, span| Decision::Skip(Skip { reason, span });
+    let folded: Vec<Item> = spans.iter().flat_map(|s| s.items.iter().copied()).collect();
+    if folded.len() < policy.min_fold {
+        return Err(skip(
+            SkipReason::TooFew {
+                would_fold: folded.len(),
+                min_fold: policy.min_fold,
+            },
+            None,
+        ));
+    }
+    let whole = Span::of(ledger, folded);
+    if spans.len() == 1
+        && let Some((line, at_ms, reason)) = ledger.declined_before(&whole.digest, model)
+    {
+        return Err(skip(
+            SkipReason::DeclinedBefore {
+                line,
+                at_ms,
+                reason,
+            },
+            Some(whole),
+        ));
+    }
+    Ok(whole)
+}
+
+/// Not worth planning yet: too few entries uncovered (under the trigger), or the view is already
+/// within `--target-tokens`.
+fn not_yet(ledger: &Ledger<'_>, policy: &FoldPolicy) -> Option<SkipReason> {
+    let uncovered = ledger.uncovered_count();
+    if uncovered < policy.trigger {
+        return Some(SkipReason::BelowTrigger {
+            uncovered,
+            trigger: policy.trigger,
+        });
+    }
+    let tokens = estimate_tokens(ledger.view_chars());
+    match policy.target_tokens {
+        Some(target) if tokens <= target => Some(SkipReason::UnderTarget { tokens, target }),
+        _ => None,
+    }
+}
+
+/// The window: the newest `size` of the `n` candidates, its start rounded forward to a whole
+/// turn.
+fn window_start(policy: &FoldPolicy, seams: &Seams, n: usize) -> usize {
+    let mut start = policy.size.map_or(0, |size| n.saturating_sub(size));
+    while start < n && !seams.turn[start] {
+        start += 1;
+    }
+    start
+}
+
+/// The skip when no chunk is asked about: a span declined before, units each too large for one
+/// call, or nothing new.
+fn nothing_to_ask(
+    policy: &FoldPolicy,
+    declined: Option<((u32, u64, DeclineReason), Span)>,
+    stale: usize,
+    small: usize,
+    oversized: &[Vec<Item>],
+) -> Decision {
+    let skip = |reason, span| Decision::Skip(Skip { reason, span });
+    match declined {
+        Some(((line, at_ms, reason), span)) => skip(
+            SkipReason::DeclinedBefore {
+                line,
+                at_ms,
+                reason,
+            },
+            Some(span),
+        ),
+        None if stale == 0 && small == 0 && !oversized.is_empty() => {
+            let budget = policy.max_span_tokens.unwrap_or(0);
+            skip(
+                SkipReason::TooLargeForACall {
+                    units: oversized.len(),
+                    budget,
+                    room: (budget * 4).saturating_sub(REQUEST_OVERHEAD_CHARS),
+                },
+                None,
+            )
+        }
+        None => skip(SkipReason::NothingNew { stale, small }, None),
+    }
+}
+
+/// `--target-tokens` squeezed: each chunk's summary gets its share of the room, by size.
+fn share_room(spans: &mut [Span], room: usize) {
+    let all: usize = spans.iter().map(|s| s.chars).sum::<usize>().max(1);
+    let text = room.saturating_sub(SUMMARY_LABEL_CHARS * spans.len());
+    for s in spans {
+        s.summary_cap = Some(estimate_tokens(text * s.chars / all));
+    }
+}
+
+/// What stays verbatim, in order: what lies before the window, what the planner kept out, the
+/// fixed entries of the fold's range (outside the preamble), and the tail.
+fn verbatim_of(
+    ledger: &Ledger<'_>,
+    before: &[Item],
+    kept: impl Iterator<Item = Item>,
+    range: &[Item],
+    tail: &[Item],
+) -> Vec<Item> {
+    let mut verbatim: Vec<Item> = before.to_vec();
+    verbatim.extend(kept);
+    verbatim.extend(
+        range
+            .iter()
+            .copied()
+            .filter(|&it| ledger.is_fixed(it) && !ledger.is_preamble(it)),
+    );
+    verbatim.extend_from_slice(tail);
+    verbatim
 }
 
 /// The law at a seam, whatever the seams the planner chose (a tool unit that straddles later

@@ -11,6 +11,7 @@ use crate::decision::{Action, DecisionRecord};
 use crate::settings::{RecordsTo, UiSettings};
 
 pub mod explain;
+pub mod notes;
 pub mod recall;
 pub mod sessions;
 pub mod summarize;
@@ -147,24 +148,7 @@ pub fn stdout_bytes(bytes: &[u8]) -> io::Result<()> {
     out.flush()
 }
 
-/// Dollars, rounded to what is useful: whole cents above a dollar, four significant digits below
-/// a cent, never binary noise such as `0.005918400000000001`.
-pub fn usd(v: f64) -> String {
-    if v == 0.0 {
-        "0".into()
-    } else if v >= 1.0 {
-        format!("{v:.2}")
-    } else if v >= 0.01 {
-        format!("{v:.4}")
-    } else {
-        // Below a cent: four significant digits, written out.
-        let digits = (-v.log10()).ceil() as usize + 3;
-        format!("{v:.digits$}")
-            .trim_end_matches('0')
-            .trim_end_matches('.')
-            .to_string()
-    }
-}
+pub use crate::decision::usd;
 
 /// Print decision records: JSON lines with `--json`; else a table for one file, or one summary
 /// table for several. To stdout, or to stderr when stdout carries the transcript (`--output -`);
@@ -285,7 +269,7 @@ pub fn summary_table(ui: &Ui, records: &[DecisionRecord]) -> String {
                 before,
                 after,
                 r.cost.map_or(String::new(), |_| cost_text(r)),
-                r.reason.clone(),
+                r.reason.to_string(),
             ]);
         }
         if records.len() > 1 {
@@ -389,7 +373,7 @@ pub fn decision_grid(ui: &Ui, r: &DecisionRecord) -> Grid {
     let mut t = ui.grid(Plain::Pairs);
     t.set_header(["file", r.file.as_str()]);
     t.add_row(vec!["action", r.action.as_str()]);
-    t.add_row(vec!["reason", &r.reason]);
+    t.add_row(vec!["reason", &r.reason.to_string()]);
     t.add_row(vec!["model", r.model.as_deref().unwrap_or("—")]);
     let span = r.span.as_ref().map_or("—".to_string(), |s| {
         let originals = if s.original_count == s.entry_count {
@@ -490,7 +474,7 @@ pub fn decision_grid(ui: &Ui, r: &DecisionRecord) -> Grid {
         ]);
     }
     for n in &r.notes {
-        t.add_row(vec!["note".to_string(), n.clone()]);
+        t.add_row(vec!["note".to_string(), n.to_string()]);
     }
     let written = match (r.written, &r.output) {
         (true, Some(out)) => format!("yes: {} line(s) in {out}", r.lines_appended),

@@ -7,6 +7,9 @@
 //! same model, instruction, strategy and threshold; `--retry` asks again; `--retry-lossy` pays
 //! exactly one more call whose request names what was wrong.
 
+use mf::decision::{Decline, Reason, SummaryOutcome};
+use mf::entry::DeclineReason;
+use mf::fold::SkipReason;
 use serde_json::Value;
 
 use crate::server::{Recorded, TestServer, openai_ok};
@@ -241,13 +244,6 @@ fn assert_declined_lossy(
     assert_eq!(out.code, 0, "a declined fold is a success: {out:?}");
     let rec = record(out);
     assert_eq!(rec["action"], "declined", "{rec}");
-    assert!(
-        rec["reason"]
-            .as_str()
-            .unwrap()
-            .contains("declined as lossy"),
-        "{rec}"
-    );
     assert_eq!(rec["written"], true);
     assert_eq!(rec["linesAppended"], 1);
     assert_eq!(rec["summaries"][0]["id"], "", "no summary id: {rec}");
@@ -261,6 +257,13 @@ fn assert_declined_lossy(
     assert_eq!(d["span"]["toTurn"], 4);
     assert_eq!(d["span"]["count"], 9);
     assert_eq!(d["span"]["digest"], rec["span"]["digest"]);
+    // The record says why in the documented words, with the audit's detail the decline keeps.
+    let why = Decline::Lossy(d["detail"].as_str().unwrap().to_string());
+    assert_eq!(rec["reason"], Reason::Declined(why.clone()).to_string());
+    assert_eq!(
+        rec["summaries"][0]["outcome"],
+        SummaryOutcome::Declined(why).to_string()
+    );
     // Nothing folded: recall is the whole conversation.
     let recall = json_lines(&env.mf_ok(&["recall", "ops.jsonl"]).stdout);
     assert_eq!(recall.len(), 12);
@@ -548,13 +551,14 @@ fn a_declined_span_is_not_paid_for_again_by_the_same_model() {
         assert_eq!(again.code, 0, "{again:?}");
         let rec = record(&again);
         assert_eq!(rec["action"], "skipped", "{rec}");
-        assert!(
-            rec["reason"]
-                .as_str()
-                .unwrap()
-                .contains("declined as lossy by this model"),
-            "{rec}"
-        );
+        // The reason names the decline record (the file's last line) and its verdict.
+        let line = String::from_utf8_lossy(&after_first).lines().count() as u32;
+        let skip = SkipReason::DeclinedBefore {
+            line,
+            at_ms: 0,
+            reason: DeclineReason::Lossy,
+        };
+        assert_eq!(rec["reason"], Reason::Skip(skip).to_string(), "{rec}");
         assert_eq!(rec["calls"], 0);
         assert_eq!(server.requests().len(), 1, "paid twice for the same span");
         assert_eq!(read(&f), after_first, "a second decline was written");

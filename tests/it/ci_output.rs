@@ -490,7 +490,7 @@ fn help_lists_every_environment_variable_mf_reads() {
     assert!(help.stdout.contains("MF_LIVE_SECONDS"), "{}", help.stdout);
     // Every variable `settings::env_vars` names (HOME and the debug-build fault switch aside).
     let source = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/settings.rs"),
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/settings/mod.rs"),
     )
     .unwrap();
     let names: Vec<&str> = source

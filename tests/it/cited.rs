@@ -5,6 +5,10 @@
 
 use std::collections::HashSet;
 
+use mf::decision::Reason;
+use mf::entry::DeclineReason;
+use mf::fold::SkipReason;
+
 use crate::server::{TestServer, openai_ok};
 use crate::util::*;
 
@@ -129,11 +133,9 @@ fn extractive_cited_run_yields_non_contiguous_coverage_that_every_command_handle
         "every summary skips the user messages between its entries"
     );
     // Some entries of the span were not cited: they stay verbatim.
-    assert!(
-        rec["reason"]
-            .as_str()
-            .unwrap()
-            .contains("no summary cited stay verbatim"),
+    assert_eq!(
+        rec["reason"],
+        "folded 24 entries (turns 1–13) into 2 cited summaries in 1 call; 12 entries of the span no summary cited stay verbatim, 32 entries stay verbatim in all",
         "{rec}"
     );
 
@@ -495,11 +497,9 @@ fn a_fold_whose_every_candidate_is_rejected_stops_at_fifteen_calls_and_is_not_pa
     assert_eq!(server.requests().len(), 15, "at most 15 calls per fold");
     assert_eq!(rec["calls"], 15);
     assert_eq!(rec["action"], "declined", "{rec}");
-    assert!(
-        rec["reason"]
-            .as_str()
-            .unwrap()
-            .contains("15 candidates in 15 calls, 15 rejected (single-source 15)"),
+    assert_eq!(
+        rec["reason"],
+        "every candidate summary was rejected: 15 candidates in 15 calls, 15 rejected (single-source 15); last: #1: it draws on 1 entry not already summarized (m7); a summary needs at least 2 (cite more entries, or merge it into another summary); verdict remembered for this span and model",
         "{rec}"
     );
     let rounds: Vec<u64> = rejections(rec).iter().map(|r| r.2).collect();
@@ -521,13 +521,13 @@ fn a_fold_whose_every_candidate_is_rejected_stops_at_fifteen_calls_and_is_not_pa
     let again = scripted(&env, &server, &["--min-retention", "0"]).ok();
     let rec2 = &json_lines(&again.stdout)[0];
     assert_eq!(rec2["action"], "skipped", "{rec2}");
-    assert!(
-        rec2["reason"]
-            .as_str()
-            .unwrap()
-            .contains("every candidate summary was rejected"),
-        "{rec2}"
-    );
+    // The reason names the decline record (the file's last line) and its verdict.
+    let skip = SkipReason::DeclinedBefore {
+        line: String::from_utf8_lossy(&now).lines().count() as u32,
+        at_ms: 0,
+        reason: DeclineReason::Rejected,
+    };
+    assert_eq!(rec2["reason"], Reason::Skip(skip).to_string(), "{rec2}");
     assert_eq!(server.requests().len(), 15, "not paid twice");
     let text = env.mf_ok(&["explain", FILE]).stdout;
     assert!(text.contains("declined (rejected)"), "{text}");

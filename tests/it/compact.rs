@@ -77,11 +77,8 @@ fn compact_appends_one_summary_and_keeps_every_original_byte() {
     assert_eq!(again.code, 0, "{again:?}");
     let rec2 = &json_lines(&again.stdout)[0];
     assert_eq!(rec2["action"], "skipped");
-    assert!(
-        rec2["reason"]
-            .as_str()
-            .unwrap()
-            .contains("below the trigger"),
+    assert_eq!(
+        rec2["reason"], "not worth a call: 7 uncovered entries (below the trigger of 20)",
         "{again:?}"
     );
     assert_eq!(rec2["written"], false);

@@ -999,7 +999,7 @@ fn the_sessions_agents_had_before_they_compacted_fold_lawfully_and_restore() {
             }
             folded += 1;
             for s in rec["summaries"].as_array().unwrap() {
-                if !s["outcome"].as_str().unwrap_or("").starts_with("written") {
+                if !written_outcome(&s["outcome"]) {
                     continue;
                 }
                 let id = s["id"].as_str().unwrap();

@@ -549,10 +549,18 @@ mod agent_shaped {
     fn a_fluent_paragraph_with_invented_figures_is_declined() {
         let (rec, before, after, _) = run(INVENTED);
         assert_eq!(rec["action"], "declined", "{rec}");
-        let reason = rec["reason"].as_str().unwrap();
+        // Declined for the figures nothing it read says: the audit lists them as inventions.
+        let inventions: Vec<&str> = rec["summaries"][0]["audit"]["inventions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["text"].as_str().unwrap())
+            .collect();
         assert!(
-            reason.contains("$12,345") || reason.contains("07:45 UTC"),
-            "{reason}"
+            inventions
+                .iter()
+                .any(|&i| i == "$12,345" || i == "07:45 UTC"),
+            "{rec}"
         );
         assert_eq!(before, after);
     }

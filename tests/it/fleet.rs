@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use mf::decision::{Decline, Reason};
 use serde_json::Value;
 
 use crate::server::{Reply, TestServer, openai_ok};
@@ -145,9 +146,11 @@ fn many_files_the_good_ones_compact_and_every_failure_is_reported() {
     // The failing summarizer: declined, one warning, the span verbatim, a decline record.
     let r = &records["in/fails.jsonl"];
     assert_eq!(r["action"], "declined", "{r}");
-    assert!(
-        r["reason"].as_str().unwrap().contains("summarizer failed")
-            && r["reason"].as_str().unwrap().contains("500"),
+    let failed = r["failures"][0]["message"].as_str().unwrap();
+    assert!(failed.contains("500"), "{r}");
+    assert_eq!(
+        r["reason"],
+        Reason::Declined(Decline::SummarizerFailed(failed.to_string())).to_string(),
         "{r}"
     );
     assert!(summary_lines(&env.path("in/fails.jsonl")).is_empty());

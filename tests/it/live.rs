@@ -62,7 +62,7 @@ fn written_id(out: &Output) -> String {
         .as_array()
         .unwrap()
         .iter()
-        .find(|s| s["outcome"].as_str().unwrap().starts_with("written"))
+        .find(|s| written_outcome(&s["outcome"]))
         .and_then(|s| s["id"].as_str())
         .unwrap()
         .to_string()

@@ -225,9 +225,15 @@ fn mask_with_nothing_outside_the_kept_ones_skips() {
         assert_eq!(out.code, 0, "{out:?}");
         let rec = &json_lines(&out.stdout)[0];
         assert_eq!(rec["action"], "skipped", "{args:?}: {rec}");
-        assert!(
-            rec["reason"].as_str().unwrap().contains("nothing to mask"),
-            "{rec}"
+        // The eight results in view, and the number kept as asked.
+        let skip = mf::fold::SkipReason::NothingToMask {
+            results: 8,
+            keep: args[1].parse().unwrap(),
+        };
+        assert_eq!(
+            rec["reason"],
+            mf::decision::Reason::Skip(skip).to_string(),
+            "{args:?}: {rec}"
         );
         assert_eq!(read(&f), original);
         assert!(server.requests().is_empty());

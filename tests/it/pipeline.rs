@@ -6,7 +6,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mf::commands::compact::{Compaction, compact_file};
-use mf::decision::Action;
+use mf::decision::{Action, Decline, Reason};
+use mf::entry::DeclineReason;
+use mf::fold::SkipReason;
 use mf::fold::SummaryRequest;
 use mf::render::Ui;
 use mf::settings::{CompactSettings, ModelChoice, UiSettings};
@@ -116,7 +118,11 @@ fn longer_than_span_is_declined_remembered_and_asked_again_once_the_span_grows()
 
     let r = run(&f, &s).unwrap();
     assert_eq!(r.action, Action::Declined);
-    assert!(r.reason.contains("not smaller"), "{}", r.reason);
+    assert!(
+        matches!(r.reason, Reason::Declined(Decline::NotSmaller { .. })),
+        "{:?}",
+        r.reason
+    );
     assert_eq!(s.calls.load(Ordering::SeqCst), 1);
     let after = read(&f);
     assert_eq!(&after[..original.len()], &original[..]);
@@ -128,7 +134,17 @@ fn longer_than_span_is_declined_remembered_and_asked_again_once_the_span_grows()
     // Same span: no call.
     let r = run(&f, &s).unwrap();
     assert_eq!(r.action, Action::Skipped);
-    assert!(r.reason.contains("already asked"), "{}", r.reason);
+    assert!(
+        matches!(
+            r.reason,
+            Reason::Skip(SkipReason::DeclinedBefore {
+                reason: DeclineReason::NotSmaller,
+                ..
+            })
+        ),
+        "{:?}",
+        r.reason
+    );
     assert_eq!(
         s.calls.load(Ordering::SeqCst),
         1,
@@ -161,7 +177,12 @@ fn failing_summarizer_appends_only_a_decline_record_and_recall_stays_verbatim() 
     let s = TestSummarizer::new(Behaviour::Fail);
     let r = run(&f, &s).unwrap();
     assert_eq!(r.action, Action::Declined);
-    assert!(r.reason.contains("failed on purpose"), "{}", r.reason);
+    assert_eq!(
+        r.reason,
+        Reason::Declined(Decline::SummarizerFailed(
+            "the test summarizer failed on purpose".into()
+        ))
+    );
     let after = read(&f);
     assert_eq!(&after[..original.len()], &original[..]);
     let new = json_lines(std::str::from_utf8(&after[original.len()..]).unwrap());

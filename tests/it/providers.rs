@@ -1,7 +1,13 @@
 //! Real summarizers against a loopback server: exact wire format, retries and waits, failures
 //! that degrade or stop, keys that never leak, Ctrl-C. Nothing leaves 127.0.0.1.
 
+use std::path::Path;
 use std::time::{Duration, Instant};
+
+use mf::commands::compact::{self, Compaction};
+use mf::decision::{DecisionRecord, Note, Reason};
+use mf::render::Ui;
+use mf::settings::{CompactSettings, UiSettings};
 
 use crate::server::{
     Haiku55, Luna, Reply, TestServer, anthropic_ok, haiku_5_5, luna, openai_ok, provider_tokens,
@@ -41,6 +47,35 @@ fn compact_incident(
     let mut args = vec!["compact", "incident-northwind.jsonl", "--model", model];
     args.extend_from_slice(extra);
     run(env, &args, vars)
+}
+
+/// The typed decision record of `compact FILE ARGS…` (no `--json`), run in-process through the
+/// library: for what the JSON carries only in words. The audit is off, as in [`run`].
+fn compact_in_process(env: &TestEnv, file: &Path, args: &[&str]) -> DecisionRecord {
+    use clap::Parser;
+    let file = file.to_str().unwrap();
+    let argv = ["mf", "compact", file, "--min-retention", "0"];
+    let cli = mf::cli::Cli::try_parse_from(argv.iter().chain(args)).unwrap();
+    let mf::cli::Command::Compact(a) = cli.command else {
+        unreachable!("a compact command line")
+    };
+    let config = env.write("in-process-config.toml", "");
+    let settings = CompactSettings::resolve(*a, Some(&config)).unwrap();
+    let ui = Ui::new(UiSettings {
+        quiet: true,
+        progress: false,
+        stdout_is_terminal: false,
+        verbose: 0,
+        columns: None,
+    });
+    let summarizer = compact::summarizer_for(&settings, ui).unwrap();
+    let ctx = Compaction::in_process(summarizer, || 1_764_400_000_000, ui);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(compact::compact_file(Path::new(file), &settings, &ctx))
+        .unwrap()
 }
 
 /// The decision record of a one-file `compact --json` (its first line).
@@ -664,8 +699,9 @@ fn missing_key_is_named_before_any_work_but_dry_run_needs_none() {
     assert_eq!(rec["action"], "planned");
     assert_eq!(rec["cost"]["estimated"], true);
     assert!(rec["cost"]["usd"].as_f64().unwrap() > 0.0);
-    assert!(
-        rec["reason"].as_str().unwrap().contains("estimated cost $"),
+    assert_eq!(
+        rec["reason"],
+        "dry run: would fold 49 entries (turns 1–13) in one call; 7 entries stay verbatim; the request to anthropic:claude-haiku-5-5 would be ~3313 tokens in, ~405 out; estimated cost $0.0005338; nothing called or written",
         "{rec}"
     );
     let table = run(
@@ -1212,14 +1248,15 @@ fn a_reply_cut_off_by_thinking_is_asked_once_more_with_room_and_the_record_says_
     assert!(m1 >= 4_096 && m2 > m1, "{m1} then {m2}");
     assert_eq!(appended(&f, &original), ["summary"]);
     let rec = &record(&out);
-    assert!(
-        rec["notes"].as_array().unwrap().iter().any(|n| n
-            .as_str()
-            .unwrap()
-            .contains("cut off at max_tokens")
-            && n.as_str().unwrap().contains("asked once more")),
-        "{rec}"
-    );
+    // The summarizer's remark on the span, in the record's words for it.
+    let said = Note::Reply {
+        from_turn: 1,
+        to_turn: 13,
+        note: format!(
+            "the first reply was cut off at max_tokens {m1} after thinking ({m1} tokens out); asked once more with max_tokens {m2}"
+        ),
+    };
+    assert_eq!(rec["notes"], serde_json::json!([said.to_string()]), "{rec}");
     let output = rec["usage"]["outputTokens"].as_u64().unwrap();
     assert!(
         output >= m1 + 7_500,
@@ -1296,21 +1333,29 @@ fn a_million_token_session_is_chunked_so_no_request_crosses_the_cheap_band() {
         "--json",
     ]);
     assert_eq!(dry.code, 0, "{dry:?}");
-    let rec = &json_lines(&dry.stdout)[0];
-    let notes: Vec<&str> = rec["notes"]
-        .as_array()
-        .unwrap()
+    // The same plan, typed (in-process): one estimate per call, each in the cheap band.
+    let typed = compact_in_process(&env, &f, &["--model", "haiku", "--dry-run"]);
+    let calls: Vec<(&str, bool)> = typed
+        .notes
         .iter()
-        .map(|n| n.as_str().unwrap())
+        .filter_map(|n| match n {
+            Note::CallEstimate {
+                price: Some((band, over, _)),
+                ..
+            } => Some((band.as_str(), *over)),
+            _ => None,
+        })
         .collect();
-    let calls: Vec<&&str> = notes.iter().filter(|n| n.starts_with("call ")).collect();
-    assert!(calls.len() >= 13, "{notes:?}");
+    assert!(calls.len() >= 13, "{:?}", typed.notes);
     assert!(
-        calls
-            .iter()
-            .all(|n| n.contains("price band ≤100K $0.10/$0.50")),
-        "{notes:?}"
+        calls.iter().all(|&c| c == ("≤100K $0.10/$0.50", false)),
+        "{:?}",
+        typed.notes
     );
+    // The JSON carries them in the documented words.
+    let rec = &json_lines(&dry.stdout)[0];
+    let words: Vec<String> = typed.notes.iter().map(|n| n.to_string()).collect();
+    assert_eq!(rec["notes"], serde_json::json!(words));
 
     let server = TestServer::respond(haiku_5_5(Haiku55::new(SUMMARY)));
     let out = run(
@@ -1383,10 +1428,34 @@ fn luna_gets_its_lowest_effort_and_a_request_over_272k_is_billed_in_the_long_ban
         "--dry-run",
         "--json",
     ]);
-    let notes = json_lines(&dry.stdout)[0]["notes"].to_string();
-    assert!(
-        notes.contains("price band >272K $0.20/$0.75") && notes.contains("over the cheaper band"),
-        "{notes}"
+    let big = env.path("big.jsonl");
+    let typed = compact_in_process(
+        &env,
+        &big,
+        &[
+            "--model",
+            "gpt-6-luna",
+            "--max-span-tokens",
+            "400000",
+            "--dry-run",
+        ],
+    );
+    let bands: Vec<(&str, bool)> = typed
+        .notes
+        .iter()
+        .filter_map(|n| match n {
+            Note::CallEstimate {
+                price: Some((band, over, _)),
+                ..
+            } => Some((band.as_str(), *over)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(bands, [(">272K $0.20/$0.75", true)], "{:?}", typed.notes);
+    let words: Vec<String> = typed.notes.iter().map(|n| n.to_string()).collect();
+    assert_eq!(
+        json_lines(&dry.stdout)[0]["notes"],
+        serde_json::json!(words)
     );
     let out = run(
         &env,
@@ -1462,7 +1531,16 @@ fn dry_run_count_tokens_asks_anthropic_for_the_exact_count() {
     let out = compact_incident(
         &env,
         "haiku",
-        &["--dry-run", "--count-tokens", "--json"],
+        // Prices of a dollar per million tokens: a cost the record's rounding does not change.
+        &[
+            "--dry-run",
+            "--count-tokens",
+            "--json",
+            "--price-in",
+            "1",
+            "--price-out",
+            "1",
+        ],
         &anthropic_env(&server),
     );
     assert_eq!(out.code, 0, "{out:?}");
@@ -1475,43 +1553,37 @@ fn dry_run_count_tokens_asks_anthropic_for_the_exact_count() {
     assert_eq!(body["thinking"]["type"], "disabled");
     let exact = provider_tokens(prompt_chars(&body), 1.3);
     let rec = &record(&out);
-    let reason = rec["reason"].as_str().unwrap();
-    assert!(
-        reason.contains(&format!("~{exact} tokens in (counted by the provider)")),
-        "{reason}"
-    );
     assert_eq!(read(&f), original);
-    // The estimate without the count: within a tenth of the provider's figure.
-    let est = run(
-        &env,
-        &[
-            "compact",
-            "incident-northwind.jsonl",
-            "--model",
-            "haiku",
-            "--dry-run",
-            "--json",
-        ],
-        &[],
-    )
-    .ok();
-    let reason = json_lines(&est.stdout)[0]["reason"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let n: f64 = reason
-        .split("would be ~")
-        .nth(1)
-        .unwrap()
-        .split(' ')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
+    // The estimate without the count (the typed record, in-process): within a tenth of the
+    // provider's figure.
+    let est = compact_in_process(&env, &f, &["--model", "haiku", "--dry-run"]);
+    let Reason::DryRun {
+        plan,
+        requests,
+        model,
+        tokens_in: n,
+        tokens_out,
+        counted: false,
+        ..
+    } = est.reason
+    else {
+        panic!("not a dry run's estimate: {:?}", est.reason)
+    };
     assert!(
-        (n - exact as f64).abs() / (exact as f64) < 0.10,
+        (n as f64 - exact as f64).abs() / (exact as f64) < 0.10,
         "estimate {n} vs count {exact}"
     );
+    // With the count, the record says the provider's figure, in the documented words.
+    let counted = Reason::DryRun {
+        plan,
+        requests,
+        model,
+        tokens_in: exact as u64,
+        tokens_out,
+        counted: true,
+        cost_usd: rec["cost"]["usd"].as_f64(),
+    };
+    assert_eq!(rec["reason"], counted.to_string(), "{rec}");
     // --count-tokens without --dry-run is a usage error.
     let bad = run(
         &env,

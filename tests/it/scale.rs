@@ -6,6 +6,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
+use mf::decision::Note;
 use serde_json::Value;
 
 use crate::server::{Recorded, Reply, TestServer, openai_ok};
@@ -362,7 +363,7 @@ fn a_giant_turn_folds_inside_the_turn_between_tool_units() {
             .as_array()
             .unwrap()
             .iter()
-            .any(|n| n.as_str().unwrap().contains("folded inside the turn")),
+            .any(|n| *n == Note::InTurn.to_string()),
         "{}",
         plan["now"]
     );
@@ -382,8 +383,7 @@ fn a_giant_turn_folds_inside_the_turn_between_tool_units() {
             .as_array()
             .unwrap()
             .iter()
-            .any(|n| n.as_str().unwrap()
-                == "a turn larger than one call's budget is folded inside the turn, at tool-unit boundaries"),
+            .any(|n| *n == Note::InTurn.to_string()),
         "{rec}"
     );
     for r in server.requests() {
@@ -500,11 +500,10 @@ fn target_tokens_brings_the_recall_view_under_the_target() {
     ]);
     let again = &json_lines(&again.stdout)[0];
     assert_eq!(again["action"], "skipped", "{again}");
-    assert!(
-        again["reason"]
-            .as_str()
-            .unwrap()
-            .contains("within the target")
+    assert_eq!(
+        again["reason"],
+        "nothing to do: the recall view is ~18129 tokens, within the target of 20257",
+        "{again}"
     );
 
     // A target that a fifth of everything foldable still misses: everything before the tail
@@ -530,10 +529,13 @@ fn target_tokens_brings_the_recall_view_under_the_target() {
         rec["span"]["toTurn"], default_to,
         "everything before the tail folds"
     );
-    assert!(
-        rec["notes"]
-            .as_array()
-            .is_some_and(|n| n.iter().any(|n| n.as_str().unwrap().contains("is held to"))),
+    // The planner's remark: everything before the tail folds, its summary squeezed.
+    assert_eq!(
+        rec["notes"],
+        serde_json::json!([Note::Plan(
+            "to meet the target of 6752 tokens, everything before the verbatim tail folds and its summary is held to ~6058 tokens (a fifth of it would be ~6634)".into()
+        )
+        .to_string()]),
         "{rec}"
     );
     let now = explain_json(&env, "long.jsonl", &[])["now"]["before"]["tokens"]
@@ -559,13 +561,11 @@ fn target_tokens_brings_the_recall_view_under_the_target() {
     ];
     let plan = explain_json(&env, args[0], &args[1..]);
     let says = |v: &Value| {
-        v["notes"].as_array().is_some_and(|n| {
-            n.iter().any(|n| {
-                let n = n.as_str().unwrap();
-                n.contains("target of 2000 tokens cannot be met")
-                    && n.contains("verbatim tail alone")
-            })
-        })
+        v["notes"]
+            == serde_json::json!([Note::Plan(
+                "the target of 2000 tokens cannot be met: the preamble and verbatim tail alone are ~11184 tokens; folding everything before them".into()
+            )
+            .to_string()])
     };
     assert!(says(&plan["now"]), "{}", plan["now"]);
     let mut compact = vec!["compact"];
@@ -617,12 +617,14 @@ fn a_rollup_the_provider_rejects_leaves_the_chunk_summaries_standing() {
     let rec = &json_lines(&out.stdout)[0];
     assert_eq!(rec["action"], "folded", "{rec}");
     assert_eq!(rec["written"], true);
+    // One note per rollup group the provider rejected, with the provider's error.
+    let failed = Note::RollupFailed(format!(
+        "openai-compatible:loopback at {}/v1/chat/completions rejected the request: HTTP 400 invalid_request_error: no",
+        server.url()
+    ));
+    let notes = rec["notes"].as_array().unwrap();
     assert!(
-        rec["notes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|n| n.as_str().unwrap().starts_with("rollup failed")),
+        !notes.is_empty() && notes.iter().all(|n| *n == failed.to_string()),
         "{rec}"
     );
     let (chunks, rollups) = written(rec);

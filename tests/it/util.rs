@@ -188,6 +188,20 @@ pub fn mf_bin() -> String {
     std::env::var("MF_TEST_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_mf").to_string())
 }
 
+/// Whether a summary's `outcome` in a decision record says it was written: exactly one of the
+/// documented words for a summary written (a chunk, a rollup, a cited summary nested in a later
+/// one).
+pub fn written_outcome(outcome: &serde_json::Value) -> bool {
+    use mf::decision::SummaryOutcome;
+    [
+        SummaryOutcome::Written,
+        SummaryOutcome::WrittenRollup,
+        SummaryOutcome::WrittenNested,
+    ]
+    .iter()
+    .any(|o| *outcome == o.to_string())
+}
+
 /// A temp dir holding a copy of the incident fixture, its path, and its original bytes.
 pub fn incident() -> (TestEnv, PathBuf, Vec<u8>) {
     let env = TestEnv::new();

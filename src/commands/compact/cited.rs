@@ -13,8 +13,11 @@ use super::cost::add_usage_est;
 use super::write::{Sink, lines_for, reread, write};
 use super::{Compaction, short};
 use crate::call::{self, pieces_of};
-use crate::decision::{Action, DecisionRecord, RejectionRecord, Size, SummaryRecord};
-use crate::entry::{DeclineReason, Draft, NONE, RecordKind, Usage, estimate_tokens};
+use crate::decision::{
+    Action, DecisionRecord, Decline, Note, Reason, RejectionRecord, Size, SummaryOutcome,
+    SummaryRecord,
+};
+use crate::entry::{Draft, NONE, RecordKind, Usage, estimate_tokens};
 use crate::error::MfError;
 use crate::fold::cite::{self, Citable, Offer, Preview, Review};
 use crate::fold::{Item, ItemKind, Ledger, Piece, Plan, Span, audit, prompt, summary};
@@ -193,20 +196,8 @@ async fn talk<'o>(
             let a = if builtin {
                 a
             } else {
-                let own_chars = own.chars().count();
-                let entries_chars: usize = p.entries.iter().map(|&k| offer.entries[k].chars).sum();
-                let consumed = entries_chars
-                    + p.nested
-                        .iter()
-                        .map(|n| label_chars + 2 + n.chars().count())
-                        .sum::<usize>();
-                let asked = request.target_chars * entries_chars / span.chars.max(1);
-                let (num, den) = cite::MAX_SHARE;
-                let room =
-                    (consumed * num / den).saturating_sub(label_chars + 2 + p.text.chars().count());
-                let budget = ((own_chars as f64 * audit::APPENDIX_SHARE) as usize)
-                    .max(asked.saturating_sub(own_chars))
-                    .min(room);
+                let asked = (request.target_chars, span.chars);
+                let budget = section_budget(p, offer, &own, label_chars, asked);
                 let (full, a) = call::with_appendix(&read, &[], &own, system, &opts, budget, a);
                 if let Some(section) = full.strip_prefix(own.trim_end())
                     && !section.is_empty()
@@ -216,7 +207,7 @@ async fn talk<'o>(
                 a
             };
             let verdict = a.verdict(min_retention, strict);
-            if let Some(v) = call::scrubbed_json(&a, &ctx.redactor) {
+            if let Some(v) = ctx.redactor.scrubbed_json(&a) {
                 audits.insert((round, p.name.to_string()), v);
             }
             verdict.map_or(Ok(()), Err)
@@ -230,6 +221,32 @@ async fn talk<'o>(
         calls,
         failure,
     }
+}
+
+/// The room for mf's section of what candidate `p` left out: its own length's share, or its
+/// share of the length mf asked for (`asked`: the chars asked for the span, and the span's), whichever
+/// is more, never past the bound on a cited summary's length (`cite::MAX_SHARE` of what it
+/// consumes, with its label).
+fn section_budget(
+    p: &Preview<'_>,
+    offer: &Offer,
+    own: &str,
+    label_chars: usize,
+    asked: (usize, usize),
+) -> usize {
+    let own_chars = own.chars().count();
+    let entries_chars: usize = p.entries.iter().map(|&k| offer.entries[k].chars).sum();
+    let consumed = entries_chars
+        + p.nested
+            .iter()
+            .map(|n| label_chars + 2 + n.chars().count())
+            .sum::<usize>();
+    let asked = asked.0 * entries_chars / asked.1.max(1);
+    let (num, den) = cite::MAX_SHARE;
+    let room = (consumed * num / den).saturating_sub(label_chars + 2 + p.text.chars().count());
+    ((own_chars as f64 * audit::APPENDIX_SHARE) as usize)
+        .max(asked.saturating_sub(own_chars))
+        .min(room)
 }
 
 /// A summary written (or staged): which accepted candidate of which span, under which id.
@@ -267,7 +284,7 @@ pub(super) async fn fold(
         now,
         declines
             .iter()
-            .map(|(reason, span, detail)| (*reason, *span, None, short(detail, 300))),
+            .map(|(d, span)| (d.reason(), *span, None, short(&d.to_string(), 300))),
     );
 
     let (written, after) = write_levels(
@@ -336,9 +353,9 @@ fn declines_of<'p>(
     talks: &[Talk<'_>],
     ctx: &Compaction,
     r: &mut DecisionRecord,
-) -> Vec<(DeclineReason, &'p Span, String)> {
+) -> Vec<(Decline, &'p Span)> {
     // The rejected candidates, in the record; the spans that came to nothing, declined.
-    let mut declines: Vec<(DeclineReason, &Span, String)> = Vec::new();
+    let mut declines: Vec<(Decline, &Span)> = Vec::new();
     for (s, k) in talks.iter().enumerate() {
         let span = &plan.spans[s];
         for rej in &k.review.rejected {
@@ -349,7 +366,7 @@ fn declines_of<'p>(
                 chars,
                 tokens: estimate_tokens(chars),
                 audit: k.audits.get(&(rej.round, rej.name.clone())).cloned(),
-                outcome: format!("rejected ({}): {}", rej.reason.code(), rej.reason),
+                outcome: SummaryOutcome::Rejected(rej.reason.clone()),
                 candidate: Some(rej.name.clone()),
                 round: Some(rej.round),
                 rejection: Some(RejectionRecord {
@@ -362,10 +379,11 @@ fn declines_of<'p>(
         if !k.review.accepted.is_empty() {
             if let Some(e) = &k.failure {
                 r.degrade(e);
-                r.notes.push(format!(
-                    "turns {}–{}: a correction call failed ({}); the summaries accepted before it stand",
-                    span.from_turn, span.to_turn, e.message
-                ));
+                r.notes.push(Note::CorrectionFailed {
+                    from_turn: span.from_turn,
+                    to_turn: span.to_turn,
+                    message: e.message.clone(),
+                });
             }
             continue;
         }
@@ -379,18 +397,15 @@ fn declines_of<'p>(
                     e.message
                 ));
                 r.degrade(e);
-                declines.push((DeclineReason::SummarizerFailed, span, e.message.clone()));
+                declines.push((Decline::SummarizerFailed(e.message.clone()), span));
             }
             None => {
-                let detail = if k.review.rejected.is_empty() {
-                    format!(
-                        "the summarizer cited nothing (it replied {})",
-                        cite::NONE_REPLY
-                    )
+                let decline = if k.review.rejected.is_empty() {
+                    Decline::NothingCited
                 } else {
-                    k.review.rejection_summary()
+                    Decline::Rejected(k.review.rejection_summary())
                 };
-                declines.push((DeclineReason::Rejected, span, detail));
+                declines.push((decline, span));
             }
         }
     }
@@ -644,9 +659,9 @@ fn draft_one(
         extra,
     );
     let outcome = if acc.nested_in.is_some() {
-        "written (nested in a later summary of this fold)"
+        SummaryOutcome::WrittenNested
     } else {
-        "written"
+        SummaryOutcome::Written
     };
     r.summaries.push(SummaryRecord {
         candidate: Some(acc.name.clone()),
@@ -669,7 +684,7 @@ fn record(
     plan: &Plan,
     talks: &[Talk<'_>],
     written: &[Written],
-    declines: &[(DeclineReason, &Span, String)],
+    declines: &[(Decline, &Span)],
     after: i64,
 ) {
     // What the fold came to.
@@ -699,35 +714,22 @@ fn record(
             &verbatim,
             plan.protected.len(),
         ));
-        r.reason = format!(
-            "folded {consumed} entries (turns {}–{}) into {} cited summar{} in {} call{}{}; {} entr{} of the span no summary cited stay verbatim, {} entries stay verbatim in all",
-            plan.whole.from_turn,
-            plan.whole.to_turn,
-            written.len(),
-            if written.len() == 1 { "y" } else { "ies" },
-            r.calls,
-            if r.calls == 1 { "" } else { "s" },
-            if rejected > 0 {
-                format!(
-                    " ({rejected} candidate{} rejected)",
-                    if rejected == 1 { "" } else { "s" }
-                )
-            } else {
-                String::new()
-            },
-            uncited.len(),
-            if uncited.len() == 1 { "y" } else { "ies" },
-            verbatim.len(),
-        );
+        r.reason = Reason::FoldedCited {
+            consumed,
+            from_turn: plan.whole.from_turn,
+            to_turn: plan.whole.to_turn,
+            summaries: written.len(),
+            calls: r.calls,
+            rejected,
+            uncited: uncited.len(),
+            verbatim: verbatim.len(),
+        };
         r.after = Size::of(after.max(0) as usize);
     } else {
         r.action = Action::Declined;
         r.reason = match declines.first() {
-            Some((DeclineReason::SummarizerFailed, _, m)) => format!("summarizer failed: {m}"),
-            Some((_, _, d)) => format!(
-                "every candidate summary was rejected: {d}; verdict remembered for this span and model"
-            ),
-            None => "nothing was written".into(),
+            Some((d, _)) => Reason::DeclinedCited(d.clone()),
+            None => Reason::NothingWritten,
         };
     }
 }

@@ -6,7 +6,7 @@ use anyhow::Result;
 
 use super::{Compaction, ledger_for, read_only};
 use crate::call;
-use crate::decision::{CostRecord, DecisionRecord, UsageRecord};
+use crate::decision::{CostRecord, DecisionRecord, Note, Reason, UsageRecord};
 use crate::entry::Usage;
 use crate::error::MfError;
 use crate::fold::{self, Decision, Ledger, Plan, Span};
@@ -130,9 +130,9 @@ pub(super) async fn dry_run(
     let context = settings.context_tokens;
     let counting = settings.count_tokens;
     if counting && !matches!(settings.model, ModelChoice::Remote(_)) {
-        r.notes.push(format!(
-            "--count-tokens: {model} is built in; its count is mf's estimate"
-        ));
+        r.notes.push(Note::CountedBuiltin {
+            model: model.clone(),
+        });
     }
     let redactor = settings.redact.then_some(&ctx.redactor);
     let several = plan.spans.len() > 1;
@@ -140,7 +140,7 @@ pub(super) async fn dry_run(
     for (k, span) in plan.spans.iter().enumerate() {
         let est = estimate_request(ledger, &settings.policy, span, settings);
         let mut b = billed(settings, est);
-        let mut how = "estimated";
+        let mut counted = false;
         if counting {
             let mut redacted = Counts::default();
             let pieces = call::pieces_of(t, ledger, span, redactor, &mut redacted)?;
@@ -149,16 +149,15 @@ pub(super) async fn dry_run(
                 Some(fut) => match fut.await {
                     Ok(n) => {
                         b.input = n;
-                        how = "counted by the provider";
+                        counted = true;
                     }
                     Err(e) if e.stops() => return Err(e.into()),
                     Err(e) => {
                         counted_all = false;
-                        r.notes.push(format!(
-                            "call {}: count_tokens failed, the estimate stands: {}",
-                            k + 1,
-                            e.message
-                        ));
+                        r.notes.push(Note::CountFailed {
+                            call: k + 1,
+                            message: e.message,
+                        });
                     }
                 },
                 None => counted_all = false,
@@ -168,12 +167,13 @@ pub(super) async fn dry_run(
         if let Some(ctx_tokens) = context
             && i + o > ctx_tokens
         {
-            let w = format!(
-                "a planned request of ~{} tokens (turns {}–{}) is over {model}'s context of {ctx_tokens} tokens; lower --max-span-tokens",
-                i + o,
-                span.from_turn,
-                span.to_turn
-            );
+            let w = Note::OverContext {
+                tokens: i + o,
+                from_turn: span.from_turn,
+                to_turn: span.to_turn,
+                model: model.clone(),
+                context: ctx_tokens,
+            };
             ctx.ui.warn(&format!("{}: {w}", r.file));
             r.notes.push(w);
         }
@@ -190,26 +190,25 @@ pub(super) async fn dry_run(
                 continue;
             }
             let over = pricing.cheap_limit().is_some_and(|limit| i > limit);
-            r.notes.push(format!(
-                "call {} (turns {}–{}): ~{i} tokens in ({how}), ~{o} out; price band {}{}: ${}",
-                k + 1,
-                span.from_turn,
-                span.to_turn,
-                pricing.describe(i),
-                if over {
-                    " — over the cheaper band; lower --max-span-tokens to stay under it"
-                } else {
-                    ""
-                },
-                crate::render::usd(c.usd)
-            ));
+            r.notes.push(Note::CallEstimate {
+                call: k + 1,
+                from_turn: span.from_turn,
+                to_turn: span.to_turn,
+                tokens_in: i,
+                tokens_out: o,
+                counted,
+                price: Some((pricing.describe(i), over, c.usd)),
+            });
         } else if remote && (several || counting) {
-            r.notes.push(format!(
-                "call {} (turns {}–{}): ~{i} tokens in ({how}), ~{o} out",
-                k + 1,
-                span.from_turn,
-                span.to_turn
-            ));
+            r.notes.push(Note::CallEstimate {
+                call: k + 1,
+                from_turn: span.from_turn,
+                to_turn: span.to_turn,
+                tokens_in: i,
+                tokens_out: o,
+                counted,
+                price: None,
+            });
         }
     }
     if matches!(settings.model, ModelChoice::Extractive) {
@@ -218,19 +217,14 @@ pub(super) async fn dry_run(
             estimated: false,
         });
     }
-    let cost = match r.cost {
-        Some(c) => format!("estimated cost ${}", crate::render::usd(c.usd)),
-        None => "cost unknown (no price for this model; see --price-in/--price-out)".to_string(),
+    r.reason = Reason::DryRun {
+        plan: Box::new(std::mem::take(&mut r.reason)),
+        requests: plan.spans.len(),
+        model,
+        tokens_in: tin,
+        tokens_out: tout,
+        counted: counting && counted_all,
+        cost_usd: r.cost.map(|c| c.usd),
     };
-    r.reason = format!(
-        "dry run: {}; the request{} to {model} would be ~{tin} tokens in{}, ~{tout} out; {cost}; nothing called or written",
-        r.reason,
-        if plan.spans.len() == 1 { "" } else { "s" },
-        if counting && counted_all {
-            " (counted by the provider)"
-        } else {
-            ""
-        },
-    );
     Ok(())
 }

@@ -4,7 +4,7 @@ use anyhow::Result;
 
 use super::Compaction;
 use super::write::lines_for;
-use crate::decision::{Action, DecisionRecord, Size, SummaryRecord};
+use crate::decision::{Action, DecisionRecord, Reason, Size, SummaryOutcome, SummaryRecord};
 use crate::entry::{Draft, estimate_tokens};
 use crate::fold::summary::StubInfo;
 use crate::fold::{self, Item, Ledger, Span, summary};
@@ -22,7 +22,7 @@ pub(super) fn mask(
     let results = match fold::plan_mask(ledger, &settings.policy) {
         Ok(v) => v,
         Err(reason) => {
-            r.reason = reason.describe();
+            r.reason = Reason::Skip(reason);
             return Ok(Vec::new());
         }
     };
@@ -63,11 +63,10 @@ pub(super) fn mask(
             tokens: estimate_tokens(d.chars()),
             audit: None,
             outcome: if settings.dry_run {
-                "planned"
+                SummaryOutcome::Planned
             } else {
-                "written"
-            }
-            .into(),
+                SummaryOutcome::Written
+            },
             ..SummaryRecord::default()
         });
         drafts.push(d);
@@ -77,17 +76,11 @@ pub(super) fn mask(
     } else {
         Action::Masked
     };
-    r.reason = format!(
-        "{} {} old tool result{} with stubs (no model call); those in the verbatim tail and the {} most recent stay verbatim",
-        if settings.dry_run {
-            "would replace"
-        } else {
-            "replaced"
-        },
-        drafts.len(),
-        if drafts.len() == 1 { "" } else { "s" },
-        settings.policy.keep_tool_results
-    );
+    r.reason = Reason::Masked {
+        dry_run: settings.dry_run,
+        stubs: drafts.len(),
+        keep: settings.policy.keep_tool_results,
+    };
     r.after = Size::of(r.after.chars.saturating_sub(saved));
     let stubs: Vec<(Item, usize)> = drafts
         .iter()

@@ -10,6 +10,7 @@ mod cited;
 mod cost;
 mod guards;
 mod mask;
+mod report;
 mod rollup;
 mod summary;
 mod write;
@@ -21,9 +22,11 @@ use anyhow::{Context, Result};
 use tokio::sync::Semaphore;
 
 use crate::call::{AuditRules, Caller, Rules};
+use crate::cli::CompactArgs;
 use crate::decision::{DecisionRecord, Size};
 use crate::entry::{DeclineReason, DeclinedSpan, RecordKind};
 use crate::error::MfError;
+use crate::exit_status::ExitStatus;
 use crate::fold::{self, Ledger, Span, prompt};
 use crate::interrupt::Interrupt;
 use crate::redact::Redactor;
@@ -92,10 +95,36 @@ pub(super) fn audit_rules(settings: &CompactSettings) -> AuditRules {
     }
 }
 
-pub fn system_now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+/// `mf compact`: resolve the settings, set up the summarizer and the run's context, compact
+/// every file, and report (`report`): the exit status the files add up to.
+pub fn command(
+    args: CompactArgs,
+    config: Option<&Path>,
+    no_cache: bool,
+    ui: Ui,
+    interrupt: &Interrupt,
+) -> Result<ExitStatus> {
+    let mut settings = CompactSettings::resolve(args, config)?;
+    settings.read.cache = crate::settings::cache_options(no_cache);
+    interrupt.graceful();
+    let key = match &settings.model {
+        ModelChoice::Remote(r) => r.key_value(),
+        ModelChoice::Extractive => None,
+    };
+    let summarizer = summarizer_for(&settings, ui)?;
+    let in_flight = summarizer
+        .parallelism()
+        .map_or(settings.jobs, |p| p.min(settings.jobs));
+    let ctx = Arc::new(Compaction {
+        summarizer,
+        now_ms: crate::clock::now_ms,
+        ui,
+        interrupt: interrupt.clone(),
+        calls: Arc::new(Semaphore::new(in_flight)),
+        redactor: Redactor::new(key),
+    });
+    let results = super::block_on(run(&settings, ctx))??;
+    report::finish(&settings, &ui, interrupt, results)
 }
 
 /// The summarizer the settings name.
@@ -227,7 +256,7 @@ pub async fn compact_file(
         }
         None => read_only(path, settings)?,
     };
-    super::recall::log_read(&ctx.ui, &t);
+    crate::view::log_read(&ctx.ui, &t);
     // A mask calls no model: the record names none.
     let summarizes = settings.policy.strategy.summarizes();
     let mut r = DecisionRecord::new(&t.display(), summarizes.then_some(model.as_str()));

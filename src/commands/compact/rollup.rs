@@ -9,7 +9,7 @@ use super::Compaction;
 use super::cost::add_usage_est;
 use super::write::{Sink, lines_for, reread, write};
 use crate::call;
-use crate::decision::{DecisionRecord, Size, SummaryRecord};
+use crate::decision::{DecisionRecord, Note, Size, SummaryOutcome, SummaryRecord};
 use crate::entry::Draft;
 use crate::error::MfError;
 use crate::fold::summary::Verdict;
@@ -53,10 +53,7 @@ pub(super) async fn rollup(
         items.sort_by_key(|&i| ledger.summaries[&i].first_leaf);
         let groups = fold::plan::rollup_groups(&ledger, &items, settings.policy.max_span_tokens);
         if groups.iter().all(|g| g.len() < 2) {
-            r.notes.push(format!(
-                "the {} summaries are too large to roll up within the span budget; they stand",
-                items.len()
-            ));
+            r.notes.push(Note::RollupTooLarge(items.len()));
             return Ok(());
         }
         let last_level = groups.len() == 1;
@@ -160,20 +157,18 @@ fn judge(
                 a.span.items.len(),
                 e.message
             ));
-            r.notes.push(format!("rollup failed: {}", e.message));
+            r.notes.push(Note::RollupFailed(e.message));
             return Ok(None);
         }
     };
-    let (rollup_audit, lossy) = a.audit.expect("a vetted reply was audited");
+    let (_, lossy) = a.audit.expect("a vetted reply was audited");
     if let Some(why) = lossy.map(|why| ctx.redactor.redact(&why, &mut Counts::new())) {
-        r.notes.push(format!(
-            "a rollup summary was declined as lossy ({why}); the summaries under it stand"
-        ));
+        r.notes.push(Note::RollupLossy(why));
         return Ok(None);
     }
     let vetted = summary::vet(&reply.text).expect("vetted above");
     let text = ctx.redactor.redact(&vetted, &mut r.scrubbed);
-    let audit_json = call::scrubbed_json(&rollup_audit, &ctx.redactor);
+    let audit_json = a.audit_json;
     let id = summary::summary_id(a.span.from_turn, a.span.to_turn, |id| {
         t2.has_id(id) || taken.iter().any(|x| x == id)
     });
@@ -191,11 +186,9 @@ fn judge(
             .unwrap_or_default(),
     );
     if let Verdict::NotSmaller { .. } = summary::judge(&a.span, &d) {
-        r.notes.push(
-            "a rollup summary was not shorter than the summaries under it; they stand".into(),
-        );
+        r.notes.push(Note::RollupNotShorter);
         return Ok(None);
     }
-    let rec = SummaryRecord::of(&a.span, &d, &id, audit_json, "written (rollup)");
+    let rec = SummaryRecord::of(&a.span, &d, &id, audit_json, SummaryOutcome::WrittenRollup);
     Ok(Some((d, rec, id, a.span.items)))
 }

@@ -10,7 +10,10 @@ use super::cost::{add_usage_est, cost_of, dry_run};
 use super::write::{Sink, check_expressible, lines_for, write};
 use super::{Compaction, cited, decline_records, ledger_for, rollup, short};
 use crate::call::{self, Asked};
-use crate::decision::{Action, DecisionRecord, Size, SpanRecord, SummaryRecord};
+use crate::decision::{
+    Action, DecisionRecord, Decline, DeclineCounts, Note, Reason, Size, SpanRecord, SummaryOutcome,
+    SummaryRecord,
+};
 use crate::entry::{DeclineReason, DeclinedSpan, Draft, RecordKind, Usage, estimate_tokens};
 use crate::error::MfError;
 use crate::fold::summary::Verdict;
@@ -29,7 +32,8 @@ struct Outcome {
     drafts: Vec<Draft>,
     /// Per draft: the items it folds, and its index in `drafts`.
     folds: Vec<(Vec<Item>, usize)>,
-    declines: Vec<(DeclineReason, Span, Option<usize>, String)>,
+    /// Per declined span: why, and the size of the summary that was declined.
+    declines: Vec<(Decline, Span, Option<usize>)>,
     /// (span chars folded, summary chars written)
     written_chars: (usize, usize),
     written_spans: Vec<Span>,
@@ -55,7 +59,7 @@ pub(super) async fn summarize_file(
         Decision::Skip(skip) => {
             if r.action != Action::Masked {
                 r.action = Action::Skipped;
-                r.reason = skip.reason.describe();
+                r.reason = Reason::Skip(skip.reason);
                 r.span = skip.span.as_ref().map(|s| SpanRecord::of(s, &id_of));
                 r.verbatim = Some(crate::decision::VerbatimRecord::of(
                     &ledger,
@@ -74,10 +78,7 @@ pub(super) async fn summarize_file(
     check_expressible(&t, &ledger, &plan)?;
 
     if settings.dry_run && policy.strategy == fold::Strategy::Cited {
-        r.notes.push(format!(
-            "--strategy cited: the span is offered; only what the summaries cite folds, and rejected summaries are sent back for correction (at most {} calls per fold; the estimate is for the first)",
-            fold::cite::MAX_CALLS
-        ));
+        r.notes.push(Note::CitedDryRun);
     }
     if settings.dry_run {
         dry_run(&t, &ledger, &plan, settings, ctx, &mut r).await?;
@@ -204,12 +205,11 @@ fn judge(
     }
     out.spent.push((a.span.digest.clone(), a.billed()));
     if let Ok(reply) = &a.reply {
-        r.notes.extend(
-            reply
-                .notes
-                .iter()
-                .map(|n| format!("turns {}–{}: {n}", a.span.from_turn, a.span.to_turn)),
-        );
+        r.notes.extend(reply.notes.iter().map(|n| Note::Reply {
+            from_turn: a.span.from_turn,
+            to_turn: a.span.to_turn,
+            note: n.clone(),
+        }));
     }
     let reply = match a.reply.and_then(|rep| {
         summary::vet(&rep.text)
@@ -222,8 +222,8 @@ fn judge(
             return;
         }
     };
-    let (verdict_audit, lossy) = a.audit.expect("a vetted reply was audited");
-    let audit_json = call::scrubbed_json(&verdict_audit, &ctx.redactor);
+    let (_, lossy) = a.audit.expect("a vetted reply was audited");
+    let audit_json = a.audit_json;
     let lossy = lossy.map(|why| ctx.redactor.redact(&why, &mut Counts::new()));
     if let Some(why) = lossy {
         r.summaries.push(SummaryRecord {
@@ -234,14 +234,13 @@ fn judge(
             chars: reply.text.chars().count(),
             tokens: estimate_tokens(reply.text.chars().count()),
             audit: audit_json,
-            outcome: format!("declined as lossy: {why}"),
+            outcome: SummaryOutcome::Declined(Decline::Lossy(why.clone())),
             ..SummaryRecord::default()
         });
         out.declines.push((
-            DeclineReason::Lossy,
+            Decline::Lossy(why),
             a.span,
             Some(reply.text.chars().count()),
-            why,
         ));
         return;
     }
@@ -265,22 +264,18 @@ fn judge(
         plan.tail_line,
         extra,
     );
-    let mut rec = SummaryRecord::of(&a.span, &d, &id, audit_json, "written");
+    let mut rec = SummaryRecord::of(&a.span, &d, &id, audit_json, SummaryOutcome::Written);
     match summary::judge(&a.span, &d) {
         Verdict::NotSmaller {
             span_chars,
             summary_chars,
         } => {
-            let detail = format!(
-                "label and summary would be {summary_chars} chars, not shorter than the {span_chars} chars they replace"
-            );
-            rec.outcome = format!("declined: {detail}");
-            out.declines.push((
-                DeclineReason::NotSmaller,
-                a.span,
-                Some(summary_chars),
-                detail,
-            ));
+            let decline = Decline::NotSmaller {
+                span_chars,
+                summary_chars,
+            };
+            rec.outcome = SummaryOutcome::Declined(decline.clone());
+            out.declines.push((decline, a.span, Some(summary_chars)));
         }
         Verdict::Smaller {
             span_chars,
@@ -325,7 +320,7 @@ fn failed(
     ));
     r.degrade(&e);
     out.declines
-        .push((DeclineReason::SummarizerFailed, span, None, e.message));
+        .push((Decline::SummarizerFailed(e.message), span, None));
 }
 
 impl Outcome {
@@ -335,20 +330,16 @@ impl Outcome {
         if self.drafts.is_empty() || saved * 100 >= plan.view_chars * MIN_SAVING_PCT {
             return;
         }
-        let detail = format!(
-            "the fold would save {saved} of the view's {} chars, under {MIN_SAVING_PCT}%",
-            plan.view_chars
-        );
+        let decline = Decline::UnderSaving {
+            saved,
+            view_chars: plan.view_chars,
+            min_pct: MIN_SAVING_PCT,
+        };
         for (span, d) in self.written_spans.drain(..).zip(self.drafts.drain(..)) {
             if let Some(rec) = r.summaries.iter_mut().find(|s| s.id == d.id) {
-                rec.outcome = format!("declined: {detail}");
+                rec.outcome = SummaryOutcome::Declined(decline.clone());
             }
-            self.declines.push((
-                DeclineReason::NotSmaller,
-                span,
-                Some(d.chars()),
-                detail.clone(),
-            ));
+            self.declines.push((decline.clone(), span, Some(d.chars())));
         }
         self.folds.clear();
         self.written_chars = (0, 0);
@@ -369,7 +360,7 @@ fn decline_lines(
         now,
         out.declines
             .iter()
-            .map(|(reason, span, chars, detail)| (*reason, span, *chars, short(detail, 200))),
+            .map(|(d, span, chars)| (d.reason(), span, *chars, short(&d.to_string(), 200))),
     );
     records
         .into_iter()
@@ -409,60 +400,26 @@ fn record(r: &mut DecisionRecord, out: &Outcome, plan: &Plan) {
             .map(|d| d.coverage.to_turn)
             .max()
             .unwrap_or(0);
-        let mut declined = String::new();
-        if !out.declines.is_empty() {
-            let count = |want: DeclineReason| out.declines.iter().filter(|d| d.0 == want).count();
-            let kinds: Vec<String> = [
-                (DeclineReason::Lossy, "lossy"),
-                (DeclineReason::NotSmaller, "not smaller"),
-                (DeclineReason::SummarizerFailed, "summarizer failed"),
-            ]
-            .into_iter()
-            .filter(|(k, _)| count(*k) > 0)
-            .map(|(k, name)| format!("{} {name}", count(k)))
-            .collect();
-            declined = format!(
-                "; {} other chunk{} declined ({}), {} turns stay verbatim",
-                out.declines.len(),
-                if out.declines.len() == 1 { "" } else { "s" },
-                kinds.join(", "),
-                if out.declines.len() == 1 {
-                    "its"
-                } else {
-                    "their"
-                },
-            );
-        }
-        r.reason = format!(
-            "folded {} entries (turns {from}–{to}) into {}{declined}; {} entries stay verbatim",
-            out.drafts
-                .iter()
-                .map(|d| d.coverage.entry_count)
-                .sum::<u64>(),
-            if folded == 1 {
-                "one summary".to_string()
-            } else {
-                format!("{folded} summaries")
+        let count =
+            |want: DeclineReason| out.declines.iter().filter(|d| d.0.reason() == want).count();
+        r.reason = Reason::Folded {
+            entries: out.drafts.iter().map(|d| d.coverage.entry_count).sum(),
+            from_turn: from,
+            to_turn: to,
+            summaries: folded,
+            declined: DeclineCounts {
+                lossy: count(DeclineReason::Lossy),
+                not_smaller: count(DeclineReason::NotSmaller),
+                failed: count(DeclineReason::SummarizerFailed),
             },
-            plan.verbatim.len()
-        );
+            verbatim: plan.verbatim.len(),
+        };
         r.after = Size::of(r.after.chars - out.written_chars.0 + out.written_chars.1);
     } else if r.action != Action::Masked {
         r.action = Action::Declined;
         r.reason = match out.declines.first() {
-            Some((DeclineReason::SummarizerFailed, _, _, m)) => format!("summarizer failed: {m}"),
-            Some((DeclineReason::NotSmaller, _, _, d)) => {
-                format!("replacement not smaller: {d}; verdict remembered for this exact span")
-            }
-            Some((DeclineReason::Lossy, _, _, d)) => {
-                format!(
-                    "summary declined as lossy: {d}; verdict remembered for this span, model, instruction, strategy and threshold (--retry asks again)"
-                )
-            }
-            Some((DeclineReason::Rejected, _, _, d)) => format!(
-                "every candidate summary was rejected: {d}; verdict remembered for this span, model, instruction, strategy and threshold (--retry asks again)"
-            ),
-            None => "nothing was written".into(),
+            Some((d, ..)) => Reason::Declined(d.clone()),
+            None => Reason::NothingWritten,
         };
     }
 }

@@ -7,7 +7,7 @@ use std::path::Path;
 use anyhow::Result;
 
 use super::Compaction;
-use crate::decision::DecisionRecord;
+use crate::decision::{DecisionRecord, Note};
 use crate::entry::{Draft, RecordKind, estimate_tokens};
 use crate::fold::{Item, Ledger, Plan, summary};
 use crate::settings::CompactSettings;
@@ -113,18 +113,14 @@ pub(super) fn write(
     r.written = true;
     r.lines_appended += lines.len();
     if a.closed_torn_mf {
-        r.notes.push(
-            "closed a line an earlier mf run began and did not finish (it is skipped on read)"
-                .into(),
-        );
+        r.notes.push(Note::ClosedTornLine);
     }
     if a.interleaved {
         ctx.ui.warn(&format!(
             "{}: another program wrote to the file at the same instant as mf; mf's lines and its are both kept (`mf verify` shows where)",
             t.display()
         ));
-        r.notes
-            .push("another writer wrote at the same instant; both lines are kept".into());
+        r.notes.push(Note::Interleaved);
     }
     Ok(())
 }

@@ -140,34 +140,10 @@ pub(super) fn content_words(text: &str, items: &[Item], base: usize) -> HashSet<
 /// `X instead of Y`, `instead of Y, X`, `changed from Y to X`, `Y -> X`, `no longer Y, now X`.
 /// Items' ranges are relative to `text` plus `base`. Returns (old, new) item indices.
 pub(super) fn direct_corrections(text: &str, items: &[Item], base: usize) -> Vec<(usize, usize)> {
-    let lower = text.to_ascii_lowercase();
-    let rel = |it: &Item| {
-        (
-            it.at.start.saturating_sub(base),
-            it.at.end.saturating_sub(base),
-        )
-    };
-    let before = |pos: usize, max: usize, class: Option<ItemClass>| -> Option<usize> {
-        items
-            .iter()
-            .enumerate()
-            .filter(|(_, it)| {
-                let (_, e) = rel(it);
-                e <= pos && class.is_none_or(|c| c == it.class) && gap_ok(&lower[e..pos], max)
-            })
-            .map(|(k, _)| k)
-            .next_back()
-    };
-    let after = |pos: usize, max: usize, class: Option<ItemClass>| -> Option<usize> {
-        items
-            .iter()
-            .enumerate()
-            .filter(|(_, it)| {
-                let (s, _) = rel(it);
-                s >= pos && class.is_none_or(|c| c == it.class) && gap_ok(&lower[pos..s], max)
-            })
-            .map(|(k, _)| k)
-            .next()
+    let f = Finder {
+        lower: text.to_ascii_lowercase(),
+        items,
+        base,
     };
     let mut out = Vec::new();
     let mut add = |old: Option<usize>, new: Option<usize>| {
@@ -179,24 +155,80 @@ pub(super) fn direct_corrections(text: &str, items: &[Item], base: usize) -> Vec
             out.push((o, n));
         }
     };
+    not_or_rather_than(&f, &mut add);
+    instead_of(&f, &mut add);
+    changed_from_to(&f, &mut add);
+    arrows(&f, &mut add);
+    no_longer(&f, &mut add);
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// The text (lowercased) and its items, for the correction patterns to look around a marker.
+struct Finder<'a> {
+    lower: String,
+    items: &'a [Item],
+    base: usize,
+}
+
+impl Finder<'_> {
+    /// An item's range, relative to the text.
+    fn rel(&self, it: &Item) -> (usize, usize) {
+        (
+            it.at.start.saturating_sub(self.base),
+            it.at.end.saturating_sub(self.base),
+        )
+    }
+
+    /// The last item (of `class`, if given) ending at most `max` words before `pos`.
+    fn before(&self, pos: usize, max: usize, class: Option<ItemClass>) -> Option<usize> {
+        self.items
+            .iter()
+            .enumerate()
+            .filter(|(_, it)| {
+                let (_, e) = self.rel(it);
+                e <= pos && class.is_none_or(|c| c == it.class) && gap_ok(&self.lower[e..pos], max)
+            })
+            .map(|(k, _)| k)
+            .next_back()
+    }
+
+    /// The first item (of `class`, if given) starting at most `max` words after `pos`.
+    fn after(&self, pos: usize, max: usize, class: Option<ItemClass>) -> Option<usize> {
+        self.items
+            .iter()
+            .enumerate()
+            .filter(|(_, it)| {
+                let (s, _) = self.rel(it);
+                s >= pos && class.is_none_or(|c| c == it.class) && gap_ok(&self.lower[pos..s], max)
+            })
+            .map(|(k, _)| k)
+            .next()
+    }
+}
+
+/// `X, not Y`, `X rather than Y`, `not Y but X`.
+fn not_or_rather_than(f: &Finder<'_>, add: &mut impl FnMut(Option<usize>, Option<usize>)) {
+    let (lower, items) = (&f.lower, f.items);
     for marker in ["not ", "rather than "] {
-        for p in find_words(&lower, marker) {
+        for p in find_words(lower, marker) {
             let end = p + marker.len();
             if marker == "not " && lower[..p].ends_with("no ") {
                 continue;
             }
-            let new = before(p, 6, None);
+            let new = f.before(p, 6, None);
             match new {
-                Some(n) => add(after(end, 16, Some(items[n].class)), Some(n)),
+                Some(n) => add(f.after(end, 16, Some(items[n].class)), Some(n)),
                 None if marker == "not " => {
                     // not Y but X
-                    if let Some(o) = after(end, 16, None) {
-                        let (_, oe) = rel(&items[o]);
+                    if let Some(o) = f.after(end, 16, None) {
+                        let (_, oe) = f.rel(&items[o]);
                         let tail = &lower[oe..];
                         if let Some(b) = tail.find(" but ")
                             && b <= 4
                         {
-                            let n = after(oe + b + 5, 16, Some(items[o].class));
+                            let n = f.after(oe + b + 5, 16, Some(items[o].class));
                             add(Some(o), n);
                         }
                     }
@@ -205,48 +237,65 @@ pub(super) fn direct_corrections(text: &str, items: &[Item], base: usize) -> Vec
             }
         }
     }
-    for p in find_words(&lower, "instead of ") {
+}
+
+/// `X instead of Y`, `instead of Y, X`.
+fn instead_of(f: &Finder<'_>, add: &mut impl FnMut(Option<usize>, Option<usize>)) {
+    let (lower, items) = (&f.lower, f.items);
+    for p in find_words(lower, "instead of ") {
         let end = p + "instead of ".len();
-        let Some(o) = after(end, 16, None) else {
+        let Some(o) = f.after(end, 16, None) else {
             continue;
         };
         let class = items[o].class;
         let n = items
             .iter()
             .enumerate()
-            .filter(|(_, it)| it.class == class && rel(it).1 <= p && p - rel(it).1 <= 60)
+            .filter(|(_, it)| it.class == class && f.rel(it).1 <= p && p - f.rel(it).1 <= 60)
             .map(|(k, _)| k)
             .next_back()
             .or_else(|| {
-                let (_, oe) = rel(&items[o]);
+                let (_, oe) = f.rel(&items[o]);
                 items
                     .iter()
                     .enumerate()
-                    .filter(|(_, it)| it.class == class && rel(it).0 >= oe && rel(it).0 - oe <= 60)
+                    .filter(|(_, it)| {
+                        it.class == class && f.rel(it).0 >= oe && f.rel(it).0 - oe <= 60
+                    })
                     .map(|(k, _)| k)
                     .next()
             });
         add(Some(o), n);
     }
+}
+
+/// `changed from Y to X` (after a verb of change).
+fn changed_from_to(f: &Finder<'_>, add: &mut impl FnMut(Option<usize>, Option<usize>)) {
+    let (lower, items) = (&f.lower, f.items);
     let has_change_verb = |upto: usize| {
         lower[..upto]
             .split(|c: char| !c.is_alphanumeric())
             .any(|w| CHANGE_VERBS.contains(&w))
     };
-    for p in find_words(&lower, "from ") {
+    for p in find_words(lower, "from ") {
         if !has_change_verb(p) {
             continue;
         }
-        let Some(o) = after(p + 5, 16, None) else {
+        let Some(o) = f.after(p + 5, 16, None) else {
             continue;
         };
-        let (_, oe) = rel(&items[o]);
+        let (_, oe) = f.rel(&items[o]);
         if let Some(t) = lower[oe..].find(" to ")
             && gap_ok(&lower[oe..oe + t], 4)
         {
-            add(Some(o), after(oe + t + 4, 16, Some(items[o].class)));
+            add(Some(o), f.after(oe + t + 4, 16, Some(items[o].class)));
         }
     }
+}
+
+/// `Y -> X`, `Y → X`, `Y => X`.
+fn arrows(f: &Finder<'_>, add: &mut impl FnMut(Option<usize>, Option<usize>)) {
+    let (lower, items) = (&f.lower, f.items);
     for arrow in ["->", "→", "=>"] {
         for (p, _) in lower.match_indices(arrow) {
             // `fn f(v: u64) -> i64`, `def f(x) -> int`, `(a) => b`: a return type or a
@@ -254,27 +303,29 @@ pub(super) fn direct_corrections(text: &str, items: &[Item], base: usize) -> Vec
             if lower[..p].trim_end().ends_with(')') {
                 continue;
             }
-            if let Some(o) = before(p, 3, None) {
-                add(Some(o), after(p + arrow.len(), 3, Some(items[o].class)));
+            if let Some(o) = f.before(p, 3, None) {
+                add(Some(o), f.after(p + arrow.len(), 3, Some(items[o].class)));
             }
         }
     }
-    for p in find_words(&lower, "no longer ") {
-        let Some(o) = after(p + "no longer ".len(), 16, None) else {
+}
+
+/// `no longer Y, now X`.
+fn no_longer(f: &Finder<'_>, add: &mut impl FnMut(Option<usize>, Option<usize>)) {
+    let (lower, items) = (&f.lower, f.items);
+    for p in find_words(lower, "no longer ") {
+        let Some(o) = f.after(p + "no longer ".len(), 16, None) else {
             continue;
         };
-        let (_, oe) = rel(&items[o]);
+        let (_, oe) = f.rel(&items[o]);
         let class = items[o].class;
         let n = items
             .iter()
             .enumerate()
-            .find(|(_, it)| it.class == class && rel(it).0 >= oe && rel(it).0 - oe <= 60)
+            .find(|(_, it)| it.class == class && f.rel(it).0 >= oe && f.rel(it).0 - oe <= 60)
             .map(|(k, _)| k);
         add(Some(o), n);
     }
-    out.sort_unstable();
-    out.dedup();
-    out
 }
 
 /// Find the corrections a span states, in order.

@@ -7,6 +7,9 @@ use serde::Serialize;
 use crate::entry::{Usage, estimate_tokens};
 use crate::fold::{Item, Ledger, Plan, Span};
 
+mod outcome;
+pub use outcome::{Decline, DeclineCounts, Note, Reason, SummaryOutcome};
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Action {
@@ -129,7 +132,7 @@ pub struct SummaryRecord {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub audit: Option<serde_json::Value>,
     /// What became of it: `written`, or why it was declined.
-    pub outcome: String,
+    pub outcome: SummaryOutcome,
     /// `--strategy cited`: the candidate's name in the summarizer's reply (`#2`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub candidate: Option<String>,
@@ -151,7 +154,7 @@ impl SummaryRecord {
         d: &crate::entry::Draft,
         id: &str,
         audit: Option<serde_json::Value>,
-        outcome: &str,
+        outcome: SummaryOutcome,
     ) -> Self {
         SummaryRecord {
             id: id.to_string(),
@@ -161,7 +164,7 @@ impl SummaryRecord {
             chars: d.chars(),
             tokens: crate::entry::estimate_tokens(d.chars()),
             audit,
-            outcome: outcome.into(),
+            outcome,
             ..SummaryRecord::default()
         }
     }
@@ -213,6 +216,25 @@ fn round_usd<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
 /// How a stub (`--strategy mask`) tells the reader to get the hidden tool result back.
 pub fn stub_how_back(file: &str, id: &str) -> String {
     format!("`mf expand {file} {id}` shows it, with --restore it comes back")
+}
+
+/// Dollars, rounded to what is useful: whole cents above a dollar, four significant digits below
+/// a cent, never binary noise such as `0.005918400000000001`.
+pub fn usd(v: f64) -> String {
+    if v == 0.0 {
+        "0".into()
+    } else if v >= 1.0 {
+        format!("{v:.2}")
+    } else if v >= 0.01 {
+        format!("{v:.4}")
+    } else {
+        // Below a cent: four significant digits, written out.
+        let digits = (-v.log10()).ceil() as usize + 3;
+        format!("{v:.digits$}")
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_string()
+    }
 }
 
 /// Round to 6 decimal places (a millionth of a dollar): no binary noise like `…0000001`.
@@ -285,7 +307,7 @@ pub struct DecisionRecord {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub format: Option<String>,
     pub action: Action,
-    pub reason: String,
+    pub reason: Reason,
     pub model: Option<String>,
     pub span: Option<SpanRecord>,
     pub verbatim: Option<VerbatimRecord>,
@@ -308,7 +330,7 @@ pub struct DecisionRecord {
     pub output: Option<String>,
     /// Remarks: a target that cannot be met, a fold inside a turn, …
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorRecord>,
     /// Why the file failed, when it did (an error, or a span the summarizer failed on).
@@ -330,7 +352,7 @@ impl DecisionRecord {
             file: file.to_string(),
             format: None,
             action: Action::Skipped,
-            reason: String::new(),
+            reason: Reason::Unsaid,
             model: model.map(str::to_string),
             span: None,
             verbatim: None,
@@ -375,7 +397,7 @@ impl DecisionRecord {
     ) -> Self {
         let mut r = Self::new(file, None);
         r.action = Action::Error;
-        r.reason = message.clone();
+        r.reason = Reason::Error(message.clone());
         r.failure = Some(FileFailure {
             kind,
             message: message.clone(),
@@ -393,19 +415,13 @@ impl DecisionRecord {
     /// What a plan would do, before any call.
     pub fn planned(&mut self, ledger: &Ledger<'_>, plan: &Plan, id_of: &dyn Fn(Item) -> String) {
         self.action = Action::Planned;
-        let chunks = plan.spans.len();
-        self.reason = format!(
-            "would fold {} entries (turns {}–{}) in {}; {} entries stay verbatim",
-            plan.whole.items.len(),
-            plan.whole.from_turn,
-            plan.whole.to_turn,
-            if chunks == 1 {
-                "one call".to_string()
-            } else {
-                format!("{chunks} calls (the span is over the model's budget for one call)")
-            },
-            plan.verbatim.len()
-        );
+        self.reason = Reason::Planned {
+            entries: plan.whole.items.len(),
+            from_turn: plan.whole.from_turn,
+            to_turn: plan.whole.to_turn,
+            calls: plan.spans.len(),
+            verbatim: plan.verbatim.len(),
+        };
         self.span = Some(SpanRecord::of(&plan.whole, id_of));
         self.verbatim = Some(VerbatimRecord::of(
             ledger,
@@ -413,26 +429,16 @@ impl DecisionRecord {
             plan.protected.len(),
         ));
         if let Some(turn) = plan.split_turn {
-            self.notes.push(format!(
-                "turn {turn} is larger than the verbatim tail holds (--recent-tokens): it is folded inside, and its prompt and newest tool units stay verbatim"
-            ));
+            self.notes.push(Note::SplitTurn(turn));
         }
         if plan.in_turn {
-            self.notes.push(
-                "a turn larger than one call's budget is folded inside the turn, at tool-unit boundaries"
-                    .into(),
-            );
+            self.notes.push(Note::InTurn);
         }
         if !plan.oversized.is_empty() {
-            self.notes.push(format!(
-                "{} tool unit{} too large for one call stay{} verbatim",
-                plan.oversized.len(),
-                if plan.oversized.len() == 1 { "" } else { "s" },
-                if plan.oversized.len() == 1 { "s" } else { "" },
-            ));
+            self.notes.push(Note::Oversized(plan.oversized.len()));
         }
         if let Some(n) = &plan.note {
-            self.notes.push(n.clone());
+            self.notes.push(Note::Plan(n.clone()));
         }
     }
 }
@@ -496,101 +502,4 @@ fn round_usd_opt<S: serde::Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S
         Some(v) => round_usd(v, s),
         None => s.serialize_none(),
     }
-}
-
-/// What a skip reason says to a person (the engine returns it as data; the words and the flags
-/// they name live here).
-mod skip_words {
-    use crate::entry::{DeclineReason, estimate_tokens};
-    use crate::fold::SkipReason;
-    use crate::fold::plan::{MIN_CHUNK_CHARS, REQUEST_OVERHEAD_CHARS};
-
-    impl SkipReason {
-        pub fn describe(&self) -> String {
-            match self {
-                SkipReason::BelowTrigger { uncovered, trigger } => format!(
-                    "not worth a call: {uncovered} uncovered entr{} (below the trigger of {trigger})",
-                    if *uncovered == 1 { "y" } else { "ies" }
-                ),
-                SkipReason::NothingBeforeTail { considered } => format!(
-                    "not worth a call: all {considered} entries considered are in the verbatim tail once it is rounded out to whole turns (the last turn always stays verbatim)"
-                ),
-                SkipReason::TooFew {
-                    would_fold,
-                    min_fold,
-                } => format!(
-                    "not worth a call: only {would_fold} entr{} would fold (minimum {min_fold})",
-                    if *would_fold == 1 { "y" } else { "ies" }
-                ),
-                SkipReason::DeclinedBefore { line, reason, .. } => format!(
-                    "already asked: this exact span was declined as {} (record on line {line}); it is asked again once it grows",
-                    match reason {
-                        DeclineReason::Lossy => "lossy by this model",
-                        DeclineReason::Rejected =>
-                            "uncitable by this model (every candidate summary was rejected)",
-                        _ => "not smaller",
-                    }
-                ),
-                SkipReason::UnderTarget { tokens, target } => format!(
-                    "nothing to do: the recall view is ~{tokens} tokens, within the target of {target}"
-                ),
-                SkipReason::NothingNew { stale, small: 0 } => format!(
-                    "nothing new to fold: the {stale} item{} before the verbatim tail are summaries, stubs, or entries already declined (run again once the conversation grows; --rollup folds the summaries)",
-                    if *stale == 1 { "" } else { "s" }
-                ),
-                SkipReason::NothingNew { stale, small } => format!(
-                    "not worth a call: {small} chunk{} between tool units too large for one call {} each under {MIN_CHUNK_CHARS} characters, which a summary would not shorten{}",
-                    if *small == 1 { "" } else { "s" },
-                    if *small == 1 { "is" } else { "are" },
-                    if *stale > 0 {
-                        format!(
-                            "; {stale} other items are summaries, stubs, or entries already declined"
-                        )
-                    } else {
-                        String::new()
-                    }
-                ),
-                SkipReason::TooLargeForACall {
-                    units,
-                    budget,
-                    room,
-                } => format!(
-                    "not worth a call: each of the {units} unit{} that would fold is larger than one call may carry (--max-span-tokens {budget} leaves ~{} tokens for the transcript after the request's own ~{} tokens of framing); {} verbatim",
-                    if *units == 1 { "" } else { "s" },
-                    estimate_tokens(*room),
-                    estimate_tokens(REQUEST_OVERHEAD_CHARS),
-                    if *units == 1 { "it stays" } else { "they stay" }
-                ),
-                SkipReason::NothingToMask { results, keep } => format!(
-                    "nothing to mask: {results} tool result{} in view, and those in the verbatim tail and the {keep} most recent stay verbatim (or the rest are too small to be worth a stub)",
-                    if *results == 1 { "" } else { "s" }
-                ),
-            }
-        }
-    }
-}
-
-/// What a policy refused up front says to a person.
-mod policy_words {
-    use crate::fold::PolicyError;
-
-    impl std::fmt::Display for PolicyError {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            match self {
-                PolicyError::WindowNotLargerThanTail { size, recent } => write!(
-                    f,
-                    "`--size {size}` must be greater than `--recent {recent}`: a window no larger than the verbatim tail never has anything to fold"
-                ),
-                PolicyError::MinFoldZero => f.write_str("`--min-fold` must be at least 1"),
-                PolicyError::SpanBudgetTooSmall => f.write_str(
-                    "`--max-span-tokens` must be at least 256 (a span needs room for at least a turn)",
-                ),
-                PolicyError::KeepNoResults => f.write_str(
-                    "`--keep-tool-results` must be at least 1: the most recent tool result always stays verbatim",
-                ),
-            }
-        }
-    }
-
-    impl std::error::Error for PolicyError {}
 }

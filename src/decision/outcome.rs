@@ -1,0 +1,634 @@
+//! Typed outcomes of a compaction: what became of each summary (`SummaryOutcome`), why a span
+//! was declined (`Decline`), why the file came to what it did (`Reason`), and the record's
+//! remarks (`Note`). Commands build these values; the words (and the flags they name) are
+//! written only here, when a record is serialized or printed.
+
+use std::fmt::{self, Display, Formatter};
+
+use serde::{Serialize, Serializer};
+
+use crate::entry::{DeclineReason, estimate_tokens};
+use crate::fold::cite::{self, Rejection};
+use crate::fold::plan::{MIN_CHUNK_CHARS, REQUEST_OVERHEAD_CHARS};
+use crate::fold::{PolicyError, SkipReason};
+
+/// Serialize a value as its words (the JSON keeps the strings the README documents).
+macro_rules! serialize_as_words {
+    ($($t:ty),*) => {$(
+        impl Serialize for $t {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
+    )*};
+}
+serialize_as_words!(SummaryOutcome, Reason, Note);
+
+fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 { one } else { many }
+}
+
+/// Why a span was declined: the detail its decline record carries, and its stable reason.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decline {
+    /// The retention audit declined the summary: what it lost, in the audit's words.
+    Lossy(String),
+    /// Label and summary would not be shorter than what they replace.
+    NotSmaller {
+        span_chars: usize,
+        summary_chars: usize,
+    },
+    /// The fold as a whole would save under `min_pct` percent of the view.
+    UnderSaving {
+        saved: usize,
+        view_chars: usize,
+        min_pct: usize,
+    },
+    /// The summarizer failed on the span (its message).
+    SummarizerFailed(String),
+    /// `--strategy cited`: the summarizer cited nothing at all.
+    NothingCited,
+    /// `--strategy cited`: every candidate was rejected (the review's tally of why).
+    Rejected(String),
+}
+
+impl Decline {
+    /// The stable reason a decline record is keyed by.
+    pub fn reason(&self) -> DeclineReason {
+        match self {
+            Decline::Lossy(_) => DeclineReason::Lossy,
+            Decline::NotSmaller { .. } | Decline::UnderSaving { .. } => DeclineReason::NotSmaller,
+            Decline::SummarizerFailed(_) => DeclineReason::SummarizerFailed,
+            Decline::NothingCited | Decline::Rejected(_) => DeclineReason::Rejected,
+        }
+    }
+}
+
+impl Display for Decline {
+    /// The detail, as the decline record and the reason carry it.
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Decline::Lossy(why) => f.write_str(why),
+            Decline::NotSmaller {
+                span_chars,
+                summary_chars,
+            } => write!(
+                f,
+                "label and summary would be {summary_chars} chars, not shorter than the {span_chars} chars they replace"
+            ),
+            Decline::UnderSaving {
+                saved,
+                view_chars,
+                min_pct,
+            } => write!(
+                f,
+                "the fold would save {saved} of the view's {view_chars} chars, under {min_pct}%"
+            ),
+            Decline::SummarizerFailed(message) => f.write_str(message),
+            Decline::NothingCited => write!(
+                f,
+                "the summarizer cited nothing (it replied {})",
+                cite::NONE_REPLY
+            ),
+            Decline::Rejected(tally) => f.write_str(tally),
+        }
+    }
+}
+
+/// What became of one summary or stub (`summaries[].outcome`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum SummaryOutcome {
+    /// `written`
+    #[default]
+    Written,
+    /// `written (rollup)`: a rollup of the chunk summaries just written.
+    WrittenRollup,
+    /// `written (nested in a later summary of this fold)` (`--strategy cited`).
+    WrittenNested,
+    /// `planned`: a stub a dry run would write.
+    Planned,
+    /// `declined as lossy: …` or `declined: …`.
+    Declined(Decline),
+    /// `rejected (code): …` (`--strategy cited`).
+    Rejected(Rejection),
+}
+
+impl Display for SummaryOutcome {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            SummaryOutcome::Written => f.write_str("written"),
+            SummaryOutcome::WrittenRollup => f.write_str("written (rollup)"),
+            SummaryOutcome::WrittenNested => {
+                f.write_str("written (nested in a later summary of this fold)")
+            }
+            SummaryOutcome::Planned => f.write_str("planned"),
+            SummaryOutcome::Declined(d @ Decline::Lossy(_)) => write!(f, "declined as lossy: {d}"),
+            SummaryOutcome::Declined(d) => write!(f, "declined: {d}"),
+            SummaryOutcome::Rejected(rej) => write!(f, "rejected ({}): {rej}", rej.code()),
+        }
+    }
+}
+
+impl SummaryOutcome {
+    /// A summary the run wrote (or, for a stub, would write).
+    pub fn is_written(&self) -> bool {
+        matches!(
+            self,
+            SummaryOutcome::Written | SummaryOutcome::WrittenRollup | SummaryOutcome::WrittenNested
+        )
+    }
+}
+
+/// How many chunks were declined, by why (in a fold that wrote others).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DeclineCounts {
+    pub lossy: usize,
+    pub not_smaller: usize,
+    pub failed: usize,
+}
+
+impl DeclineCounts {
+    pub fn total(&self) -> usize {
+        self.lossy + self.not_smaller + self.failed
+    }
+}
+
+/// Why the file came to what it did (the record's `reason`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Reason {
+    /// Nothing said (a record not yet judged).
+    #[default]
+    Unsaid,
+    /// The planner (or the mask) found nothing worth a call.
+    Skip(SkipReason),
+    /// What a plan would fold, before any call.
+    Planned {
+        entries: usize,
+        from_turn: u64,
+        to_turn: u64,
+        calls: usize,
+        verbatim: usize,
+    },
+    /// `--dry-run`: the plan (or the mask) and what its requests would be and cost.
+    DryRun {
+        plan: Box<Reason>,
+        requests: usize,
+        model: String,
+        tokens_in: u64,
+        tokens_out: u64,
+        /// Every request was counted by the provider (`--count-tokens`).
+        counted: bool,
+        /// US dollars, when a price is known.
+        cost_usd: Option<f64>,
+    },
+    /// `--strategy mask`: stubs in place of old tool results.
+    Masked {
+        dry_run: bool,
+        stubs: usize,
+        keep: usize,
+    },
+    /// Summaries written (and chunks declined beside them).
+    Folded {
+        entries: u64,
+        from_turn: u64,
+        to_turn: u64,
+        summaries: usize,
+        declined: DeclineCounts,
+        verbatim: usize,
+    },
+    /// `--strategy cited`: cited summaries written.
+    FoldedCited {
+        consumed: usize,
+        from_turn: u64,
+        to_turn: u64,
+        summaries: usize,
+        calls: usize,
+        rejected: usize,
+        uncited: usize,
+        verbatim: usize,
+    },
+    /// Nothing written: the first span's decline (`--strategy summary`).
+    Declined(Decline),
+    /// Nothing written: the first span's decline (`--strategy cited`).
+    DeclinedCited(Decline),
+    /// Nothing written, and nothing declined.
+    NothingWritten,
+    /// The file ended in an error (its message).
+    Error(String),
+}
+
+impl Display for Reason {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Reason::Unsaid => Ok(()),
+            Reason::Skip(skip) => f.write_str(&skip.describe()),
+            Reason::Planned {
+                entries,
+                from_turn,
+                to_turn,
+                calls,
+                verbatim,
+            } => {
+                write!(
+                    f,
+                    "would fold {entries} entries (turns {from_turn}–{to_turn}) in "
+                )?;
+                if *calls == 1 {
+                    f.write_str("one call")?;
+                } else {
+                    write!(
+                        f,
+                        "{calls} calls (the span is over the model's budget for one call)"
+                    )?;
+                }
+                write!(f, "; {verbatim} entries stay verbatim")
+            }
+            Reason::DryRun {
+                plan,
+                requests,
+                model,
+                tokens_in,
+                tokens_out,
+                counted,
+                cost_usd,
+            } => {
+                let cost = match cost_usd {
+                    Some(usd) => format!("estimated cost ${}", super::usd(*usd)),
+                    None => "cost unknown (no price for this model; see --price-in/--price-out)"
+                        .to_string(),
+                };
+                write!(
+                    f,
+                    "dry run: {plan}; the request{} to {model} would be ~{tokens_in} tokens in{}, ~{tokens_out} out; {cost}; nothing called or written",
+                    plural(*requests, "", "s"),
+                    if *counted {
+                        " (counted by the provider)"
+                    } else {
+                        ""
+                    },
+                )
+            }
+            Reason::Masked {
+                dry_run,
+                stubs,
+                keep,
+            } => write!(
+                f,
+                "{} {stubs} old tool result{} with stubs (no model call); those in the verbatim tail and the {keep} most recent stay verbatim",
+                if *dry_run {
+                    "would replace"
+                } else {
+                    "replaced"
+                },
+                plural(*stubs, "", "s"),
+            ),
+            Reason::Folded {
+                entries,
+                from_turn,
+                to_turn,
+                summaries,
+                declined,
+                verbatim,
+            } => {
+                write!(
+                    f,
+                    "folded {entries} entries (turns {from_turn}–{to_turn}) into "
+                )?;
+                if *summaries == 1 {
+                    f.write_str("one summary")?;
+                } else {
+                    write!(f, "{summaries} summaries")?;
+                }
+                let n = declined.total();
+                if n > 0 {
+                    let kinds: Vec<String> = [
+                        (declined.lossy, "lossy"),
+                        (declined.not_smaller, "not smaller"),
+                        (declined.failed, "summarizer failed"),
+                    ]
+                    .into_iter()
+                    .filter(|(k, _)| *k > 0)
+                    .map(|(k, name)| format!("{k} {name}"))
+                    .collect();
+                    write!(
+                        f,
+                        "; {n} other chunk{} declined ({}), {} turns stay verbatim",
+                        plural(n, "", "s"),
+                        kinds.join(", "),
+                        plural(n, "its", "their"),
+                    )?;
+                }
+                write!(f, "; {verbatim} entries stay verbatim")
+            }
+            Reason::FoldedCited {
+                consumed,
+                from_turn,
+                to_turn,
+                summaries,
+                calls,
+                rejected,
+                uncited,
+                verbatim,
+            } => {
+                write!(
+                    f,
+                    "folded {consumed} entries (turns {from_turn}–{to_turn}) into {summaries} cited summar{} in {calls} call{}",
+                    plural(*summaries, "y", "ies"),
+                    plural(*calls, "", "s"),
+                )?;
+                if *rejected > 0 {
+                    write!(
+                        f,
+                        " ({rejected} candidate{} rejected)",
+                        plural(*rejected, "", "s")
+                    )?;
+                }
+                write!(
+                    f,
+                    "; {uncited} entr{} of the span no summary cited stay verbatim, {verbatim} entries stay verbatim in all",
+                    plural(*uncited, "y", "ies"),
+                )
+            }
+            Reason::Declined(d) => match d.reason() {
+                DeclineReason::SummarizerFailed => write!(f, "summarizer failed: {d}"),
+                DeclineReason::NotSmaller => write!(
+                    f,
+                    "replacement not smaller: {d}; verdict remembered for this exact span"
+                ),
+                DeclineReason::Lossy => write!(
+                    f,
+                    "summary declined as lossy: {d}; verdict remembered for this span, model, instruction, strategy and threshold (--retry asks again)"
+                ),
+                _ => write!(
+                    f,
+                    "every candidate summary was rejected: {d}; verdict remembered for this span, model, instruction, strategy and threshold (--retry asks again)"
+                ),
+            },
+            Reason::DeclinedCited(d) => match d.reason() {
+                DeclineReason::SummarizerFailed => write!(f, "summarizer failed: {d}"),
+                _ => write!(
+                    f,
+                    "every candidate summary was rejected: {d}; verdict remembered for this span and model"
+                ),
+            },
+            Reason::NothingWritten => f.write_str("nothing was written"),
+            Reason::Error(message) => f.write_str(message),
+        }
+    }
+}
+
+/// A remark in the record (`notes[]`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Note {
+    /// A turn larger than the verbatim tail holds is folded inside.
+    SplitTurn(u64),
+    /// A turn larger than one call's budget is folded at tool-unit boundaries.
+    InTurn,
+    /// Tool units too large for one call, left verbatim (how many).
+    Oversized(usize),
+    /// The planner's remark (a target that cannot be met, …), in the engine's words.
+    Plan(String),
+    /// A remark of the summarizer about its reply to a span.
+    Reply {
+        from_turn: u64,
+        to_turn: u64,
+        note: String,
+    },
+    /// `--dry-run --strategy cited`: what the estimate covers.
+    CitedDryRun,
+    /// `--count-tokens` with the built-in summarizer.
+    CountedBuiltin { model: String },
+    /// `--count-tokens`: the provider's count failed for one call.
+    CountFailed { call: usize, message: String },
+    /// A planned request is over the model's context.
+    OverContext {
+        tokens: u64,
+        from_turn: u64,
+        to_turn: u64,
+        model: String,
+        context: u64,
+    },
+    /// `--dry-run`: one call's tokens (and, with a price, its band and cost).
+    CallEstimate {
+        call: usize,
+        from_turn: u64,
+        to_turn: u64,
+        tokens_in: u64,
+        tokens_out: u64,
+        counted: bool,
+        /// The price band (the model table's words), over the cheaper band, and the cost.
+        price: Option<(String, bool, f64)>,
+    },
+    /// A line an earlier run began and did not finish was closed.
+    ClosedTornLine,
+    /// Another writer wrote at the same instant.
+    Interleaved,
+    /// `--rollup`: the summaries do not fit one request (how many).
+    RollupTooLarge(usize),
+    /// `--rollup`: the rollup call failed (its message).
+    RollupFailed(String),
+    /// `--rollup`: the rollup was declined as lossy (why).
+    RollupLossy(String),
+    /// `--rollup`: the rollup was not shorter.
+    RollupNotShorter,
+    /// `--strategy cited`: a correction call failed after some summaries were accepted.
+    CorrectionFailed {
+        from_turn: u64,
+        to_turn: u64,
+        message: String,
+    },
+}
+
+impl Display for Note {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Note::SplitTurn(turn) => write!(
+                f,
+                "turn {turn} is larger than the verbatim tail holds (--recent-tokens): it is folded inside, and its prompt and newest tool units stay verbatim"
+            ),
+            Note::InTurn => f.write_str(
+                "a turn larger than one call's budget is folded inside the turn, at tool-unit boundaries",
+            ),
+            Note::Oversized(n) => write!(
+                f,
+                "{n} tool unit{} too large for one call stay{} verbatim",
+                plural(*n, "", "s"),
+                plural(*n, "s", ""),
+            ),
+            Note::Plan(note) => f.write_str(note),
+            Note::Reply {
+                from_turn,
+                to_turn,
+                note,
+            } => write!(f, "turns {from_turn}–{to_turn}: {note}"),
+            Note::CitedDryRun => write!(
+                f,
+                "--strategy cited: the span is offered; only what the summaries cite folds, and rejected summaries are sent back for correction (at most {} calls per fold; the estimate is for the first)",
+                cite::MAX_CALLS
+            ),
+            Note::CountedBuiltin { model } => write!(
+                f,
+                "--count-tokens: {model} is built in; its count is mf's estimate"
+            ),
+            Note::CountFailed { call, message } => write!(
+                f,
+                "call {call}: count_tokens failed, the estimate stands: {message}"
+            ),
+            Note::OverContext {
+                tokens,
+                from_turn,
+                to_turn,
+                model,
+                context,
+            } => write!(
+                f,
+                "a planned request of ~{tokens} tokens (turns {from_turn}–{to_turn}) is over {model}'s context of {context} tokens; lower --max-span-tokens"
+            ),
+            Note::CallEstimate {
+                call,
+                from_turn,
+                to_turn,
+                tokens_in,
+                tokens_out,
+                counted,
+                price,
+            } => {
+                let how = if *counted {
+                    "counted by the provider"
+                } else {
+                    "estimated"
+                };
+                write!(
+                    f,
+                    "call {call} (turns {from_turn}–{to_turn}): ~{tokens_in} tokens in ({how}), ~{tokens_out} out"
+                )?;
+                if let Some((band, over, usd)) = price {
+                    write!(
+                        f,
+                        "; price band {band}{}: ${}",
+                        if *over {
+                            " — over the cheaper band; lower --max-span-tokens to stay under it"
+                        } else {
+                            ""
+                        },
+                        super::usd(*usd)
+                    )?;
+                }
+                Ok(())
+            }
+            Note::ClosedTornLine => f.write_str(
+                "closed a line an earlier mf run began and did not finish (it is skipped on read)",
+            ),
+            Note::Interleaved => {
+                f.write_str("another writer wrote at the same instant; both lines are kept")
+            }
+            Note::RollupTooLarge(n) => write!(
+                f,
+                "the {n} summaries are too large to roll up within the span budget; they stand"
+            ),
+            Note::RollupFailed(message) => write!(f, "rollup failed: {message}"),
+            Note::RollupLossy(why) => write!(
+                f,
+                "a rollup summary was declined as lossy ({why}); the summaries under it stand"
+            ),
+            Note::RollupNotShorter => f.write_str(
+                "a rollup summary was not shorter than the summaries under it; they stand",
+            ),
+            Note::CorrectionFailed {
+                from_turn,
+                to_turn,
+                message,
+            } => write!(
+                f,
+                "turns {from_turn}–{to_turn}: a correction call failed ({message}); the summaries accepted before it stand"
+            ),
+        }
+    }
+}
+
+/// What a skip reason says to a person (the engine returns it as data; the words and the flags
+/// they name live here).
+impl SkipReason {
+    pub fn describe(&self) -> String {
+        match self {
+            SkipReason::BelowTrigger { uncovered, trigger } => format!(
+                "not worth a call: {uncovered} uncovered entr{} (below the trigger of {trigger})",
+                if *uncovered == 1 { "y" } else { "ies" }
+            ),
+            SkipReason::NothingBeforeTail { considered } => format!(
+                "not worth a call: all {considered} entries considered are in the verbatim tail once it is rounded out to whole turns (the last turn always stays verbatim)"
+            ),
+            SkipReason::TooFew {
+                would_fold,
+                min_fold,
+            } => format!(
+                "not worth a call: only {would_fold} entr{} would fold (minimum {min_fold})",
+                if *would_fold == 1 { "y" } else { "ies" }
+            ),
+            SkipReason::DeclinedBefore { line, reason, .. } => format!(
+                "already asked: this exact span was declined as {} (record on line {line}); it is asked again once it grows",
+                match reason {
+                    DeclineReason::Lossy => "lossy by this model",
+                    DeclineReason::Rejected =>
+                        "uncitable by this model (every candidate summary was rejected)",
+                    _ => "not smaller",
+                }
+            ),
+            SkipReason::UnderTarget { tokens, target } => format!(
+                "nothing to do: the recall view is ~{tokens} tokens, within the target of {target}"
+            ),
+            SkipReason::NothingNew { stale, small: 0 } => format!(
+                "nothing new to fold: the {stale} item{} before the verbatim tail are summaries, stubs, or entries already declined (run again once the conversation grows; --rollup folds the summaries)",
+                if *stale == 1 { "" } else { "s" }
+            ),
+            SkipReason::NothingNew { stale, small } => format!(
+                "not worth a call: {small} chunk{} between tool units too large for one call {} each under {MIN_CHUNK_CHARS} characters, which a summary would not shorten{}",
+                if *small == 1 { "" } else { "s" },
+                if *small == 1 { "is" } else { "are" },
+                if *stale > 0 {
+                    format!(
+                        "; {stale} other items are summaries, stubs, or entries already declined"
+                    )
+                } else {
+                    String::new()
+                }
+            ),
+            SkipReason::TooLargeForACall {
+                units,
+                budget,
+                room,
+            } => format!(
+                "not worth a call: each of the {units} unit{} that would fold is larger than one call may carry (--max-span-tokens {budget} leaves ~{} tokens for the transcript after the request's own ~{} tokens of framing); {} verbatim",
+                if *units == 1 { "" } else { "s" },
+                estimate_tokens(*room),
+                estimate_tokens(REQUEST_OVERHEAD_CHARS),
+                if *units == 1 { "it stays" } else { "they stay" }
+            ),
+            SkipReason::NothingToMask { results, keep } => format!(
+                "nothing to mask: {results} tool result{} in view, and those in the verbatim tail and the {keep} most recent stay verbatim (or the rest are too small to be worth a stub)",
+                if *results == 1 { "" } else { "s" }
+            ),
+        }
+    }
+}
+
+/// What a policy refused up front says to a person.
+impl Display for PolicyError {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            PolicyError::WindowNotLargerThanTail { size, recent } => write!(
+                f,
+                "`--size {size}` must be greater than `--recent {recent}`: a window no larger than the verbatim tail never has anything to fold"
+            ),
+            PolicyError::MinFoldZero => f.write_str("`--min-fold` must be at least 1"),
+            PolicyError::SpanBudgetTooSmall => f.write_str(
+                "`--max-span-tokens` must be at least 256 (a span needs room for at least a turn)",
+            ),
+            PolicyError::KeepNoResults => f.write_str(
+                "`--keep-tool-results` must be at least 1: the most recent tool result always stays verbatim",
+            ),
+        }
+    }
+}
+
+impl std::error::Error for PolicyError {}
