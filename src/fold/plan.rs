@@ -608,8 +608,7 @@ fn keep_open_prompts(
     let mut taken = Vec::new();
     for chunk in chunks.iter_mut() {
         chunk.retain(|&it| {
-            let open = ledger.kind(it) == ItemKind::Message
-                && ledger.starts_turn(it as usize)
+            let open = is_turn(ledger, it)
                 && spread
                     .get(&ledger.turns[it as usize])
                     .is_some_and(|at| at.len() > 1);

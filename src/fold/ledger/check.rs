@@ -331,6 +331,14 @@ impl<'a> Ledger<'a> {
         ranges.iter().any(|&[a, b]| (a..=b).contains(&line))
     }
 
+    /// The entry that opened the turn entry `k` is in (`k` itself when it starts one).
+    fn opener(&self, k: usize) -> Option<usize> {
+        (0..=k)
+            .rev()
+            .take_while(|&i| self.turns[i] == self.turns[k])
+            .find(|&i| self.starts_turn(i))
+    }
+
     /// A summary fold (as recorded beside it) is one run of the view between seams mf chooses:
     /// it begins where a fold may begin, and leaves nothing raw inside it or between it and its
     /// recorded tail but what a fold keeps out (a user message, the prompt of a turn folded
@@ -351,12 +359,7 @@ impl<'a> Ledger<'a> {
         let conv = self.conv;
         let here = conv.entries[s as usize].line;
         let (first, last) = self.leaf_bounds(children);
-        let opener = |k: usize| {
-            (0..=k)
-                .rev()
-                .take_while(|&i| self.turns[i] == self.turns[k])
-                .find(|&i| self.starts_turn(i))
-        };
+        let opener = |k: usize| self.opener(k);
         // Where it begins: a turn, a tool-unit seam, or the first thing of its turn a fold may
         // hold (after the agent's own compaction).
         let turn_start = opener(first).unwrap_or(first);
@@ -441,11 +444,7 @@ impl<'a> Ledger<'a> {
                     None => false,
                     Some(k) => {
                         let turn = self.turns[k];
-                        let opener = (0..k)
-                            .rev()
-                            .take_while(|&j| self.turns[j] == turn)
-                            .find(|&j| self.starts_turn(j));
-                        if let Some(j) = opener
+                        if let Some(j) = self.opener(k)
                             && covers(j as u32)
                         {
                             return Err(refuse(format!(
@@ -473,10 +472,9 @@ impl<'a> Ledger<'a> {
                             || conv.entries[j].has(flag::TURN_START)
                             // A tail inside a turn whose prompt the claim leaves verbatim (a
                             // chunk of a long turn, or a cited fold with gaps inside one).
-                            || (0..j)
-                                .rev()
-                                .take_while(|&i| self.turns[i] == self.turns[j])
-                                .find(|&i| self.starts_turn(i))
+                            || self
+                                .opener(j)
+                                .filter(|&i| i < j)
                                 .is_some_and(|i| !covers(i as u32))
                     });
             if !ok {

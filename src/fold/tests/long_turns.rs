@@ -142,17 +142,7 @@ fn long_turns_fold_lawfully_under_every_tail_and_budget() {
                 );
             }
         }
-        let mut w = c.clone();
-        for (k, s) in plan.spans.iter().enumerate() {
-            w.fold(&format!("S{k}"), &s.items);
-        }
-        let lw = Ledger::new(w.conv());
-        assert_eq!(
-            lw.summaries.len(),
-            plan.spans.len(),
-            "{what}: {:?}",
-            lw.flags
-        );
+        let w = fold_and_honour(&c, &plan, &what);
         assert!(
             view_ids(&w).contains(&"u1".to_string()),
             "{what}: the prompt is gone"
@@ -204,17 +194,23 @@ fn a_prompt_inside_a_straddling_tool_unit_stays_verbatim_while_its_turn_goes_on(
         if plan.verbatim.contains(&u2) && plan.whole.items.contains(&c.idx("r0")) {
             inside += 1;
         }
-        let mut w = c.clone();
-        for (k, s) in plan.spans.iter().enumerate() {
-            w.fold(&format!("S{k}"), &s.items);
-        }
-        let lw = Ledger::new(w.conv());
-        assert_eq!(
-            lw.summaries.len(),
-            plan.spans.len(),
-            "{what}: {:?}",
-            lw.flags
-        );
+        fold_and_honour(&c, &plan, &what);
     }
     assert!(inside > 20, "only {inside} folds kept u2 verbatim inside");
+}
+
+/// `c` with the plan's spans folded as mf writes them, read again: every summary is honoured.
+fn fold_and_honour(c: &Conv, plan: &crate::fold::Plan, what: &str) -> Conv {
+    let mut w = c.clone();
+    for (k, s) in plan.spans.iter().enumerate() {
+        w.fold(&format!("S{k}"), &s.items);
+    }
+    let lw = Ledger::new(w.conv());
+    assert_eq!(
+        lw.summaries.len(),
+        plan.spans.len(),
+        "{what}: {:?}",
+        lw.flags
+    );
+    w
 }
