@@ -8,9 +8,11 @@
 //!    user message, strongest first) within a fifth of the budget;
 //! 2. covers every item the audit counts — said by the user or the assistant, or in a tool
 //!    call's arguments — at least once, preferring the sentences that carry the most uncovered
-//!    items per character (a greedy set cover);
+//!    items per character (a greedy set cover); a deadline or owner the user repeats is kept
+//!    once;
 //! 3. gives the remaining user messages a voice, then keeps the assistant's decisions;
-//! 4. with what room is left, covers items found only in tool results;
+//! 4. with what room is left (half the budget, and at most [`ASIDE_ROOM`] more), covers items
+//!    found only in tool results;
 //!
 //! all within `target_chars`, which it never exceeds. When the span corrects a value ("the
 //! port is 9090, not 8080"), the correcting sentence carries the latest value and any sentence
@@ -63,6 +65,10 @@ const WINDOW: usize = 70;
 const MAX_VALUE: usize = 200;
 /// The share of the budget the user's requests and constraints may take before the items.
 const VOICE_SHARE: f64 = 0.2;
+/// The most a summary spends, in characters, on what the audit does not count (about 2,000
+/// tokens): enough for a span's telling tool output, and a 2M-token span's summary stays a
+/// fraction of its cap.
+const ASIDE_ROOM: usize = 8_000;
 
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Extractive;
@@ -210,9 +216,11 @@ fn compose(pieces: &[Piece], budget: usize, cite: Option<CiteCtx<'_>>) -> String
         }
     }
     // The user's deadlines and named owners, in their own words, within a share of their own.
+    // A deadline said again (every item of it already kept) adds nothing.
     for c in &chunks {
         if c.source == Source::User
             && !c.superseded
+            && !c.ids.iter().all(|&id| sel.covered[id])
             && binds(&c.text)
             && sel.total + sel.cost(c) <= 2 * reserve + 1
         {
@@ -242,9 +250,10 @@ fn compose(pieces: &[Piece], budget: usize, cite: Option<CiteCtx<'_>>) -> String
         }
     }
     // 3. Items found only in tool results (not salient: the audit does not count them), within
-    // half the budget: a long tool log must not make the summary as long as it may be.
+    // half the budget and at most `ASIDE_ROOM` more: a long tool log must not make the summary
+    // as long as it may be.
     let full = sel.budget;
-    sel.budget = sel.budget.min(sel.total.max(full / 2));
+    sel.budget = sel.budget.min(sel.total.max((full / 2).min(sel.total + ASIDE_ROOM)));
     sel.cover(&chunks, &needs, true);
     sel.cover(&chunks, &needs, true);
     sel.budget = full;

@@ -860,6 +860,12 @@ pub fn call_leaves(args: &str) -> Vec<Leaf> {
                         inner.push(Item::new(ItemClass::Name, s_trim, lower(s_trim), 0..0));
                     }
                 }
+                if PARAMETER_KEYS.contains(&key.to_ascii_lowercase().as_str())
+                    && s_trim.chars().all(|c| c.is_ascii_digit())
+                {
+                    // `"limit": "400"`, as some agents write it: the same parameter.
+                    inner.retain(|it| it.class != ItemClass::Number);
+                }
                 items.extend(inner);
                 if !items.is_empty() {
                     out.push(Leaf {
@@ -873,6 +879,7 @@ pub fn call_leaves(args: &str) -> Vec<Leaf> {
                 let text = n.to_string();
                 if let Some((value, unit)) = parse_number(&text)
                     && !is_small_count(&value)
+                    && !PARAMETER_KEYS.contains(&key.to_ascii_lowercase().as_str())
                 {
                     let (k, base) = number_key(&value, unit.as_deref());
                     out.push(Leaf {

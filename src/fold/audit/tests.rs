@@ -100,6 +100,28 @@ fn commands_from_backticks_prompts_and_shell_blocks() {
 }
 
 #[test]
+fn a_bare_number_that_places_a_call_is_a_parameter_and_a_value_it_sets_is_an_item() {
+    let items = |args: &str| -> Vec<(ItemClass, String)> {
+        let p = piece(2, Role::Assistant, &format!("[calls tool({args})]"));
+        units(std::slice::from_ref(&p))
+            .iter()
+            .flat_map(|u| u.items.iter().map(|i| (i.class, i.text.clone())))
+            .collect()
+    };
+    // Where it reads: an offset, a limit, a turn, a line, as a number or a string of digits.
+    for args in [
+        r#"{"offset": 1200, "limit": 400}"#,
+        r#"{"turn": 17}"#,
+        r#"{"Line": "88", "-C": 12}"#,
+    ] {
+        assert_eq!(items(args), [], "{args}");
+    }
+    // What it sets, or a figure with a unit even under a parameter's key, is an item.
+    assert_eq!(items(r#"{"value": 217}"#), [(Number, "217".to_string())]);
+    assert_eq!(items(r#"{"timeout": "250ms"}"#), [(Number, "250ms".to_string())]);
+}
+
+#[test]
 fn commands_from_tool_call_arguments() {
     let p = piece(
         2,
@@ -114,12 +136,12 @@ fn commands_from_tool_call_arguments() {
         .iter()
         .flat_map(|u| u.items.iter().map(|i| (i.class, i.text.as_str())))
         .collect();
+    // The `limit` bounds what the call reads: a parameter, not a target.
     assert_eq!(
         got,
         [
             (Command, "kubectl rollout restart deploy/api -n prod"),
             (Path, "deploy/prod/cache.yaml"),
-            (Number, "200")
         ]
     );
     // An array command and a name-only argument.

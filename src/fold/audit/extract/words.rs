@@ -118,6 +118,15 @@ pub(in crate::fold::audit) const COMMAND_KEYS: &[&str] = &[
     "command_line",
     "cmdline",
 ];
+/// Argument keys whose bare number places or bounds what a call reads (`read_file(offset: 1200,
+/// limit: 400)`, `search_logs(turn: 17)`, `grep(-C: 3)`): a parameter of the action, not its
+/// target, so not an item. A figure with a unit (`250ms`, `$4,200`) under them still is.
+pub(in crate::fold::audit) const PARAMETER_KEYS: &[&str] = &[
+    "offset", "limit", "line", "lines", "line_number", "start_line", "end_line", "start", "end",
+    "page", "page_size", "per_page", "turn", "head_limit", "max_results", "max_count", "count",
+    "n", "depth", "index", "cursor", "-a", "-b", "-c", "context", "timeout", "timeout_ms",
+    "yield_time_ms", "max_output_tokens", "max_tokens", "tail", "head", "top_k", "k",
+];
 #[rustfmt::skip]
 pub(in crate::fold::audit) const FILE_EXTENSIONS: &[&str] = &[
     "rs", "py", "js", "mjs", "cjs", "ts", "tsx", "jsx", "go", "java", "kt", "rb", "php", "c", "h",
