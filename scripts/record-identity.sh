@@ -126,6 +126,20 @@ case_() {
     fi
 }
 
+# summarize_ NAME ARGS...: `mf summarize` of a fresh copy, as JSON and as text (nothing written).
+summarize_() {
+    local name=$1
+    shift
+    CASE_DIR=$WORK/case
+    rm -rf "$CASE_DIR"
+    mkdir -p "$CASE_DIR"
+    cp "$FIXTURES/$FIX" "$CASE_DIR/$FIX"
+    CASE_OUT=$OUT/${FIX%.jsonl}.$name.txt
+    : >"$CASE_OUT"
+    run summarize-json summarize --json "$@" "$FIX"
+    run summarize summarize "$@" "$FIX"
+}
+
 SMALL=(--trigger 2 --recent 4)
 for path in "$FIXTURES"/*.jsonl; do
     FIX=$(basename "$path")
@@ -143,6 +157,13 @@ for path in "$FIXTURES"/*.jsonl; do
     case_ remote-cited "${REMOTE[@]}" "${SMALL[@]}" --allow-same-model --strategy cited
     case_ remote-dry "${REMOTE[@]}" "${SMALL[@]}" --allow-same-model --dry-run --max-span-tokens 300
     case_ remote-max-cost "${REMOTE[@]}" "${SMALL[@]}" --allow-same-model --max-cost 0.0000001
+    case_ target-unmet --model extractive "${SMALL[@]}" --target-tokens 50
+    case_ target-squeezed --model extractive --trigger 2 --recent 1 --target-tokens 400
+    summarize_ summarize --model extractive
+    summarize_ summarize-chunks --model extractive --max-span-tokens 300
+    summarize_ summarize-dry --model extractive --dry-run --max-span-tokens 300
+    summarize_ summarize-remote "${REMOTE[@]}" --allow-same-model
+    summarize_ summarize-remote-chunks "${REMOTE[@]}" --allow-same-model --max-span-tokens 300
 done
 # Values mf makes up at random (set ids, Claude Code uuids, pi entry ids) and the digests of
 # spans that hold them: each new one becomes a numbered placeholder, per case file, so equal

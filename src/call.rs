@@ -8,7 +8,7 @@ use anyhow::Result;
 use tokio::sync::Semaphore;
 
 use crate::entry::{Role, Usage};
-use crate::fold::{self, FoldPolicy, ItemKind, Ledger, Piece, Span, audit, prompt, summary};
+use crate::fold::{self, FoldPolicy, ItemKind, Ledger, Piece, Span, audit, frame, prompt};
 use crate::interrupt::Interrupt;
 use crate::redact::{Counts, Redactor};
 use crate::summarizer::{Summarizer, SummarizerError, SummaryReply};
@@ -96,7 +96,7 @@ pub fn piece(t: &Transcript, ledger: &Ledger<'_>, it: crate::fold::Item, text: S
                 turn: s.to_turn,
                 author: format!("summary of turns {}–{}", s.from_turn, s.to_turn),
                 role: None,
-                text: summary::body(&text).to_string(),
+                text: frame::body(&text).to_string(),
             }
         }
         _ => {
@@ -140,7 +140,7 @@ pub fn make_request(
 }
 
 /// A reply's audit and, when it is to be declined, why.
-pub type Audited = (audit::Audit, Option<String>);
+pub type Audited = (audit::Audit, Option<audit::Faults>);
 
 /// Audit a summary against its span; `Some(why)` when it is to be declined. A model's summary
 /// (not the built-in one, which keeps every salient item by itself) gets mf's section of the
@@ -154,7 +154,7 @@ pub fn audit_reply(
     rules: &AuditRules,
     builtin: bool,
     context: &[String],
-) -> (String, audit::Audit, Option<String>) {
+) -> (String, audit::Audit, Option<audit::Faults>) {
     if let Some(on) = rules.panic_on
         && request.pieces.iter().any(|p| p.text.contains(on))
     {
@@ -227,7 +227,10 @@ async fn audit_apart(
     rules: AuditRules,
     builtin: bool,
     context: &Arc<Vec<String>>,
-) -> (fold::SummaryRequest, (String, audit::Audit, Option<String>)) {
+) -> (
+    fold::SummaryRequest,
+    (String, audit::Audit, Option<audit::Faults>),
+) {
     let (text, context) = (text.to_string(), Arc::clone(context));
     tokio::task::spawn_blocking(move || {
         let verdict = audit_reply(&request, &text, &rules, builtin, &context);
@@ -305,7 +308,7 @@ pub async fn ask_span(
     let Ok(first) = &asked.reply else {
         return Ok(asked);
     };
-    if summary::vet(&first.text).is_err() {
+    if frame::vet(&first.text).is_err() {
         return Ok(asked);
     }
     // The audit reads the reply as the model wrote it (before any defusing).
@@ -318,7 +321,7 @@ pub async fn ask_span(
         let second = call(caller, &retry).await;
         asked.calls.push((paid(&second), retry.estimate()));
         match second {
-            Ok(mut second) if summary::vet(&second.text).is_ok() => {
+            Ok(mut second) if frame::vet(&second.text).is_ok() => {
                 let (_, (full, a, why)) =
                     audit_apart(retry, &second.text, rules.audit, builtin, context).await;
                 second.text = full;

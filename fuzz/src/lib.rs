@@ -47,7 +47,7 @@ pub fn read_bytes(bytes: &[u8], chat: bool) -> Result<Transcript, transcript::Tr
             &ReadOptions {
                 format: chat.then_some(Format::Chat),
                 cache: None,
-                vet: Some(mf::fold::summary::vet_claim),
+                vet: Some(mf::fold::frame::vet_claim),
             },
         )
     })
@@ -802,7 +802,9 @@ pub fn cite_target(data: &[u8]) {
             &|id| id.chars().next().filter(char::is_ascii_digit).map(|_| 7),
             &mut |p| {
                 if p.text.chars().count() % 7 == 3 {
-                    Err("declined".into())
+                    Err(mf::fold::audit::Faults(vec![mf::fold::audit::Fault::Echo(
+                        1.0,
+                    )]))
                 } else {
                     Ok(())
                 }

@@ -10,10 +10,12 @@ use tokio::sync::Semaphore;
 
 use crate::call::{self, AuditRules, Caller, Costing, Rules};
 use crate::cli::{CompactArgs, PolicyArgs, SummarizeArgs};
-use crate::decision::{SummarizeChunk, SummarizeRecord, UsageRecord};
+use crate::decision::{
+    ChunkOutcome, SummarizeChunk, SummarizeReason, SummarizeRecord, UsageRecord,
+};
 use crate::error::MfError;
 use crate::exit_status::ExitStatus;
-use crate::fold::{self, Ledger, Span, summary};
+use crate::fold::{self, Ledger, Span, frame, summary};
 use crate::interrupt::Interrupt;
 use crate::redact::{Counts, Redactor};
 use crate::render::{self, Ui};
@@ -179,7 +181,7 @@ pub async fn summarize(
         }
         None if out.accepted => ExitStatus::Success,
         None => {
-            ui.note(&format!("declined: {}", out.reason));
+            render::summarize::declined(ui, &out);
             ExitStatus::Failure
         }
     };
@@ -237,19 +239,16 @@ fn check_cost(
         let tin = costing.billed((tin, 0)).input;
         let tout = costing.billed((0, tout)).output;
         out.cost_usd = total;
-        out.reason = format!(
-            "dry run: {} entr{} (turns {}–{}) in {} call{} to {model}, ~{tin} tokens in, ~{tout} out; {}; nothing called",
+        out.reason = SummarizeReason::DryRun {
             entries,
-            if entries == 1 { "y" } else { "ies" },
-            spans.first().map_or(0, |s| s.from_turn),
-            spans.last().map_or(0, |s| s.to_turn),
-            spans.len(),
-            if spans.len() == 1 { "" } else { "s" },
-            match total {
-                Some(c) => format!("estimated cost ${}", render::usd(c)),
-                None => "cost unknown (no price for this model; see --price-in/--price-out)".into(),
-            }
-        );
+            from_turn: spans.first().map_or(0, |s| s.from_turn),
+            to_turn: spans.last().map_or(0, |s| s.to_turn),
+            calls: spans.len(),
+            model,
+            tokens_in: tin,
+            tokens_out: tout,
+            cost: total,
+        };
         return Ok(true);
     }
     Ok(false)
@@ -265,7 +264,6 @@ fn judge(
     out: &mut SummarizeRecord,
 ) {
     let mut texts: Vec<String> = Vec::new();
-    let mut declined: Vec<String> = Vec::new();
     let mut usage: Option<UsageRecord> = None;
     for a in asked {
         out.calls += a.calls.len();
@@ -289,18 +287,17 @@ fn judge(
             to_turn: a.span.to_turn,
             entry_count: a.span.items.len(),
             accepted: false,
-            reason: String::new(),
+            reason: ChunkOutcome::Pending,
             audit: None,
         };
         let reply = match a.reply.and_then(|rep| {
-            summary::vet(&rep.text)
+            frame::vet(&rep.text)
                 .map(|_| rep)
                 .map_err(SummarizerError::degrade)
         }) {
             Ok(reply) => reply,
             Err(e) => {
-                chunk.reason = format!("summarizer failed: {}", e.message);
-                declined.push(chunk.reason.clone());
+                chunk.reason = ChunkOutcome::Failed(e.message.clone());
                 out.chunks.push(chunk);
                 out.failure.get_or_insert(e);
                 continue;
@@ -308,13 +305,14 @@ fn judge(
         };
         let (a_audit, lossy) = a.audit.expect("a vetted reply was audited");
         chunk.audit = redactor.scrubbed_json(&a_audit);
-        if let Some(why) = lossy.map(|why| redactor.redact(&why, &mut Counts::new())) {
-            chunk.reason = format!("summary declined as lossy: {why}");
-            declined.push(chunk.reason.clone());
+        if let Some(why) =
+            lossy.map(|why| why.map_texts(|s| redactor.redact(s, &mut Counts::new())))
+        {
+            chunk.reason = ChunkOutcome::Lossy(why);
             out.chunks.push(chunk);
             continue;
         }
-        let vetted = summary::vet(&reply.text).expect("vetted above");
+        let vetted = frame::vet(&reply.text).expect("vetted above");
         let text = redactor.redact(&vetted, &mut Counts::new());
         let d = summary::draft(
             &a.span,
@@ -327,13 +325,12 @@ fn judge(
             Vec::new(),
         );
         chunk.accepted = true;
-        chunk.reason = format!(
-            "accepted: {} entries (turns {}–{}) in {} chars",
-            a.span.items.len(),
-            a.span.from_turn,
-            a.span.to_turn,
-            d.chars()
-        );
+        chunk.reason = ChunkOutcome::Accepted {
+            entries: a.span.items.len(),
+            from_turn: a.span.from_turn,
+            to_turn: a.span.to_turn,
+            chars: d.chars(),
+        };
         out.chunks.push(chunk);
         texts.push(d.content);
     }
@@ -341,24 +338,9 @@ fn judge(
     if out.chunks.len() == 1 {
         out.audit = out.chunks[0].audit.clone();
     }
-    if declined.is_empty() {
+    out.reason = SummarizeReason::Chunks(out.chunks.iter().map(|c| c.reason.clone()).collect());
+    if !out.chunks.iter().any(|c| c.reason.declined()) {
         out.accepted = true;
         out.summary = Some(texts.join("\n\n"));
-        out.reason = if out.chunks.len() == 1 {
-            out.chunks[0].reason.clone()
-        } else {
-            format!("accepted: {} chunks, each audited", out.chunks.len())
-        };
-    } else {
-        out.reason = if out.chunks.len() == 1 {
-            declined.remove(0)
-        } else {
-            format!(
-                "{} of {} chunks declined: {}",
-                declined.len(),
-                out.chunks.len(),
-                declined.join("; ")
-            )
-        };
     }
 }

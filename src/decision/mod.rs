@@ -437,8 +437,8 @@ impl DecisionRecord {
         if !plan.oversized.is_empty() {
             self.notes.push(Note::Oversized(plan.oversized.len()));
         }
-        if let Some(n) = &plan.note {
-            self.notes.push(Note::Plan(n.clone()));
+        if !plan.notes.is_empty() {
+            self.notes.push(Note::Plan(plan.notes.clone()));
         }
     }
 }
@@ -461,7 +461,7 @@ pub struct SummarizeRecord {
     #[serde(serialize_with = "round_usd_opt")]
     pub cost_usd: Option<f64>,
     pub accepted: bool,
-    pub reason: String,
+    pub reason: SummarizeReason,
     /// The summarizer's failure, when one ended the run.
     #[serde(skip)]
     pub failure: Option<crate::summarizer::SummarizerError>,
@@ -479,7 +479,7 @@ impl SummarizeRecord {
             usage: None,
             cost_usd: None,
             accepted: false,
-            reason: String::new(),
+            reason: SummarizeReason::Pending,
             failure: None,
         }
     }
@@ -493,8 +493,53 @@ pub struct SummarizeChunk {
     pub to_turn: u64,
     pub entry_count: usize,
     pub accepted: bool,
-    pub reason: String,
+    pub reason: ChunkOutcome,
     pub audit: Option<serde_json::Value>,
+}
+
+/// What became of one chunk of `mf summarize` (`chunks[].reason`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ChunkOutcome {
+    /// Not asked yet.
+    Pending,
+    /// The summarizer failed (its message).
+    Failed(String),
+    /// The audit declined the reply.
+    Lossy(crate::fold::audit::Faults),
+    /// Accepted: the entries and turns it stands for, and its length with mf's label.
+    Accepted {
+        entries: usize,
+        from_turn: u64,
+        to_turn: u64,
+        chars: usize,
+    },
+}
+
+impl ChunkOutcome {
+    /// Declined or failed.
+    pub fn declined(&self) -> bool {
+        matches!(self, ChunkOutcome::Failed(_) | ChunkOutcome::Lossy(_))
+    }
+}
+
+/// Why `mf summarize` came to what it did (`reason`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum SummarizeReason {
+    /// Nothing decided yet.
+    Pending,
+    /// `--dry-run`: what would be asked, and its estimated cost when a price is known.
+    DryRun {
+        entries: usize,
+        from_turn: u64,
+        to_turn: u64,
+        calls: usize,
+        model: String,
+        tokens_in: u64,
+        tokens_out: u64,
+        cost: Option<f64>,
+    },
+    /// What became of the chunks, in order.
+    Chunks(Vec<ChunkOutcome>),
 }
 
 fn round_usd_opt<S: serde::Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {

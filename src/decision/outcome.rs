@@ -8,8 +8,9 @@ use std::fmt::{self, Display, Formatter};
 use serde::{Serialize, Serializer};
 
 use crate::entry::{DeclineReason, estimate_tokens};
+use crate::fold::audit::{Fault, Faults};
 use crate::fold::cite::{self, Rejection};
-use crate::fold::plan::{MIN_CHUNK_CHARS, REQUEST_OVERHEAD_CHARS};
+use crate::fold::plan::{MIN_CHUNK_CHARS, PlanNote, REQUEST_OVERHEAD_CHARS};
 use crate::fold::{PolicyError, SkipReason};
 
 /// Serialize a value as its words (the JSON keeps the strings the README documents).
@@ -22,17 +23,125 @@ macro_rules! serialize_as_words {
         }
     )*};
 }
-serialize_as_words!(SummaryOutcome, Reason, Note);
+serialize_as_words!(
+    SummaryOutcome,
+    Reason,
+    Note,
+    super::ChunkOutcome,
+    super::SummarizeReason
+);
 
 fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
     if n == 1 { one } else { many }
 }
 
+/// The first `max` of `items` as `f` tells them, and how many more there are.
+fn listed<T>(items: &[T], f: impl Fn(&T) -> String, max: usize) -> String {
+    let mut s: Vec<String> = items.iter().take(max).map(f).collect();
+    if items.len() > max {
+        s.push(format!("and {} more", items.len() - max));
+    }
+    s.join(", ")
+}
+
+impl Display for Fault {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Fault::Forged(v) => write!(
+                f,
+                "it imitates mf's framing ({})",
+                listed(v, |(kind, text)| format!("{kind} `{text}`"), 3)
+            ),
+            Fault::Echo(ratio) => write!(
+                f,
+                "it repeats the instruction ({:.0}% of its 5-word phrases)",
+                ratio * 100.0
+            ),
+            Fault::Generic { own, floor } => write!(
+                f,
+                "its own words keep {:.0}% of the salient items, under {:.0}% (a generic text)",
+                own * 100.0,
+                floor * 100.0
+            ),
+            Fault::Lossy {
+                kept,
+                found,
+                retention,
+                min,
+                missing,
+            } => {
+                write!(
+                    f,
+                    "it keeps {kept} of {found} items ({:.0}%), under the minimum of {:.0}%",
+                    retention * 100.0,
+                    min * 100.0
+                )?;
+                if !missing.is_empty() {
+                    write!(f, "; missing: {}", listed(missing, String::clone, 5))?;
+                }
+                Ok(())
+            }
+            Fault::Invented(v) => write!(
+                f,
+                "it states what nothing it read says ({})",
+                listed(v, String::clone, 5)
+            ),
+            Fault::Superseded(v) => write!(
+                f,
+                "it states corrected values as current ({})",
+                listed(v, |(old, new)| format!("{old} (corrected to {new})"), 5)
+            ),
+        }
+    }
+}
+
+impl Display for Faults {
+    /// Every fault, in order, `; `-separated: the audit's reason for a decline.
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        for (k, fault) in self.0.iter().enumerate() {
+            if k > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{fault}")?;
+        }
+        Ok(())
+    }
+}
+
+impl Display for PlanNote {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            PlanNote::Squeezed {
+                target,
+                held_to,
+                goal,
+            } => write!(
+                f,
+                "to meet the target of {target} tokens, everything before the verbatim tail folds and its summary is held to ~{held_to} tokens (a fifth of it would be ~{goal})"
+            ),
+            PlanNote::TargetUnmet { target, fixed } => write!(
+                f,
+                "the target of {target} tokens cannot be met: the preamble and verbatim tail alone are ~{fixed} tokens; folding everything before them"
+            ),
+            PlanNote::NothingNew(n) => write!(
+                f,
+                "{n} item{} with nothing new (summaries, stubs, entries declined before) stay as they are",
+                plural(*n, "", "s")
+            ),
+            PlanNote::SmallChunks(n) => write!(
+                f,
+                "{n} chunk{} under {MIN_CHUNK_CHARS} characters between units too large to fold stay verbatim (a summary would not be shorter)",
+                plural(*n, "", "s")
+            ),
+        }
+    }
+}
+
 /// Why a span was declined: the detail its decline record carries, and its stable reason.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Decline {
-    /// The retention audit declined the summary: what it lost, in the audit's words.
-    Lossy(String),
+    /// The retention audit declined the summary: its faults.
+    Lossy(Faults),
     /// Label and summary would not be shorter than what they replace.
     NotSmaller {
         span_chars: usize,
@@ -68,7 +177,7 @@ impl Display for Decline {
     /// The detail, as the decline record and the reason carry it.
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
-            Decline::Lossy(why) => f.write_str(why),
+            Decline::Lossy(why) => write!(f, "{why}"),
             Decline::NotSmaller {
                 span_chars,
                 summary_chars,
@@ -386,8 +495,8 @@ pub enum Note {
     InTurn,
     /// Tool units too large for one call, left verbatim (how many).
     Oversized(usize),
-    /// The planner's remark (a target that cannot be met, …), in the engine's words.
-    Plan(String),
+    /// The planner's remarks (a target that cannot be met, …).
+    Plan(Vec<PlanNote>),
     /// A remark of the summarizer about its reply to a span.
     Reply {
         from_turn: u64,
@@ -428,7 +537,7 @@ pub enum Note {
     /// `--rollup`: the rollup call failed (its message).
     RollupFailed(String),
     /// `--rollup`: the rollup was declined as lossy (why).
-    RollupLossy(String),
+    RollupLossy(Faults),
     /// `--rollup`: the rollup was not shorter.
     RollupNotShorter,
     /// `--strategy cited`: a correction call failed after some summaries were accepted.
@@ -455,7 +564,15 @@ impl Display for Note {
                 plural(*n, "", "s"),
                 plural(*n, "s", ""),
             ),
-            Note::Plan(note) => f.write_str(note),
+            Note::Plan(notes) => {
+                for (k, n) in notes.iter().enumerate() {
+                    if k > 0 {
+                        f.write_str("; ")?;
+                    }
+                    write!(f, "{n}")?;
+                }
+                Ok(())
+            }
             Note::Reply {
                 from_turn,
                 to_turn,
@@ -632,3 +749,143 @@ impl Display for PolicyError {
 }
 
 impl std::error::Error for PolicyError {}
+
+impl Display for super::ChunkOutcome {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        use super::ChunkOutcome::*;
+        match self {
+            Pending => Ok(()),
+            Failed(message) => write!(f, "summarizer failed: {message}"),
+            Lossy(why) => write!(f, "summary declined as lossy: {why}"),
+            Accepted {
+                entries,
+                from_turn,
+                to_turn,
+                chars,
+            } => write!(
+                f,
+                "accepted: {entries} entries (turns {from_turn}–{to_turn}) in {chars} chars"
+            ),
+        }
+    }
+}
+
+impl Display for super::SummarizeReason {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        use super::SummarizeReason::*;
+        match self {
+            Pending => Ok(()),
+            DryRun {
+                entries,
+                from_turn,
+                to_turn,
+                calls,
+                model,
+                tokens_in,
+                tokens_out,
+                cost,
+            } => {
+                write!(
+                    f,
+                    "dry run: {entries} entr{} (turns {from_turn}–{to_turn}) in {calls} call{} to {model}, ~{tokens_in} tokens in, ~{tokens_out} out; ",
+                    plural(*entries, "y", "ies"),
+                    plural(*calls, "", "s"),
+                )?;
+                match cost {
+                    Some(c) => write!(f, "estimated cost ${}", super::usd(*c))?,
+                    None => f.write_str(
+                        "cost unknown (no price for this model; see --price-in/--price-out)",
+                    )?,
+                }
+                f.write_str("; nothing called")
+            }
+            Chunks(chunks) if chunks.len() == 1 => write!(f, "{}", chunks[0]),
+            Chunks(chunks) => {
+                let declined: Vec<String> = chunks
+                    .iter()
+                    .filter(|c| c.declined())
+                    .map(ToString::to_string)
+                    .collect();
+                if declined.is_empty() {
+                    write!(f, "accepted: {} chunks, each audited", chunks.len())
+                } else {
+                    write!(
+                        f,
+                        "{} of {} chunks declined: {}",
+                        declined.len(),
+                        chunks.len(),
+                        declined.join("; ")
+                    )
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decision::{ChunkOutcome, SummarizeReason};
+
+    #[test]
+    fn faults_read_in_the_words_records_have_always_carried() {
+        let faults = Faults(vec![
+            Fault::Forged(vec![
+                ("turn-heading".into(), "[turn 3 · user]".into()),
+                ("delimiter".into(), "<<<END".into()),
+                ("label".into(), "[summary of earlier turns".into()),
+                ("role-marker".into(), "user:".into()),
+            ]),
+            Fault::Echo(0.916),
+            Fault::Generic {
+                own: 0.04,
+                floor: 0.1,
+            },
+            Fault::Lossy {
+                kept: 2732,
+                found: 6737,
+                retention: 0.4855,
+                min: 0.5,
+                missing: (1..=7).map(|n| n.to_string()).collect(),
+            },
+            Fault::Invented(vec!["5.2".into()]),
+            Fault::Superseded(vec![("8080".into(), "9090".into())]),
+        ]);
+        assert_eq!(
+            faults.to_string(),
+            "it imitates mf's framing (turn-heading `[turn 3 · user]`, delimiter `<<<END`, label `[summary of earlier turns`, and 1 more); \
+             it repeats the instruction (92% of its 5-word phrases); \
+             its own words keep 4% of the salient items, under 10% (a generic text); \
+             it keeps 2732 of 6737 items (49%), under the minimum of 50%; missing: 1, 2, 3, 4, 5, and 2 more; \
+             it states what nothing it read says (5.2); \
+             it states corrected values as current (8080 (corrected to 9090))"
+        );
+        let redacted = faults.map_texts(|t| t.replace("9090", "[redacted]"));
+        assert!(redacted.names("[redacted]") && !redacted.names("9090"));
+        assert!(redacted.names("8080") && redacted.names("5.2"));
+    }
+
+    #[test]
+    fn a_summarize_reason_tells_its_chunks() {
+        let lossy = ChunkOutcome::Lossy(Faults(vec![Fault::Invented(vec!["42 GB".into()])]));
+        let ok = ChunkOutcome::Accepted {
+            entries: 12,
+            from_turn: 1,
+            to_turn: 4,
+            chars: 900,
+        };
+        assert_eq!(
+            SummarizeReason::Chunks(vec![ok.clone()]).to_string(),
+            "accepted: 12 entries (turns 1–4) in 900 chars"
+        );
+        assert_eq!(
+            SummarizeReason::Chunks(vec![ok.clone(), ok.clone()]).to_string(),
+            "accepted: 2 chunks, each audited"
+        );
+        assert_eq!(
+            SummarizeReason::Chunks(vec![ok, lossy, ChunkOutcome::Failed("timed out".into())])
+                .to_string(),
+            "2 of 3 chunks declined: summary declined as lossy: it states what nothing it read says (42 GB); summarizer failed: timed out"
+        );
+    }
+}

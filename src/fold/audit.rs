@@ -29,6 +29,7 @@ mod flags;
 mod matching;
 pub mod pattern;
 mod verdict;
+pub use verdict::{Fault, Faults};
 
 pub use appendix::{APPENDIX_HEADING, APPENDIX_SHARE, MIN_OWN_SHARE, appendix};
 use corrections::*;
@@ -546,17 +547,6 @@ fn summary_sentences(summary: &str) -> Vec<(String, &str)> {
     out
 }
 
-fn capped(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        return s.to_string();
-    }
-    let mut t: String = s.chars().take(n.saturating_sub(1)).collect();
-    t.push('…');
-    t
-}
-
-/// A delimiter look-alike around byte `at` of `line`: the run of angle brackets and the words
-/// they enclose (`<<<END TRANSCRIPT>>`).
 /// A span's items as the audit counts them: its units, its corrections and what it says, with
 /// the corrected values apart. What the audit and the appendix both start from.
 struct Counted {
@@ -837,45 +827,6 @@ fn inventions(
                 text: capped(&it.text, 160),
             })
             .take(opts.max_listed)
-            .collect()
-    }
-}
-
-/// The summary's forgeries, unless the span itself carries the same text (the summary quotes it).
-fn forgeries_unquoted(pieces: &[Piece], summary: &str) -> Vec<Forgery> {
-    let raw_forgeries = forgeries_in(summary);
-    if raw_forgeries.is_empty() {
-        raw_forgeries
-    } else {
-        raw_forgeries
-            .into_iter()
-            .filter(|f| {
-                let needle = if f.kind == "label" {
-                    LABEL
-                } else {
-                    f.text.as_str()
-                };
-                !pieces.iter().any(|p| {
-                    p.text.contains(needle)
-                        || (f.kind == "label" && p.text.to_lowercase().contains(LABEL))
-                })
-            })
-            .collect()
-    }
-}
-
-/// The phrases of the summary addressed to the reading model, each marked when the span says it.
-fn instruction_flags(pieces: &[Piece], summary: &str) -> Vec<InstructionFlag> {
-    let phrases = instructions_in(summary);
-    if phrases.is_empty() {
-        Vec::new()
-    } else {
-        let needles: Vec<Vec<String>> = phrases.iter().map(|p| norm_tokens(p)).collect();
-        let quoted = occur_in(&mut pieces.iter().map(|p| p.text.as_str()), &needles);
-        phrases
-            .into_iter()
-            .zip(quoted)
-            .map(|(text, quoted)| InstructionFlag { text, quoted })
             .collect()
     }
 }

@@ -24,7 +24,7 @@ use std::collections::{HashMap, HashSet};
 use thiserror::Error;
 
 use crate::entry::estimate_tokens;
-use crate::fold::summary;
+use crate::fold::{audit, frame};
 
 /// The most summarizer calls one cited fold makes (the first, and the corrections).
 pub const MAX_CALLS: usize = 15;
@@ -324,7 +324,7 @@ pub enum Rejection {
         limit: usize,
     },
     #[error("its retention audit declined it: {0}")]
-    Lossy(String),
+    Lossy(audit::Faults),
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {
@@ -507,7 +507,7 @@ impl<'o> Review<'o> {
         &mut self,
         reply: &str,
         outside: &dyn Fn(&str) -> Option<u32>,
-        judge: &mut dyn FnMut(&Preview<'_>) -> Result<(), String>,
+        judge: &mut dyn FnMut(&Preview<'_>) -> Result<(), audit::Faults>,
     ) -> Round {
         let round = self.calls.max(1);
         let cands = split_reply(reply);
@@ -527,7 +527,7 @@ impl<'o> Review<'o> {
                 texts[k] = cands[k].text.clone();
                 continue;
             }
-            match summary::vet(&cands[k].text) {
+            match frame::vet(&cands[k].text) {
                 Ok(t) => texts[k] = t,
                 Err(_) => {
                     verdict[k] = Some(Rejection::Empty);
@@ -689,7 +689,7 @@ impl<'o> Review<'o> {
         refs: Refs,
         index: &HashMap<&str, usize>,
         accepted_as: &[Option<usize>],
-        judge: &mut dyn FnMut(&Preview<'_>) -> Result<(), String>,
+        judge: &mut dyn FnMut(&Preview<'_>) -> Result<(), audit::Faults>,
     ) -> Result<Accepted, Rejection> {
         let offer = &self.offer.entries;
         // Candidates it nests: accepted ones (in an earlier reply or this one) not nested yet.
@@ -740,7 +740,7 @@ impl<'o> Review<'o> {
             leaves += a.leaves;
             consumed += a.chars;
         }
-        let label = summary::label(from, to, leaves, &self.offer.model);
+        let label = frame::label(from, to, leaves, &self.offer.model);
         let chars = label.chars().count() + 2 + text.chars().count();
         let tokens = estimate_tokens(chars);
         let consumed_tokens = estimate_tokens(consumed);

@@ -191,8 +191,27 @@ pub struct Plan {
     pub view_chars: usize,
     /// Anchor line of the first entry of the verbatim tail.
     pub tail_line: Option<u32>,
-    /// A remark for the decision record (a target that cannot be met, …).
-    pub note: Option<String>,
+    /// Remarks for the decision record (a target that cannot be met, …).
+    pub notes: Vec<PlanNote>,
+}
+
+/// A remark of the planner for the decision record. The words are `decision`'s.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlanNote {
+    /// `--target-tokens` is met only by folding everything before the verbatim tail, with its
+    /// summary held to `held_to` tokens (at the compression goal it would be `goal`).
+    Squeezed {
+        target: usize,
+        held_to: usize,
+        goal: usize,
+    },
+    /// `--target-tokens` cannot be met: the preamble and the verbatim tail alone are `fixed`
+    /// tokens; everything before them folds.
+    TargetUnmet { target: usize, fixed: usize },
+    /// Items with nothing new (summaries, stubs, entries declined before) stay as they are.
+    NothingNew(usize),
+    /// Chunks under `MIN_CHUNK_CHARS` between units too large to fold stay verbatim.
+    SmallChunks(usize),
 }
 
 /// Where fold boundaries may go among the candidates.
@@ -383,7 +402,7 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
     if spans.is_empty() {
         return nothing_to_ask(policy, declined, stale, small, &oversized);
     }
-    let note = joined(note, idle_note(stale, small));
+    let notes: Vec<PlanNote> = note.into_iter().chain(idle_notes(stale, small)).collect();
     for s in &mut spans {
         s.tail_line = chunk_tail(ledger, cands, &s.items);
     }
@@ -418,7 +437,7 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
         split_turn,
         view_chars,
         tail_line,
-        note,
+        notes,
     })
 }
 
@@ -438,14 +457,6 @@ fn folded_in(ledger: &Ledger<'_>, policy: &FoldPolicy, head: &[Item], range: &[I
         .copied()
         .filter(|&it| !kept_out(ledger, policy, head, it))
         .collect()
-}
-
-/// Two remarks for the record as one.
-fn joined(note: Option<String>, extra: Option<String>) -> Option<String> {
-    match (note, extra) {
-        (Some(n), Some(extra)) => Some(format!("{n}; {extra}")),
-        (n, extra) => n.or(extra),
-    }
 }
 
 /// The whole fold as one span, or the skip when it is too few entries, or (asked in one call)
@@ -668,7 +679,7 @@ fn fit_target(
     start: usize,
     end: usize,
     target: usize,
-) -> (usize, Option<usize>, Option<String>) {
+) -> (usize, Option<usize>, Option<PlanNote>) {
     let (_, cands) = candidates(ledger);
     let view_chars = ledger.view_chars();
     let mut end = end;
@@ -693,11 +704,11 @@ fn fit_target(
         Some(e) => end = e,
         None if room >= SUMMARY_LABEL_CHARS + MIN_SUMMARY_CHARS => {
             squeeze = Some(room);
-            note = Some(format!(
-                "to meet the target of {target} tokens, everything before the verbatim tail folds and its summary is held to ~{} tokens (a fifth of it would be ~{})",
-                estimate_tokens(room - SUMMARY_LABEL_CHARS),
-                policy.summary_target_tokens(estimate_tokens(folded))
-            ));
+            note = Some(PlanNote::Squeezed {
+                target,
+                held_to: estimate_tokens(room - SUMMARY_LABEL_CHARS),
+                goal: policy.summary_target_tokens(estimate_tokens(folded)),
+            });
         }
         None => {
             let tail: usize = cands[end..]
@@ -709,10 +720,10 @@ fn fit_target(
                     .iter()
                     .map(|&it| ledger.item_chars(it))
                     .sum::<usize>();
-            note = Some(format!(
-                "the target of {target} tokens cannot be met: the preamble and verbatim tail alone are ~{} tokens; folding everything before them",
-                estimate_tokens(tail)
-            ));
+            note = Some(PlanNote::TargetUnmet {
+                target,
+                fixed: estimate_tokens(tail),
+            });
         }
     }
     (end, squeeze, note)
@@ -766,22 +777,11 @@ fn ask(ledger: &Ledger<'_>, model: &str, chunks: Vec<Vec<Item>>) -> Asked {
     }
 }
 
-/// The note for what was not asked about.
-fn idle_note(stale: usize, small: usize) -> Option<String> {
-    let mut parts = Vec::new();
-    if stale > 0 {
-        parts.push(format!(
-            "{stale} item{} with nothing new (summaries, stubs, entries declined before) stay as they are",
-            if stale == 1 { "" } else { "s" }
-        ));
-    }
-    if small > 0 {
-        parts.push(format!(
-            "{small} chunk{} under {MIN_CHUNK_CHARS} characters between units too large to fold stay verbatim (a summary would not be shorter)",
-            if small == 1 { "" } else { "s" }
-        ));
-    }
-    (!parts.is_empty()).then(|| parts.join("; "))
+/// The remarks for what was not asked about.
+fn idle_notes(stale: usize, small: usize) -> impl Iterator<Item = PlanNote> {
+    let stale = (stale > 0).then_some(PlanNote::NothingNew(stale));
+    let small = (small > 0).then_some(PlanNote::SmallChunks(small));
+    stale.into_iter().chain(small)
 }
 
 /// The verbatim tail's first turn after everything the fold covers, as recorded in its summaries:

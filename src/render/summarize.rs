@@ -3,6 +3,12 @@
 use std::io::Write;
 
 use crate::decision::SummarizeRecord;
+use crate::render::Ui;
+
+/// On stderr: why the summary was declined.
+pub fn declined(ui: Ui, out: &SummarizeRecord) {
+    ui.note(&format!("declined: {}", out.reason));
+}
 
 /// Print the result: the accepted summary as text, a dry run's estimate, or nothing when it was
 /// declined (stderr says why); with `json`, the whole record as one line.

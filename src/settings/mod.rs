@@ -288,7 +288,7 @@ pub fn read_options(from: Option<InputFormat>, cache: Option<&CacheOptions>) -> 
             InputFormat::Pi => Format::Pi,
         }),
         cache: cache.cloned(),
-        vet: Some(crate::fold::summary::vet_claim),
+        vet: Some(crate::fold::frame::vet_claim),
     }
 }
 

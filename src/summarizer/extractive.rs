@@ -253,7 +253,9 @@ fn compose(pieces: &[Piece], budget: usize, cite: Option<CiteCtx<'_>>) -> String
     // half the budget and at most `ASIDE_ROOM` more: a long tool log must not make the summary
     // as long as it may be.
     let full = sel.budget;
-    sel.budget = sel.budget.min(sel.total.max((full / 2).min(sel.total + ASIDE_ROOM)));
+    sel.budget = sel
+        .budget
+        .min(sel.total.max((full / 2).min(sel.total + ASIDE_ROOM)));
     sel.cover(&chunks, &needs, true);
     sel.cover(&chunks, &needs, true);
     sel.budget = full;

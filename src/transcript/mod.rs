@@ -184,7 +184,7 @@ pub struct ReadOptions {
     /// Where checkpoints are kept; `None` reads the whole file every time.
     pub cache: Option<CacheOptions>,
     /// The rule a claim's content must meet to be one mf could have written (the engine's
-    /// write-time rule, `fold::summary::vet_claim`), applied on every read; a claim that fails
+    /// write-time rule, `fold::frame::vet_claim`), applied on every read; a claim that fails
     /// it keeps its place as an ordinary entry, with the reason.
     pub vet: Option<ClaimVet>,
 }

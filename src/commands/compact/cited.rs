@@ -20,7 +20,7 @@ use crate::decision::{
 use crate::entry::{Draft, NONE, RecordKind, Usage, estimate_tokens};
 use crate::error::MfError;
 use crate::fold::cite::{self, Citable, Offer, Preview, Review};
-use crate::fold::{Item, ItemKind, Ledger, Piece, Plan, Span, audit, prompt, summary};
+use crate::fold::{Item, ItemKind, Ledger, Piece, Plan, Span, audit, frame, prompt, summary};
 use crate::settings::CompactSettings;
 use crate::summarizer::SummarizerError;
 use crate::transcript::{self, Transcript};
@@ -126,7 +126,7 @@ async fn talk<'o>(
     let mut failure = None;
     let builtin = ctx.caller().builtin();
     let policy = &settings.policy;
-    let label = summary::label(span.from_turn, span.to_turn, span.leaf_count, &offer.model);
+    let label = frame::label(span.from_turn, span.to_turn, span.leaf_count, &offer.model);
     let label_words = label.split_whitespace().count();
     let label_chars = label.chars().count();
     while review.may_ask() {
@@ -160,7 +160,7 @@ async fn talk<'o>(
             }
         };
         calls.push((reply.usage, request.estimate()));
-        if summary::vet(&reply.text).is_err() {
+        if frame::vet(&reply.text).is_err() {
             failure = Some(SummarizerError::degrade("the reply was empty"));
             break;
         }
@@ -170,7 +170,7 @@ async fn talk<'o>(
         };
         let (min_retention, strict) = (settings.audit.min_retention, settings.audit.strict);
         let system = request.system.as_str();
-        let mut judge = |p: &Preview<'_>| -> Result<(), String> {
+        let mut judge = |p: &Preview<'_>| -> Result<(), audit::Faults> {
             let mut read: Vec<Piece> = p
                 .nested
                 .iter()

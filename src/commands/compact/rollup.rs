@@ -13,7 +13,7 @@ use crate::decision::{DecisionRecord, Note, Size, SummaryOutcome, SummaryRecord}
 use crate::entry::Draft;
 use crate::error::MfError;
 use crate::fold::summary::Verdict;
-use crate::fold::{self, Item, Ledger, Span, summary};
+use crate::fold::{self, Item, Ledger, Span, frame, summary};
 use crate::redact::Counts;
 use crate::settings::CompactSettings;
 use crate::summarizer::{Severity, SummarizerError};
@@ -143,7 +143,7 @@ fn judge(
         add_usage_est(r, usage, settings, estimate);
     }
     let reply = match a.reply.and_then(|rep| {
-        summary::vet(&rep.text)
+        frame::vet(&rep.text)
             .map(|_| rep)
             .map_err(SummarizerError::degrade)
     }) {
@@ -162,11 +162,13 @@ fn judge(
         }
     };
     let (_, lossy) = a.audit.expect("a vetted reply was audited");
-    if let Some(why) = lossy.map(|why| ctx.redactor.redact(&why, &mut Counts::new())) {
+    if let Some(why) =
+        lossy.map(|why| why.map_texts(|s| ctx.redactor.redact(s, &mut Counts::new())))
+    {
         r.notes.push(Note::RollupLossy(why));
         return Ok(None);
     }
-    let vetted = summary::vet(&reply.text).expect("vetted above");
+    let vetted = frame::vet(&reply.text).expect("vetted above");
     let text = ctx.redactor.redact(&vetted, &mut r.scrubbed);
     let audit_json = a.audit_json;
     let id = summary::summary_id(a.span.from_turn, a.span.to_turn, |id| {

@@ -17,7 +17,7 @@ use crate::decision::{
 use crate::entry::{DeclineReason, DeclinedSpan, Draft, RecordKind, Usage, estimate_tokens};
 use crate::error::MfError;
 use crate::fold::summary::Verdict;
-use crate::fold::{self, Decision, Item, Ledger, Plan, Span, summary};
+use crate::fold::{self, Decision, Item, Ledger, Plan, Span, frame, summary};
 use crate::redact::Counts;
 use crate::settings::CompactSettings;
 use crate::summarizer::SummarizerError;
@@ -212,7 +212,7 @@ fn judge(
         }));
     }
     let reply = match a.reply.and_then(|rep| {
-        summary::vet(&rep.text)
+        frame::vet(&rep.text)
             .map(|_| rep)
             .map_err(SummarizerError::degrade)
     }) {
@@ -224,7 +224,7 @@ fn judge(
     };
     let (_, lossy) = a.audit.expect("a vetted reply was audited");
     let audit_json = a.audit_json;
-    let lossy = lossy.map(|why| ctx.redactor.redact(&why, &mut Counts::new()));
+    let lossy = lossy.map(|why| why.map_texts(|s| ctx.redactor.redact(s, &mut Counts::new())));
     if let Some(why) = lossy {
         r.summaries.push(SummaryRecord {
             id: String::new(),
@@ -244,7 +244,7 @@ fn judge(
         ));
         return;
     }
-    let vetted = summary::vet(&reply.text).expect("vetted above");
+    let vetted = frame::vet(&reply.text).expect("vetted above");
     // Secrets never reach the file: the key in use, and anything shaped like one.
     let text = ctx.redactor.redact(&vetted, &mut r.scrubbed);
     let id = summary::summary_id(a.span.from_turn, a.span.to_turn, |id| {

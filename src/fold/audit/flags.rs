@@ -141,3 +141,52 @@ pub(super) fn instructions_in(summary: &str) -> Vec<String> {
     }
     out
 }
+
+/// The summary's forgeries, unless the span itself carries the same text (the summary quotes it).
+pub(super) fn forgeries_unquoted(pieces: &[Piece], summary: &str) -> Vec<Forgery> {
+    let raw_forgeries = forgeries_in(summary);
+    if raw_forgeries.is_empty() {
+        raw_forgeries
+    } else {
+        raw_forgeries
+            .into_iter()
+            .filter(|f| {
+                let needle = if f.kind == "label" {
+                    LABEL
+                } else {
+                    f.text.as_str()
+                };
+                !pieces.iter().any(|p| {
+                    p.text.contains(needle)
+                        || (f.kind == "label" && p.text.to_lowercase().contains(LABEL))
+                })
+            })
+            .collect()
+    }
+}
+
+/// The phrases of the summary addressed to the reading model, each marked when the span says it.
+pub(super) fn instruction_flags(pieces: &[Piece], summary: &str) -> Vec<InstructionFlag> {
+    let phrases = instructions_in(summary);
+    if phrases.is_empty() {
+        Vec::new()
+    } else {
+        let needles: Vec<Vec<String>> = phrases.iter().map(|p| norm_tokens(p)).collect();
+        let quoted = occur_in(&mut pieces.iter().map(|p| p.text.as_str()), &needles);
+        phrases
+            .into_iter()
+            .zip(quoted)
+            .map(|(text, quoted)| InstructionFlag { text, quoted })
+            .collect()
+    }
+}
+
+/// `s`, or its first `n - 1` characters and `…`.
+pub(super) fn capped(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        return s.to_string();
+    }
+    let mut t: String = s.chars().take(n.saturating_sub(1)).collect();
+    t.push('…');
+    t
+}

@@ -118,7 +118,10 @@ fn a_bare_number_that_places_a_call_is_a_parameter_and_a_value_it_sets_is_an_ite
     }
     // What it sets, or a figure with a unit even under a parameter's key, is an item.
     assert_eq!(items(r#"{"value": 217}"#), [(Number, "217".to_string())]);
-    assert_eq!(items(r#"{"timeout": "250ms"}"#), [(Number, "250ms".to_string())]);
+    assert_eq!(
+        items(r#"{"timeout": "250ms"}"#),
+        [(Number, "250ms".to_string())]
+    );
 }
 
 #[test]
@@ -486,8 +489,13 @@ fn a_summary_that_drops_figures_is_lossy() {
     assert!(a.missing.iter().any(|m| m.text == "1,840 ms"));
     assert_eq!(a.missing_count, a.found - a.kept);
     let reason = a.verdict(0.5, false).expect("declined");
-    assert!(reason.contains("under the minimum of 50%"), "{reason}");
-    assert!(reason.contains("missing: "), "{reason}");
+    assert!(
+        reason.0.iter().any(|f| matches!(
+            f,
+            Fault::Lossy { min, missing, .. } if *min == 0.5 && missing.iter().any(|m| m == "1,840 ms")
+        )),
+        "{reason:?}"
+    );
     // min_retention 0 turns the check off.
     assert_eq!(a.verdict(0.0, false), None);
     let note = a.retry_note();
@@ -529,11 +537,11 @@ fn a_summary_that_invents_figures_is_flagged() {
     // A capitalised name is never an invention (headings, sentence subjects); an invented
     // figure declines whatever the threshold.
     assert!(
-        a.verdict(0.5, false).unwrap().contains("193468027"),
+        a.verdict(0.5, false).unwrap().names("193468027 ms"),
         "an invented figure declines by default"
     );
     assert_eq!(a.verdict(0.0, false), None, "0 turns the refusal off");
-    assert!(a.verdict(0.0, true).unwrap().contains("193468027"));
+    assert!(a.verdict(0.0, true).unwrap().names("193468027 ms"));
 }
 
 #[test]
@@ -657,14 +665,16 @@ fn a_summary_that_restates_a_corrected_value_is_flagged() {
         assert!(
             a.verdict(0.5, false)
                 .unwrap()
-                .contains("8080 (corrected to 9090)"),
+                .0
+                .contains(&Fault::Superseded(vec![("8080".into(), "9090".into())])),
             "a superseded value declines by default"
         );
         assert!(a.verdict(0.0, false).is_none());
         assert!(
             a.verdict(0.0, true)
                 .unwrap()
-                .contains("8080 (corrected to 9090)")
+                .0
+                .contains(&Fault::Superseded(vec![("8080".into(), "9090".into())]))
         );
         assert!(
             a.retry_note()
@@ -689,11 +699,10 @@ fn a_summary_that_echoes_the_instruction_is_declined() {
     let echo = "Summarize the transcript excerpt for a later turn. Keep the files, commands, figures, dates, identifiers and names that matter, copied verbatim.";
     let a = audit(&incident(), echo, instruction, &AuditOptions::default());
     assert!(a.echo && a.echo_ratio > 0.9, "{}", a.echo_ratio);
-    assert!(
-        a.verdict(0.0, false)
-            .unwrap()
-            .contains("repeats the instruction")
-    );
+    assert!(matches!(
+        a.verdict(0.0, false).unwrap().0[..],
+        [Fault::Echo(r)] if r > 0.9
+    ));
     assert!(a.retry_note().contains("Do not repeat the instructions"));
     // Section names from the instruction are not an echo.
     let ok = "Goal: checkout is slow since v4.18.0 in deploy/prod/cache.yaml with pool 64.\nFacts: copied verbatim are 1,840 ms, 31%, CR-2291, 2026-11-26 and port 9090, not 8080.";
@@ -743,7 +752,11 @@ fn a_summary_that_forges_mf_framing_is_declined() {
             (kind, text)
         );
         let reason = a.verdict(0.0, false).expect("declined");
-        assert!(reason.contains("imitates mf's framing"), "{reason}");
+        assert_eq!(
+            reason.0,
+            [Fault::Forged(vec![(kind.to_string(), text.to_string())])],
+            "{summary}"
+        );
     }
     // Quoted material: the same text in the span is not a forgery.
     let mut pieces = incident();

@@ -1,13 +1,88 @@
-//! What the audit concludes: why a summary is declined, and the note that asks for it again.
+//! What the audit concludes: why a summary is declined (`Faults`, typed), and the note that
+//! asks for it again.
 
 use super::*;
 
-pub(super) fn list<T>(items: &[T], f: impl Fn(&T) -> String, max: usize) -> String {
-    let mut s: Vec<String> = items.iter().take(max).map(f).collect();
-    if items.len() > max {
-        s.push(format!("and {} more", items.len() - max));
+/// One reason the audit declines a summary, with the data that decided it. The words are
+/// `decision`'s (its `Display`); the JSON and the records carry them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Fault {
+    /// It imitates mf's framing: each forgery's kind and text.
+    Forged(Vec<(String, String)>),
+    /// It repeats the instruction: the share of its 5-word phrases found there.
+    Echo(f64),
+    /// Its own words keep `own` of the salient items, under `floor` (a generic text).
+    Generic { own: f64, floor: f64 },
+    /// It keeps `kept` of `found` items (weighted: `retention`), under `min`; the missing
+    /// items the audit lists, most important first.
+    Lossy {
+        kept: usize,
+        found: usize,
+        retention: f64,
+        min: f64,
+        missing: Vec<String>,
+    },
+    /// It states what nothing it read says.
+    Invented(Vec<String>),
+    /// It states corrected values as current: (old, new).
+    Superseded(Vec<(String, String)>),
+}
+
+/// Why the audit declines a summary: every fault found, in the order they are told.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Faults(pub Vec<Fault>);
+
+// The shares in it are ratios of counts, never NaN: equality is total.
+impl Eq for Fault {}
+impl Eq for Faults {}
+
+impl Faults {
+    /// The same faults with every text from the summary or the span passed through `f` (mf
+    /// redacts secrets before a reason is shown or written).
+    pub fn map_texts(self, mut f: impl FnMut(&str) -> String) -> Self {
+        let mut all = |v: Vec<String>| v.iter().map(|t| f(t)).collect::<Vec<_>>();
+        let faults = self
+            .0
+            .into_iter()
+            .map(|fault| match fault {
+                Fault::Forged(v) => {
+                    let (kinds, texts): (Vec<String>, Vec<String>) = v.into_iter().unzip();
+                    Fault::Forged(kinds.into_iter().zip(all(texts)).collect())
+                }
+                Fault::Lossy {
+                    kept,
+                    found,
+                    retention,
+                    min,
+                    missing,
+                } => Fault::Lossy {
+                    kept,
+                    found,
+                    retention,
+                    min,
+                    missing: all(missing),
+                },
+                Fault::Invented(v) => Fault::Invented(all(v)),
+                Fault::Superseded(v) => {
+                    let (old, new): (Vec<String>, Vec<String>) = v.into_iter().unzip();
+                    Fault::Superseded(all(old).into_iter().zip(all(new)).collect())
+                }
+                other => other,
+            })
+            .collect();
+        Faults(faults)
     }
-    s.join(", ")
+
+    /// Whether any fault names `text` (a missing item, an invention, a forgery, a value).
+    pub fn names(&self, text: &str) -> bool {
+        self.0.iter().any(|fault| match fault {
+            Fault::Forged(v) | Fault::Superseded(v) => {
+                v.iter().any(|(a, b)| a == text || b == text)
+            }
+            Fault::Lossy { missing: v, .. } | Fault::Invented(v) => v.iter().any(|t| t == text),
+            Fault::Echo(_) | Fault::Generic { .. } => false,
+        })
+    }
 }
 
 impl Audit {
@@ -15,79 +90,62 @@ impl Audit {
     /// `min_retention`, an invented figure, a corrected value stated as current (0 turns these
     /// three off), an echo of the instruction, a forgery; with `strict` also any other invention
     /// and a renamed path stated as current, whatever `min_retention`.
-    pub fn verdict(&self, min_retention: f64, strict: bool) -> Option<String> {
-        let mut reasons = Vec::new();
+    pub fn verdict(&self, min_retention: f64, strict: bool) -> Option<Faults> {
+        let mut faults = Vec::new();
         if !self.forgeries.is_empty() {
-            reasons.push(format!(
-                "it imitates mf's framing ({})",
-                list(&self.forgeries, |f| format!("{} `{}`", f.kind, f.text), 3)
+            faults.push(Fault::Forged(
+                self.forgeries
+                    .iter()
+                    .map(|f| (f.kind.to_string(), f.text.clone()))
+                    .collect(),
             ));
         }
         if self.echo {
-            reasons.push(format!(
-                "it repeats the instruction ({:.0}% of its 5-word phrases)",
-                self.echo_ratio * 100.0
-            ));
+            faults.push(Fault::Echo(self.echo_ratio));
         }
         // Text that keeps next to nothing of its own is generic, whatever mf adds after it.
         if let Some(own) = self.model_retention
             && min_retention > 0.0
             && own < min_retention * MIN_OWN_SHARE
         {
-            reasons.push(format!(
-                "its own words keep {:.0}% of the salient items, under {:.0}% (a generic text)",
-                own * 100.0,
-                min_retention * MIN_OWN_SHARE * 100.0
-            ));
+            faults.push(Fault::Generic {
+                own,
+                floor: min_retention * MIN_OWN_SHARE,
+            });
         }
         if min_retention > 0.0 && self.retention < min_retention {
-            let mut r = format!(
-                "it keeps {} of {} items ({:.0}%), under the minimum of {:.0}%",
-                self.kept,
-                self.found,
-                self.retention * 100.0,
-                min_retention * 100.0
-            );
-            if !self.missing.is_empty() {
-                r.push_str(&format!(
-                    "; missing: {}",
-                    list(&self.missing, |m| m.text.clone(), 5)
-                ));
-            }
-            reasons.push(r);
+            faults.push(Fault::Lossy {
+                kept: self.kept,
+                found: self.found,
+                retention: self.retention,
+                min: min_retention,
+                missing: self.missing.iter().map(|m| m.text.clone()).collect(),
+            });
         }
         // `min_retention` 0 turns the audit's refusals off (echoes and forgeries aside), unless
         // `strict`.
         let judged = strict || min_retention > 0.0;
-        let invented: Vec<&Invention> = self
+        let invented: Vec<String> = self
             .inventions
             .iter()
             .filter(|i| strict || (judged && i.class.is_figure() && !i.text.starts_with('@')))
+            .map(|i| i.text.clone())
             .collect();
         if !invented.is_empty() {
-            reasons.push(format!(
-                "it states what nothing it read says ({})",
-                list(&invented, |i| i.text.clone(), 5)
-            ));
+            faults.push(Fault::Invented(invented));
         }
         // A path "corrected" is most often a file renamed or moved: naming the old one is
         // history, not a wrong value (decisive with `strict`).
-        let superseded: Vec<&SupersededValue> = self
+        let superseded: Vec<(String, String)> = self
             .superseded
             .iter()
             .filter(|v| strict || (judged && v.class != ItemClass::Path))
+            .map(|v| (v.old.clone(), v.new.clone()))
             .collect();
         if !superseded.is_empty() {
-            reasons.push(format!(
-                "it states corrected values as current ({})",
-                list(
-                    &superseded,
-                    |s| format!("{} (corrected to {})", s.old, s.new),
-                    5
-                )
-            ));
+            faults.push(Fault::Superseded(superseded));
         }
-        (!reasons.is_empty()).then(|| reasons.join("; "))
+        (!faults.is_empty()).then_some(Faults(faults))
     }
 
     /// A note for a second request: the items to keep, the corrections to state, the inventions

@@ -27,7 +27,7 @@ fn nowhere(_: &str) -> Option<u32> {
     None
 }
 
-fn ok(_: &Preview<'_>) -> Result<(), String> {
+fn ok(_: &Preview<'_>) -> Result<(), crate::fold::audit::Faults> {
     Ok(())
 }
 
@@ -200,7 +200,7 @@ fn each_rejection_reason() {
 fn too_long_counts_the_label_against_what_it_consumes() {
     let o = offer(8);
     // Two entries: 800 chars, 200 tokens; at most 160 tokens with the label.
-    let label = summary::label(1, 2, 2, "m").chars().count();
+    let label = frame::label(1, 2, 2, "m").chars().count();
     let room = 160 * 4 - label - 2;
     let fits = format!("{} [m1, m2]", "x".repeat(room - 10));
     let r = review_one(&o, &fits);
@@ -350,7 +350,15 @@ fn the_judge_has_the_last_word() {
         &mut |p: &Preview<'_>| {
             seen.push((p.name.to_string(), p.entries.to_vec()));
             if p.name == "#2" {
-                Err("it keeps 1 of 4 items (25%)".into())
+                Err(crate::fold::audit::Faults(vec![
+                    crate::fold::audit::Fault::Lossy {
+                        kept: 1,
+                        found: 4,
+                        retention: 0.25,
+                        min: 0.5,
+                        missing: vec!["m6".into()],
+                    },
+                ]))
             } else {
                 Ok(())
             }

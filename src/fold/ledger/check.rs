@@ -73,7 +73,7 @@ impl<'a> Ledger<'a> {
                 return Err(Refusal {
                     superseded: true,
                     ..refuse(
-                        "withdrawn by mf (expand --restore), on a branch the agent has since left",
+                        "withdrawn by mf (its originals restored), on a branch the agent has since left",
                     )
                 });
             }

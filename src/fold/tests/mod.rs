@@ -14,6 +14,7 @@ use crate::entry::{
     Record, RecordKind, Role, SpanRef, flag,
 };
 use crate::fold::ledger::FlagKind;
+use crate::fold::plan::PlanNote;
 use crate::fold::{Decision, FoldPolicy, Item, ItemKind, Ledger, SkipReason, Span, plan, summary};
 
 /// A conversation being built: entries with ids, tool links and claims.
