@@ -12,6 +12,7 @@
 #   (c2) (a) with every figure changed                   expected: declined
 #   (c3) one fluent generic paragraph                    expected: declined
 #   (d) saved small-model replies, CALIBRATION_REPLIES/NAME.d*.txt (by hand)   expected: declined
+#       (over a corpus case NAME, or the committed session fixtures/NAME.jsonl)
 # Fresh agent sessions (FRESH_DIR, default /work/wt/fresh) add (b) cases.
 # MF (default target/release/mf) is the binary measured.
 set -euo pipefail
@@ -36,15 +37,19 @@ serve() { # REPLY_FILE: start the reply server, set PORT
     PORT=$(cat "$work/port")
 }
 
-run() { # NAME KIND EXPECT FILE RECENT [REPLY]
+run() { # NAME KIND EXPECT FILE RECENT [REPLY [FLAGS...]]: RECENT "" keeps the default tail
     local name=$1 kind=$2 expect=$3 file=$4 recent=$5 reply=${6:-}
+    shift 6 2>/dev/null || shift $#
     local args=(--model extractive)
     if [ -n "$reply" ]; then
         serve "$reply"
         args=(--model openai-compatible:calibration --base-url "http://127.0.0.1:$PORT/v1")
     fi
-    "$MF" compact "$file" -o "$work/out.jsonl" --force --json --recent "$recent" \
-        --max-span-tokens 1000000 "${args[@]}" ${EXTRA[@]+"${EXTRA[@]}"} >"$work/rec.json" 2>"$work/err.txt" || true
+    local flags=(--max-span-tokens 1000000)
+    [ $# -gt 0 ] && flags=("$@")
+    [ -n "$recent" ] && flags+=(--recent "$recent")
+    "$MF" compact "$file" -o "$work/out.jsonl" --force --json "${flags[@]}" \
+        "${args[@]}" ${EXTRA[@]+"${EXTRA[@]}"} >"$work/rec.json" 2>"$work/err.txt" || true
     python3 - "$name" "$kind" "$expect" "$work/rec.json" >>"$work/rows" <<'PY'
 import json, sys
 name, kind, expect, path = sys.argv[1:5]
@@ -86,6 +91,14 @@ if [ -d "$FRESH" ]; then
         run "fresh:$(basename "$f" .jsonl)" b accepted "$f" 5 ""
     done
 fi
+# (d) on the sessions the small model summarized (fixtures/NAME.jsonl, committed copies of fresh
+# agent sessions), with the flags it was asked under (its context holds ~2,500 tokens).
+for d in "$REPLIES"/*.d1.txt; do
+    [ -f "$d" ] || continue
+    n=$(basename "$d" .d1.txt)
+    [ -f "fixtures/$n.jsonl" ] || continue
+    run "fixture:$n" d1 declined "fixtures/$n.jsonl" "" "$d" --trigger 0 --max-span-tokens 2500
+done
 
 printf '| case | kind | expected | verdict | model retention | final retention | items kept | invented figures | superseded | notes |\n'
 printf '|---|---|---|---|---|---|---|---|---|---|\n'

@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use mf::decision::Note;
+use mf::fold::plan::PlanNote;
 use serde_json::Value;
 
 use crate::server::{Recorded, Reply, TestServer, openai_ok};
@@ -532,9 +533,11 @@ fn target_tokens_brings_the_recall_view_under_the_target() {
     // The planner's remark: everything before the tail folds, its summary squeezed.
     assert_eq!(
         rec["notes"],
-        serde_json::json!([Note::Plan(
-            "to meet the target of 6752 tokens, everything before the verbatim tail folds and its summary is held to ~6058 tokens (a fifth of it would be ~6634)".into()
-        )
+        serde_json::json!([Note::Plan(vec![PlanNote::Squeezed {
+            target: 6752,
+            held_to: 6058,
+            goal: 6634
+        }])
         .to_string()]),
         "{rec}"
     );
@@ -562,9 +565,10 @@ fn target_tokens_brings_the_recall_view_under_the_target() {
     let plan = explain_json(&env, args[0], &args[1..]);
     let says = |v: &Value| {
         v["notes"]
-            == serde_json::json!([Note::Plan(
-                "the target of 2000 tokens cannot be met: the preamble and verbatim tail alone are ~11184 tokens; folding everything before them".into()
-            )
+            == serde_json::json!([Note::Plan(vec![PlanNote::TargetUnmet {
+                target: 2000,
+                fixed: 11184
+            }])
             .to_string()])
     };
     assert!(says(&plan["now"]), "{}", plan["now"]);
