@@ -29,7 +29,7 @@ mod flags;
 mod matching;
 pub mod pattern;
 mod verdict;
-pub use verdict::{Fault, Faults};
+pub use crate::fold::fault::{Fault, Faults};
 
 pub use appendix::{APPENDIX_HEADING, APPENDIX_SHARE, MIN_OWN_SHARE, appendix};
 use corrections::*;

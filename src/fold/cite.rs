@@ -24,7 +24,7 @@ use std::collections::{HashMap, HashSet};
 use thiserror::Error;
 
 use crate::entry::estimate_tokens;
-use crate::fold::{audit, frame};
+use crate::fold::{fault, frame};
 
 /// The most summarizer calls one cited fold makes (the first, and the corrections).
 pub const MAX_CALLS: usize = 15;
@@ -324,7 +324,7 @@ pub enum Rejection {
         limit: usize,
     },
     #[error("its retention audit declined it: {0}")]
-    Lossy(audit::Faults),
+    Lossy(fault::Faults),
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {
@@ -507,7 +507,7 @@ impl<'o> Review<'o> {
         &mut self,
         reply: &str,
         outside: &dyn Fn(&str) -> Option<u32>,
-        judge: &mut dyn FnMut(&Preview<'_>) -> Result<(), audit::Faults>,
+        judge: &mut dyn FnMut(&Preview<'_>) -> Result<(), fault::Faults>,
     ) -> Round {
         let round = self.calls.max(1);
         let cands = split_reply(reply);
@@ -689,7 +689,7 @@ impl<'o> Review<'o> {
         refs: Refs,
         index: &HashMap<&str, usize>,
         accepted_as: &[Option<usize>],
-        judge: &mut dyn FnMut(&Preview<'_>) -> Result<(), audit::Faults>,
+        judge: &mut dyn FnMut(&Preview<'_>) -> Result<(), fault::Faults>,
     ) -> Result<Accepted, Rejection> {
         let offer = &self.offer.entries;
         // Candidates it nests: accepted ones (in an earlier reply or this one) not nested yet.

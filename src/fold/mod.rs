@@ -10,6 +10,7 @@
 pub mod audit;
 pub mod budget;
 pub mod cite;
+pub mod fault;
 pub mod frame;
 pub mod ledger;
 pub mod plan;
