@@ -118,6 +118,8 @@ fn a_bare_number_that_places_a_call_is_a_parameter_and_a_value_it_sets_is_an_ite
     }
     // What it sets, or a figure with a unit even under a parameter's key, is an item.
     assert_eq!(items(r#"{"value": 217}"#), [(Number, "217".to_string())]);
+    assert_eq!(items(r#"{"replicas": 250}"#), [(Number, "250".to_string())]);
+    assert_eq!(items(r#"{"view_range": [120, 180]}"#), []);
     assert_eq!(
         items(r#"{"timeout": "250ms"}"#),
         [(Number, "250ms".to_string())]

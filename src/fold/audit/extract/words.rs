@@ -129,8 +129,8 @@ pub(in crate::fold::audit) const PARAMETER_KEYS: &[&str] = &[
     "line_number",
     "start_line",
     "end_line",
-    "start",
-    "end",
+    "view_range",
+    "insert_line",
     "page",
     "page_size",
     "per_page",
@@ -138,10 +138,7 @@ pub(in crate::fold::audit) const PARAMETER_KEYS: &[&str] = &[
     "head_limit",
     "max_results",
     "max_count",
-    "count",
-    "n",
     "depth",
-    "index",
     "cursor",
     "-a",
     "-b",
@@ -155,7 +152,6 @@ pub(in crate::fold::audit) const PARAMETER_KEYS: &[&str] = &[
     "tail",
     "head",
     "top_k",
-    "k",
 ];
 #[rustfmt::skip]
 pub(in crate::fold::audit) const FILE_EXTENSIONS: &[&str] = &[
