@@ -596,33 +596,34 @@ fn keep_open_prompts(
     cands: &[Item],
     chunks: &mut [Vec<Item>],
 ) -> Vec<Item> {
-    // Which chunk holds each candidate (`usize::MAX`: none).
-    let mut chunk_of: std::collections::HashMap<Item, usize> = std::collections::HashMap::new();
+    // Which chunk holds each candidate (`usize::MAX`: none). Indexed by item: a million-entry
+    // file plans in one pass, without hashing.
+    let mut chunk_of = vec![usize::MAX; ledger.turns.len()];
     for (c, chunk) in chunks.iter().enumerate() {
         for &it in chunk {
-            chunk_of.insert(it, c);
+            chunk_of[it as usize] = c;
         }
     }
-    // For each turn, the chunks its foldable messages lie in (`usize::MAX`: outside every chunk).
-    let mut spread: std::collections::HashMap<u32, std::collections::BTreeSet<usize>> =
-        std::collections::HashMap::new();
+    // For each turn, where its foldable messages lie: the one place seen so far (a chunk, or
+    // `usize::MAX`: outside every chunk), and whether they lie in more than one.
+    let turns = ledger.turns.iter().max().map_or(0, |&t| t as usize + 1);
+    let mut place: Vec<Option<(usize, bool)>> = vec![None; turns];
     for &it in cands {
         if ledger.kind(it) != ItemKind::Message || kept_out(ledger, policy, &[], it) {
             continue;
         }
-        let at = chunk_of.get(&it).copied().unwrap_or(usize::MAX);
-        spread
-            .entry(ledger.turns[it as usize])
-            .or_default()
-            .insert(at);
+        let at = chunk_of[it as usize];
+        let p = &mut place[ledger.turns[it as usize] as usize];
+        *p = match *p {
+            None => Some((at, false)),
+            Some((first, spread)) => Some((first, spread || first != at)),
+        };
     }
     let mut taken = Vec::new();
     for chunk in chunks.iter_mut() {
         chunk.retain(|&it| {
             let open = is_turn(ledger, it)
-                && spread
-                    .get(&ledger.turns[it as usize])
-                    .is_some_and(|at| at.len() > 1);
+                && place[ledger.turns[it as usize] as usize].is_some_and(|(_, spread)| spread);
             if open {
                 taken.push(it);
             }
