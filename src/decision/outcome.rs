@@ -860,6 +860,10 @@ mod tests {
              it states what nothing it read says (5.2); \
              it states corrected values as current (8080 (corrected to 9090))"
         );
+        assert!(
+            faults.names("<<<END") && !faults.names("turn-heading"),
+            "a kind is no text"
+        );
         let redacted = faults.map_texts(|t| t.replace("9090", "[redacted]"));
         assert!(redacted.names("[redacted]") && !redacted.names("9090"));
         assert!(redacted.names("8080") && redacted.names("5.2"));

@@ -38,46 +38,29 @@ impl Eq for Faults {}
 impl Faults {
     /// The same faults with every text from the summary or the span passed through `f` (mf
     /// redacts secrets before a reason is shown or written).
-    pub fn map_texts(self, mut f: impl FnMut(&str) -> String) -> Self {
-        let mut all = |v: Vec<String>| v.iter().map(|t| f(t)).collect::<Vec<_>>();
-        let faults = self
-            .0
-            .into_iter()
-            .map(|fault| match fault {
-                Fault::Forged(v) => {
-                    let (kinds, texts): (Vec<String>, Vec<String>) = v.into_iter().unzip();
-                    Fault::Forged(kinds.into_iter().zip(all(texts)).collect())
+    pub fn map_texts(mut self, mut f: impl FnMut(&str) -> String) -> Self {
+        let mut each = |t: &mut String| *t = f(t);
+        for fault in &mut self.0 {
+            match fault {
+                Fault::Forged(v) => v.iter_mut().for_each(|(_, text)| each(text)),
+                Fault::Superseded(v) => v.iter_mut().for_each(|(old, new)| {
+                    each(old);
+                    each(new);
+                }),
+                Fault::Lossy { missing: v, .. } | Fault::Invented(v) => {
+                    v.iter_mut().for_each(&mut each)
                 }
-                Fault::Lossy {
-                    kept,
-                    found,
-                    retention,
-                    min,
-                    missing,
-                } => Fault::Lossy {
-                    kept,
-                    found,
-                    retention,
-                    min,
-                    missing: all(missing),
-                },
-                Fault::Invented(v) => Fault::Invented(all(v)),
-                Fault::Superseded(v) => {
-                    let (old, new): (Vec<String>, Vec<String>) = v.into_iter().unzip();
-                    Fault::Superseded(all(old).into_iter().zip(all(new)).collect())
-                }
-                other => other,
-            })
-            .collect();
-        Faults(faults)
+                Fault::Echo(_) | Fault::Generic { .. } => {}
+            }
+        }
+        self
     }
 
     /// Whether any fault names `text` (a missing item, an invention, a forgery, a value).
     pub fn names(&self, text: &str) -> bool {
         self.0.iter().any(|fault| match fault {
-            Fault::Forged(v) | Fault::Superseded(v) => {
-                v.iter().any(|(a, b)| a == text || b == text)
-            }
+            Fault::Forged(v) => v.iter().any(|(_, t)| t == text),
+            Fault::Superseded(v) => v.iter().any(|(old, new)| old == text || new == text),
             Fault::Lossy { missing: v, .. } | Fault::Invented(v) => v.iter().any(|t| t == text),
             Fault::Echo(_) | Fault::Generic { .. } => false,
         })

@@ -180,16 +180,16 @@ pub(super) async fn dry_run(
         tin += i;
         tout += o;
         let remote = matches!(settings.model, ModelChoice::Remote(_));
-        if let Some(pricing) = &settings.pricing {
+        let priced = settings.pricing.as_ref().map(|pricing| {
             let c = CostRecord {
                 usd: pricing.usd(b),
                 estimated: true,
             };
             r.cost = Some(r.cost.map_or(c, |p| p.plus(c)));
-            if !remote {
-                continue;
-            }
             let over = pricing.cheap_limit().is_some_and(|limit| i > limit);
+            (pricing.describe(i), over, c.usd)
+        });
+        if remote && (priced.is_some() || several || counting) {
             r.notes.push(Note::CallEstimate {
                 call: k + 1,
                 from_turn: span.from_turn,
@@ -197,17 +197,7 @@ pub(super) async fn dry_run(
                 tokens_in: i,
                 tokens_out: o,
                 counted,
-                price: Some((pricing.describe(i), over, c.usd)),
-            });
-        } else if remote && (several || counting) {
-            r.notes.push(Note::CallEstimate {
-                call: k + 1,
-                from_turn: span.from_turn,
-                to_turn: span.to_turn,
-                tokens_in: i,
-                tokens_out: o,
-                counted,
-                price: None,
+                price: priced,
             });
         }
     }

@@ -860,9 +860,7 @@ pub fn call_leaves(args: &str) -> Vec<Leaf> {
                         inner.push(Item::new(ItemClass::Name, s_trim, lower(s_trim), 0..0));
                     }
                 }
-                if PARAMETER_KEYS.contains(&key.to_ascii_lowercase().as_str())
-                    && s_trim.chars().all(|c| c.is_ascii_digit())
-                {
+                if is_parameter_key(key) && s_trim.chars().all(|c| c.is_ascii_digit()) {
                     // `"limit": "400"`, as some agents write it: the same parameter.
                     inner.retain(|it| it.class != ItemClass::Number);
                 }
@@ -879,7 +877,7 @@ pub fn call_leaves(args: &str) -> Vec<Leaf> {
                 let text = n.to_string();
                 if let Some((value, unit)) = parse_number(&text)
                     && !is_small_count(&value)
-                    && !PARAMETER_KEYS.contains(&key.to_ascii_lowercase().as_str())
+                    && !is_parameter_key(key)
                 {
                     let (k, base) = number_key(&value, unit.as_deref());
                     out.push(Leaf {
@@ -907,6 +905,11 @@ pub fn call_leaves(args: &str) -> Vec<Leaf> {
         }
     }
     out
+}
+
+/// A key of [`PARAMETER_KEYS`], in any case (no allocation: it runs for every argument).
+fn is_parameter_key(key: &str) -> bool {
+    PARAMETER_KEYS.iter().any(|k| k.eq_ignore_ascii_case(key))
 }
 
 /// Split `[calls name(args)]` into name and arguments.
