@@ -87,11 +87,25 @@ pub enum Command {
         after_help = "Examples:\n  mf recall chat.jsonl\n  mf recall chat.jsonl --format text --budget 8000\n  mf recall SESSION.jsonl --format native"
     )]
     Recall(RecallArgs),
-    /// Print the originals behind a summary; `--restore` retracts the summary
+    /// Print the originals behind a summary or stub (or one entry); `--restore` retracts the summary
     #[command(
         after_help = "Examples:\n  mf expand chat.jsonl msg-summary-1-7\n  mf expand chat.jsonl msg-summary-1-30 --deep --format text\n  mf expand chat.jsonl msg-summary-1-7 --restore"
     )]
     Expand(ExpandArgs),
+    /// Search what the folds hide (or, with --all, every entry): ranked hits with their ids
+    #[command(after_help = concat!(
+        "Identifiers, paths, numbers and \"quoted phrases\" match as written; other words are ranked by BM25 (stemmed: \"shipped\" finds \"ship\"). \"the user\" in a question favours the user's own messages. A hit's id is what `mf expand FILE ID` takes.\n\n",
+        "With --json, one object per hit: {\"rank\", \"id\", \"line\", \"turn\", \"role\", \"tool\", \"score\", \"folded\", \"coveredBy\", \"matches\": [{\"textLine\", \"text\", \"match\"}], \"text\", \"textChars\"}.\n\n",
+        "Exit codes: 0 hits found; 1 no hit (as grep), or a file mf cannot read; 2 usage error.\n\n",
+        "Examples:\n  mf search chat.jsonl \"which office did the user want the replacement shipped to\"\n  mf search SESSION.jsonl OPS-4471 --all --limit 10\n  mf search SESSION.jsonl 'src/main.rs \"retry budget\"' --json | jq -r .id"
+    ))]
+    Search(SearchArgs),
+    /// Serve search, expand and folds to an agent over MCP (stdio); never writes
+    #[command(after_help = concat!(
+        "Tools: search {query, file?, limit?, all?}; expand {id, file?, max_tokens?, cursor?}; folds {file?}. Without `file`, the session is --file, else the newest session of --agent run in --cwd (default: the directory the server starts in).\n\n",
+        "Examples:\n  claude mcp add mf -- mf mcp --agent claude\n  codex mcp add mf -- mf mcp --agent codex\n  mf mcp --file chat.jsonl"
+    ))]
+    Mcp(McpArgs),
     /// Show every decision recorded in the file, suspicious lines, and what `compact` would do now
     #[command(
         after_help = "Examples:\n  mf explain chat.jsonl\n  mf explain chat.jsonl m42\n  mf explain chat.jsonl --model haiku --target-tokens 20000 --json"
@@ -603,7 +617,7 @@ pub struct ExpandArgs {
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
 
-    /// Id of a summary or stub (for example msg-summary-1-7), or @LINE
+    /// Id of a summary or stub (for example msg-summary-1-7), of one entry (as `mf search` shows it), or @LINE
     #[arg(value_name = "ID")]
     pub id: String,
 
@@ -626,6 +640,48 @@ pub struct ExpandArgs {
     /// Read the file as this format instead of detecting it
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub from: Option<InputFormat>,
+}
+
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// Transcript file
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// What to look for: words, identifiers, paths, numbers, "quoted phrases"
+    #[arg(value_name = "QUERY")]
+    pub query: String,
+
+    /// Search every entry, not only what the folds hide
+    #[arg(long)]
+    pub all: bool,
+
+    /// Hits to show
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub limit: u32,
+
+    /// One JSON object per hit
+    #[arg(long)]
+    pub json: bool,
+
+    /// Read the file as this format instead of detecting it
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub from: Option<InputFormat>,
+}
+
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// The session the tools read when a call names none
+    #[arg(long, value_name = "FILE")]
+    pub file: Option<PathBuf>,
+
+    /// Without --file: the newest session of this agent (default: any of them)
+    #[arg(long, value_enum, value_name = "AGENT")]
+    pub agent: Option<AgentArg>,
+
+    /// Without --file: sessions run in this directory (default: the current one)
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -666,11 +722,13 @@ pub struct VerifyArgs {
 }
 
 /// The commands with a man page of their own (every visible one; a test keeps the list whole).
-pub const MAN_PAGES: [&str; 11] = [
+pub const MAN_PAGES: [&str; 13] = [
     "compact",
     "summarize",
     "recall",
     "expand",
+    "search",
+    "mcp",
     "explain",
     "verify",
     "models",

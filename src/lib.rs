@@ -25,6 +25,7 @@ pub mod interrupt;
 pub mod model;
 pub mod redact;
 pub mod render;
+pub mod search;
 pub mod settings;
 pub mod summarizer;
 pub mod text;
@@ -66,6 +67,11 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
             }
             commands::expand::expand(&args, &ui, &interrupt).map(|()| ExitStatus::Success)
         }
+        Command::Search(args) => {
+            let cache = settings::cache_options(cli.no_cache);
+            commands::search::search(&args, cache.as_ref(), &ui)
+        }
+        Command::Mcp(args) => commands::mcp::serve(&args),
         Command::Explain(args) => {
             let config = settings::load_config(config)?;
             let cache = settings::cache_options(cli.no_cache);

@@ -10,6 +10,8 @@ use crate::error::MfError;
 use crate::fold::{Item, ItemKind, Ledger};
 use crate::render::Ui;
 use crate::render::recall::RecallItem;
+use crate::render::search::SearchHit;
+use crate::search::{DocStats, Query};
 use crate::transcript::{self, NoteKind, ReadOptions, Tail, Transcript};
 
 /// The printable form of a view item.
@@ -132,4 +134,162 @@ pub fn resolve(t: &Transcript, ledger: &Ledger<'_>, address: &str) -> Result<u32
         )
         .into()),
     }
+}
+
+/// What `mf search` looks through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// What the model cannot see now: entries a standing summary or stub hides, and entries
+    /// before the agent's own compaction.
+    Folded,
+    /// Every entry (mf's own summaries and stubs aside).
+    All,
+}
+
+/// A search's hits and what was searched.
+#[derive(Debug)]
+pub struct Found {
+    pub hits: Vec<SearchHit>,
+    /// Entries searched.
+    pub searched: usize,
+    pub scope: Scope,
+    /// The file has nothing folded, so every entry was searched.
+    pub widened: bool,
+}
+
+/// Whether the model cannot see entry `i` now, and what stands for it: a standing summary or
+/// stub (its id), or the agent's own compaction (that entry's id).
+fn folded_under(t: &Transcript, ledger: &Ledger<'_>, i: usize) -> Option<Option<String>> {
+    let h = ledger.hidden_by[i];
+    if h != crate::entry::NONE {
+        return Some(Some(t.id_string(h as usize)));
+    }
+    if t.entries[i].has(crate::entry::flag::HISTORY) {
+        let native = (i + 1..t.entries.len())
+            .find(|&j| t.entries[j].has(crate::entry::flag::NATIVE_SUMMARY))
+            .map(|j| t.id_string(j));
+        return Some(native);
+    }
+    None
+}
+
+/// Search a transcript's entries. The scan keeps per entry only what ranking needs, reads the
+/// texts on both cores, and reads the hits' texts again for their lines.
+pub fn search(
+    t: &Transcript,
+    ledger: &Ledger<'_>,
+    query: &Query,
+    scope: Scope,
+    limit: usize,
+) -> std::io::Result<Found> {
+    let candidates = |scope: Scope| -> Vec<usize> {
+        (0..t.entries.len())
+            .filter(|&i| {
+                !ledger.is_claim_entry(i as u32) && !ledger.summaries.contains_key(&(i as u32))
+            })
+            .filter(|&i| scope == Scope::All || folded_under(t, ledger, i).is_some())
+            .collect()
+    };
+    let mut entries = candidates(scope);
+    let widened = scope == Scope::Folded && entries.is_empty();
+    if widened {
+        entries = candidates(Scope::All);
+    }
+    let stats = scan(t, query, &entries)?;
+    let ranked = query.rank(&stats, limit);
+    let mut hits = Vec::with_capacity(ranked.len());
+    for (rank, (i, score)) in ranked.into_iter().enumerate() {
+        let i = i as usize;
+        let text = t.text(i)?;
+        let covered_by = folded_under(t, ledger, i);
+        let e = &t.entries[i];
+        hits.push(SearchHit {
+            rank: rank + 1,
+            id: t.id_string(i),
+            line: e.line,
+            turn: u64::from(ledger.turns[i]),
+            role: e.role.as_str(),
+            tool: (e.role == crate::entry::Role::Tool)
+                .then(|| t.tool_name(i))
+                .flatten(),
+            score,
+            folded: covered_by.is_some(),
+            covered_by: covered_by.flatten(),
+            matches: query.snippets(&text, 1, 3, 240),
+            text_chars: text.chars().count(),
+            text: crate::text::prefix(&text, HIT_TEXT_CHARS).to_string(),
+        });
+    }
+    Ok(Found {
+        hits,
+        searched: entries.len(),
+        scope: if widened { Scope::All } else { scope },
+        widened,
+    })
+}
+
+/// How much of a hit's text `--json` carries.
+const HIT_TEXT_CHARS: usize = 4_000;
+
+/// Each entry's ranking facts, read on both cores.
+fn scan(
+    t: &Transcript,
+    query: &Query,
+    entries: &[usize],
+) -> std::io::Result<Vec<(u32, crate::entry::Role, DocStats)>> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
+    let chunk = entries.len().div_ceil(threads.max(1)).max(1);
+    let parts: Vec<std::io::Result<Vec<(u32, crate::entry::Role, DocStats)>>> =
+        std::thread::scope(|s| {
+            let handles: Vec<_> = entries
+                .chunks(chunk)
+                .map(|part| {
+                    s.spawn(move || {
+                        part.iter()
+                            .map(|&i| {
+                                let text = t.text(i)?;
+                                Ok((i as u32, t.entries[i].role, query.stats(&text)))
+                            })
+                            .collect()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a scan thread does not panic"))
+                .collect()
+        });
+    let mut out = Vec::with_capacity(entries.len());
+    for p in parts {
+        out.extend(p?);
+    }
+    Ok(out)
+}
+
+/// The originals behind summary `summary`, in conversation order: one level, or (`deep`) down
+/// through nested summaries to the original messages.
+pub fn originals(ledger: &Ledger<'_>, summary: Item, deep: bool) -> Vec<Item> {
+    let mut out = Vec::new();
+    collect(ledger, summary, deep, &mut out);
+    out
+}
+
+fn collect(ledger: &Ledger<'_>, summary: Item, deep: bool, out: &mut Vec<Item>) {
+    for j in ledger.children_in_order(summary) {
+        if deep && ledger.summaries.contains_key(&j) {
+            collect(ledger, j, deep, out);
+        } else {
+            out.push(j);
+        }
+    }
+}
+
+/// A field of an mf line's `mf` object (`audit`, `cited`), read back from its line.
+pub fn mf_field(t: &Transcript, i: usize, key: &str) -> Option<serde_json::Value> {
+    let values = t.values(i).ok()?;
+    values
+        .iter()
+        .find_map(|v| v.get("mf").and_then(|m| m.get(key)).cloned())
 }

@@ -7,13 +7,13 @@ use anyhow::Result;
 use crate::cli::{ExpandArgs, ExpandFormat};
 use crate::entry::RecordKind;
 use crate::error::MfError;
-use crate::fold::{Item, Ledger, Summary};
+use crate::fold::{Ledger, Summary};
 use crate::interrupt::Interrupt;
 use crate::render::recall::Format;
 use crate::render::{self, Ui};
 use crate::settings::{read_options, tail_wait};
 use crate::transcript::{self, Locked, Transcript};
-use crate::view::{item, read_for_view, resolve};
+use crate::view::{item, originals, read_for_view, resolve};
 
 pub fn expand(args: &ExpandArgs, ui: &Ui, interrupt: &Interrupt) -> Result<()> {
     // Always the whole file: what expand prints or restores is checked against every line.
@@ -27,12 +27,19 @@ pub fn expand(args: &ExpandArgs, ui: &Ui, interrupt: &Interrupt) -> Result<()> {
     };
     let ledger = Ledger::new(t.conversation());
     let i = resolve(&t, &ledger, &args.id)?;
-    let Some(s) = ledger.summaries.get(&i) else {
-        return Err(not_a_summary(&t, &ledger, i, &args.id).into());
-    };
-
     if let Some(h) = handle {
+        // Only a summary or stub can be retracted.
+        let Some(s) = ledger.summaries.get(&i) else {
+            return Err(not_a_summary(&t, &ledger, i, &args.id).into());
+        };
         restore(args, &t, &ledger, i, s, h, ui, interrupt)?;
+    } else if ledger
+        .flags
+        .iter()
+        .any(|f| f.entry == Some(i) && f.kind.is_problem())
+    {
+        // A line that claims to be mf's and is not honoured: shown as it is, with why.
+        ui.warn(&not_a_summary(&t, &ledger, i, &args.id).to_string());
     }
 
     print_originals(args, &t, &ledger, i)
@@ -161,8 +168,12 @@ fn restore(
 
 /// The originals, in order: one level, or down through nested summaries.
 fn print_originals(args: &ExpandArgs, t: &Transcript, ledger: &Ledger<'_>, i: u32) -> Result<()> {
-    let mut order = Vec::new();
-    collect(ledger, i, args.deep, &mut order);
+    // A summary or stub: its originals; an ordinary entry: itself.
+    let order = if ledger.summaries.contains_key(&i) {
+        originals(ledger, i, args.deep)
+    } else {
+        vec![i]
+    };
     match args.format {
         ExpandFormat::Jsonl => {
             let mut out = Vec::new();
@@ -179,14 +190,4 @@ fn print_originals(args: &ExpandArgs, t: &Transcript, ledger: &Ledger<'_>, i: u3
         }
     }
     Ok(())
-}
-
-fn collect(ledger: &Ledger<'_>, summary: u32, deep: bool, out: &mut Vec<Item>) {
-    for j in ledger.children_in_order(summary) {
-        if deep && ledger.summaries.contains_key(&j) {
-            collect(ledger, j, deep, out);
-        } else {
-            out.push(j);
-        }
-    }
 }

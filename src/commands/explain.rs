@@ -15,19 +15,11 @@ use crate::render::notes::note_view;
 use crate::render::{self, Ui};
 use crate::settings::{ConfigFile, explain_policy, read_options};
 use crate::transcript::{CacheOptions, Transcript};
-use crate::view::{read_for_view, resolve};
+use crate::view::{mf_field, read_for_view, resolve};
 
 /// The `mf` object's audit of a summary, read back from its line.
 pub fn audit_of(t: &Transcript, i: usize) -> Option<serde_json::Value> {
     mf_field(t, i, "audit")
-}
-
-/// A field of a summary line's `mf` object (`audit`, `cited`).
-fn mf_field(t: &Transcript, i: usize, key: &str) -> Option<serde_json::Value> {
-    let values = t.values(i).ok()?;
-    values
-        .iter()
-        .find_map(|v| v.get("mf").and_then(|m| m.get(key)).cloned())
 }
 
 /// The explanation of a transcript under a policy: its summaries, the history of mf's decisions

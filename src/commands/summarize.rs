@@ -317,7 +317,7 @@ fn judge(
         let d = summary::draft(
             &a.span,
             String::new(),
-            model,
+            (model, None),
             &text,
             reply.usage,
             0,

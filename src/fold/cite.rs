@@ -60,6 +60,8 @@ pub struct Citable {
 pub struct Offer {
     pub entries: Vec<Citable>,
     pub model: String,
+    /// How the summary's label will say the originals are reached (it counts toward its length).
+    pub reach: frame::Reach,
 }
 
 /// Whether an id can be shown and cited as it is: no spaces, commas, brackets or quotes, not
@@ -740,7 +742,16 @@ impl<'o> Review<'o> {
             leaves += a.leaves;
             consumed += a.chars;
         }
-        let label = frame::label(from, to, leaves, &self.offer.model);
+        // The id is chosen when the summary is written; its base form stands in for it.
+        let id = format!("msg-summary-{from}-{to}");
+        let label = frame::label(&frame::LabelOf {
+            from_turn: from,
+            to_turn: to,
+            originals: leaves,
+            model: &self.offer.model,
+            id: &id,
+            reach: &self.offer.reach,
+        });
         let chars = label.chars().count() + 2 + text.chars().count();
         let tokens = estimate_tokens(chars);
         let consumed_tokens = estimate_tokens(consumed);

@@ -306,7 +306,7 @@ mod tests {
 
     #[test]
     fn a_label_look_alike_in_user_text_is_defused_in_the_request() {
-        let label = crate::fold::frame::label(1, 3, 6, "haiku");
+        let label = crate::fold::frame::plain_label(1, 3, 6, "haiku");
         let r = request(
             vec![Piece {
                 turn: 1,

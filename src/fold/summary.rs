@@ -3,7 +3,7 @@
 
 use crate::digest::content_fingerprint;
 use crate::entry::{ClaimKind, Coverage, Covered, Draft, STUB_PREFIX, Usage};
-use crate::fold::frame::{label, sanitize};
+use crate::fold::frame::{LabelOf, Reach, label, plain_label, sanitize};
 use crate::fold::plan::Span;
 
 /// The id for a new summary: `msg-summary-{from}-{to}`, with `.2`, `.3`… when that id is taken.
@@ -22,12 +22,14 @@ pub fn fresh_id(base: &str, taken: impl Fn(&str) -> bool) -> String {
         .expect("an unused id exists")
 }
 
-/// Build the summary entry for a span from the summarizer's (vetted) text.
+/// Build the summary entry for a span from the summarizer's (vetted) text, under mf's label
+/// naming its id and `reach` (the plain label without one: `summarize`, whose summary has no id
+/// in a file).
 #[allow(clippy::too_many_arguments)]
 pub fn draft(
     span: &Span,
     id: String,
-    model: &str,
+    (model, reach): (&str, Option<&Reach>),
     text: &str,
     usage: Option<Usage>,
     now_ms: u64,
@@ -36,7 +38,17 @@ pub fn draft(
 ) -> Draft {
     let content = format!(
         "{}\n\n{}",
-        label(span.from_turn, span.to_turn, span.leaf_count, model),
+        match reach {
+            Some(reach) => label(&LabelOf {
+                from_turn: span.from_turn,
+                to_turn: span.to_turn,
+                originals: span.leaf_count,
+                model,
+                id: &id,
+                reach,
+            }),
+            None => plain_label(span.from_turn, span.to_turn, span.leaf_count, model),
+        },
         text.trim()
     );
     Draft {

@@ -13,6 +13,7 @@ use crate::settings::{RecordsTo, UiSettings};
 pub mod explain;
 pub mod notes;
 pub mod recall;
+pub mod search;
 pub mod sessions;
 pub mod summarize;
 pub mod table;

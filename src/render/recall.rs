@@ -106,6 +106,13 @@ fn text(out: &mut impl Write, it: &RecallItem) -> io::Result<()> {
     )
 }
 
+/// One item as readable text (its heading, its text), as `--format text` prints it.
+pub fn text_block(it: &RecallItem) -> String {
+    let mut out = Vec::new();
+    text(&mut out, it).expect("writing to a Vec does not fail");
+    String::from_utf8(out).expect("text is UTF-8")
+}
+
 /// A body cannot open or close a memory block.
 fn escape_memory(body: &str) -> String {
     let mut out = String::with_capacity(body.len());

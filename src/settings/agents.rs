@@ -190,3 +190,81 @@ pub fn latest_session(agent: crate::cli::AgentArg, cwd: Option<&Path>) -> Result
             )
         })
 }
+
+/// The agent whose session a file of this format is.
+pub fn agent_of_format(f: crate::transcript::Format) -> Option<crate::transcript::sessions::Agent> {
+    use crate::transcript::Format;
+    use crate::transcript::sessions::Agent;
+    match f {
+        Format::Claude => Some(Agent::Claude),
+        Format::Codex => Some(Agent::Codex),
+        Format::Pi => Some(Agent::Pi),
+        Format::Chat => None,
+    }
+}
+
+/// Whether mf's recall tool is registered for the agent of the session at `session` (its
+/// project being the directory the session records): Claude Code's `mf` MCP server (user scope
+/// in `~/.claude.json`, local scope under its `projects`, or the project's `.mcp.json`), Codex's
+/// `[mcp_servers.mf]`, pi's settings listing mf's extension. Reads a few small files; any
+/// problem is a "no".
+pub fn recall_tool_installed(agent: crate::transcript::sessions::Agent, session: &Path) -> bool {
+    use crate::transcript::sessions::{Agent, head_cwd};
+    let home = var(ev::HOME).map(PathBuf::from);
+    let json = |p: PathBuf| -> Option<serde_json::Value> {
+        let meta = std::fs::metadata(&p).ok()?;
+        // A settings file is small; a huge one is not read here.
+        (meta.len() < 64 << 20)
+            .then(|| std::fs::read(&p).ok())
+            .flatten()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+    };
+    let has_mf = |v: Option<&serde_json::Value>| {
+        v.and_then(|s| s.get("mf"))
+            .is_some_and(serde_json::Value::is_object)
+    };
+    match agent {
+        Agent::Claude => {
+            let project = head_cwd(session, agent);
+            let config = var(ev::CLAUDE_CONFIG_DIR)
+                .map(|d| PathBuf::from(d).join(".claude.json"))
+                .or_else(|| home.as_ref().map(|h| h.join(".claude.json")));
+            let user = config.and_then(json);
+            has_mf(user.as_ref().and_then(|u| u.get("mcpServers")))
+                || project.as_ref().is_some_and(|p| {
+                    has_mf(
+                        user.as_ref()
+                            .and_then(|u| u.get("projects"))
+                            .and_then(|ps| ps.get(p.as_str()))
+                            .and_then(|pr| pr.get("mcpServers")),
+                    ) || has_mf(
+                        json(Path::new(p).join(".mcp.json"))
+                            .as_ref()
+                            .and_then(|m| m.get("mcpServers")),
+                    )
+                })
+        }
+        Agent::Codex => var(ev::CODEX_HOME)
+            .map(PathBuf::from)
+            .or_else(|| home.as_ref().map(|h| h.join(".codex")))
+            .and_then(|d| std::fs::read_to_string(d.join("config.toml")).ok())
+            .and_then(|text| toml::from_str::<toml::Table>(&text).ok())
+            .is_some_and(|t| {
+                t.get("mcp_servers")
+                    .and_then(|s| s.get("mf"))
+                    .is_some_and(toml::Value::is_table)
+            }),
+        Agent::Pi => var(ev::PI_CODING_AGENT_DIR)
+            .map(PathBuf::from)
+            .or_else(|| home.as_ref().map(|h| h.join(".pi").join("agent")))
+            .and_then(|d| json(d.join("settings.json")))
+            .and_then(|v| v.get("extensions").cloned())
+            .and_then(|e| e.as_array().cloned())
+            .is_some_and(|list| {
+                list.iter().filter_map(serde_json::Value::as_str).any(|p| {
+                    let p = p.trim_end_matches('/');
+                    p.ends_with("integrations/pi") || p.ends_with("mf-pi") || p.contains("/mf/")
+                })
+            }),
+    }
+}

@@ -896,6 +896,30 @@ impl CompactSettings {
         }
     }
 
+    /// How the labels of summaries written for transcript `t` say their originals are reached:
+    /// the recall tool, when it is installed for the agent whose session this is; else the
+    /// `mf expand` command on the file the summary lands in (absolute).
+    pub fn reach_for(&self, t: &crate::transcript::Transcript) -> crate::fold::frame::Reach {
+        use crate::fold::frame::Reach;
+        if let Some(agent) = agents::agent_of_format(t.format)
+            && agents::recall_tool_installed(agent, &t.path)
+        {
+            return Reach::Tool;
+        }
+        let target = match self.output_for(&t.path) {
+            Some(OutputTarget::Stdout) => return Reach::Command(None),
+            Some(OutputTarget::File(p)) => p,
+            None => t.path.clone(),
+        };
+        match std::path::absolute(&target)
+            .ok()
+            .and_then(|p| p.to_str().map(String::from))
+        {
+            Some(p) => Reach::command(&p),
+            None => Reach::Command(None),
+        }
+    }
+
     /// Where the compacted copy of `file` goes, when `--output` is given.
     pub fn output_for(&self, file: &Path) -> Option<OutputTarget> {
         let i = self.files.iter().position(|f| f == file)?;

@@ -27,7 +27,13 @@ use crate::transcript::{self, Transcript};
 
 /// The offer for one span: every item with the handle it is cited by, its size, its tool unit
 /// (a call, its results and a stub in place of one travel together), its turns and originals.
-fn offer_of(t: &Transcript, ledger: &Ledger<'_>, span: &Span, model: &str) -> Offer {
+fn offer_of(
+    t: &Transcript,
+    ledger: &Ledger<'_>,
+    span: &Span,
+    model: &str,
+    reach: &frame::Reach,
+) -> Offer {
     let n = span.items.len();
     let pos: HashMap<Item, usize> = span
         .items
@@ -88,6 +94,7 @@ fn offer_of(t: &Transcript, ledger: &Ledger<'_>, span: &Span, model: &str) -> Of
     Offer {
         entries,
         model: model.to_string(),
+        reach: reach.clone(),
     }
 }
 
@@ -126,7 +133,15 @@ async fn talk<'o>(
     let mut failure = None;
     let builtin = ctx.caller().builtin();
     let policy = &settings.policy;
-    let label = frame::label(span.from_turn, span.to_turn, span.leaf_count, &offer.model);
+    let id = summary::summary_id(span.from_turn, span.to_turn, |_| false);
+    let label = frame::label(&frame::LabelOf {
+        from_turn: span.from_turn,
+        to_turn: span.to_turn,
+        originals: span.leaf_count,
+        model: &offer.model,
+        id: &id,
+        reach: &offer.reach,
+    });
     let label_words = label.split_whitespace().count();
     let label_chars = label.chars().count();
     while review.may_ask() {
@@ -271,8 +286,9 @@ pub(super) async fn fold(
     let redactor = settings.redact.then_some(&ctx.redactor);
     let mut offers = Vec::with_capacity(plan.spans.len());
     let mut pieces = Vec::with_capacity(plan.spans.len());
+    let reach = settings.reach_for(t);
     for span in &plan.spans {
-        offers.push(offer_of(t, ledger, span, model));
+        offers.push(offer_of(t, ledger, span, model, &reach));
         pieces.push(pieces_of(t, ledger, span, redactor, &mut r.redacted)?);
     }
     let talks = converse(t, &plan, &offers, &pieces, settings, ctx, &mut r, model).await?;
@@ -651,7 +667,7 @@ fn draft_one(
     let d = summary::draft(
         &fold_span,
         id.clone(),
-        st.model,
+        (st.model, Some(&st.offers[s].reach)),
         &text,
         None,
         st.now,

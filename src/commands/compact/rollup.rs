@@ -174,10 +174,11 @@ fn judge(
     let id = summary::summary_id(a.span.from_turn, a.span.to_turn, |id| {
         t2.has_id(id) || taken.iter().any(|x| x == id)
     });
+    let reach = settings.reach_for(t);
     let d = summary::draft(
         &a.span,
         id.clone(),
-        model,
+        (model, Some(&reach)),
         &text,
         reply.usage,
         now,

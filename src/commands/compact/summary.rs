@@ -254,10 +254,11 @@ fn judge(
         .as_ref()
         .map(|j| vec![("audit", j.to_string())])
         .unwrap_or_default();
+    let reach = settings.reach_for(t);
     let d = summary::draft(
         &a.span,
         id.clone(),
-        model,
+        (model, Some(&reach)),
         &text,
         reply.usage,
         now,

@@ -155,7 +155,18 @@ pub(super) fn check_expressible(t: &Transcript, ledger: &Ledger<'_>, plan: &Plan
     let drafts: Vec<Draft> = plan
         .spans
         .iter()
-        .map(|span| summary::draft(span, String::new(), "", "", None, 0, None, Vec::new()))
+        .map(|span| {
+            summary::draft(
+                span,
+                String::new(),
+                ("", None),
+                "",
+                None,
+                0,
+                None,
+                Vec::new(),
+            )
+        })
         .collect();
     let folds: Vec<(Vec<Item>, usize)> = plan
         .spans

@@ -3,7 +3,7 @@
 
 use crate::digest::Digest;
 use crate::entry::{Claim, ClaimKind, ClaimStrategy, Coverage, Covered, NONE, STUB_PREFIX, flag};
-use crate::fold::frame::label;
+use crate::fold::frame::is_label;
 
 use super::{Ledger, Refusal, Summary, refuse};
 
@@ -32,8 +32,7 @@ impl<'a> Ledger<'a> {
                 self.check_tail(s, cov, &children, parent)?;
                 // mf's label, for exactly these originals.
                 let (from, to, leaves) = self.span_of(&children);
-                let want = label(from, to, leaves, &cov.model);
-                if claim.label != want {
+                if !is_label(&claim.label, from, to, leaves, &cov.model, &claim.id) {
                     return Err(refuse(format!(
                         "its content does not start with mf's label for turns {from}–{to} ({leaves} messages)"
                     )));

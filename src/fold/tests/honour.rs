@@ -114,7 +114,8 @@ fn forged_or_changed_summaries_hide_nothing() {
     let mut c = base.clone();
     let items = f(&c, &["u1", "a1"]);
     let i = c.fold("F", &items);
-    c.claims[c.entries[i as usize].claim as usize].label = crate::fold::frame::label(1, 9, 2, "m");
+    c.claims[c.entries[i as usize].claim as usize].label =
+        crate::fold::frame::plain_label(1, 9, 2, "m");
     assert!(check(&c, "label").why.contains("label"));
     // Covering something another standing summary stands for.
     let mut c = base.clone();
@@ -135,7 +136,7 @@ fn forged_or_changed_summaries_hide_nothing() {
 fn coverage_written_by_mf_0_1_0_is_honoured_only_for_unique_explicit_ids() {
     let mk = |ids: Vec<String>| {
         let mut c = convo(5);
-        let content = format!("{}\n\nshort", crate::fold::frame::label(1, 2, 4, "m"));
+        let content = format!("{}\n\nshort", crate::fold::frame::plain_label(1, 2, 4, "m"));
         let cov = crate::entry::Coverage {
             version: 1,
             from_turn: 1,

@@ -92,13 +92,31 @@ impl Conv {
         let mut sorted = items.to_vec();
         sorted.sort_by_key(|&it| l.position(it));
         let span = Span::of(&l, sorted);
-        let d = summary::draft(&span, id.into(), "m", "short", None, 0, None, Vec::new());
+        let d = summary::draft(
+            &span,
+            id.into(),
+            ("m", Some(&crate::fold::frame::Reach::Tool)),
+            "short",
+            None,
+            0,
+            None,
+            Vec::new(),
+        );
         self.claim_entry(id, ClaimKind::Summary, d.content, d.coverage)
     }
 
     /// Append the claim mf writes for a span of a plan (with the chunk's own tail line).
     fn fold_span(&mut self, id: &str, span: &Span) -> u32 {
-        let d = summary::draft(span, id.into(), "m", "short", None, 0, None, Vec::new());
+        let d = summary::draft(
+            span,
+            id.into(),
+            ("m", Some(&crate::fold::frame::Reach::Tool)),
+            "short",
+            None,
+            0,
+            None,
+            Vec::new(),
+        );
         self.claim_entry(id, ClaimKind::Summary, d.content, d.coverage)
     }
 

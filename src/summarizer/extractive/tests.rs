@@ -319,6 +319,7 @@ fn cited_request(pieces: &[Piece], round: usize) -> CiteRequest {
                 })
                 .collect(),
             model: NAME.into(),
+            reach: crate::fold::frame::Reach::Tool,
         },
         round,
     }
