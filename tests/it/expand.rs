@@ -162,7 +162,11 @@ fn unknown_id_lists_the_summaries() {
             .contains("msg-summary-1-13 (turns 1–13, standing)"),
         "{out:?}"
     );
-    let out = env.mf(&["expand", "incident-northwind.jsonl", "m2"]);
+    // An ordinary entry's id prints that entry (as `mf search` names it); it cannot be restored.
+    let out = env.mf_ok(&["expand", "incident-northwind.jsonl", "m2"]);
+    assert_eq!(json_lines(&out.stdout).len(), 1, "{out:?}");
+    assert_eq!(json_lines(&out.stdout)[0]["id"], "m2");
+    let out = env.mf(&["expand", "incident-northwind.jsonl", "m2", "--restore"]);
     assert_eq!(out.code, 1);
     assert!(out.stderr.contains("ordinary message"), "{out:?}");
 }

@@ -658,7 +658,7 @@ fn a_forged_range_that_folds_a_question_without_its_answer_is_not_honoured() {
     let model = cov["model"].as_str().unwrap().to_string();
     let content = v["content"].as_str().unwrap().to_string();
     let body = content.split_once("]\n\n").unwrap().1.to_string();
-    let label = mf::fold::frame::label(from, to, covered.len(), &model);
+    let label = mf::fold::frame::plain_label(from, to, covered.len(), &model);
     v["content"] = format!("{label}\n\n{body}").into();
     resign(&path, n, v);
     assert_not_honoured(&env, &path, n, "a question folded without its answer");
@@ -693,7 +693,7 @@ fn forge_coverage(path: &Path, n: usize, covered: &[u64], keep_strategy: bool) {
     let model = cov["model"].as_str().unwrap().to_string();
     let content = v["content"].as_str().unwrap().to_string();
     let body = content.split_once("]\n\n").unwrap().1.to_string();
-    let label = mf::fold::frame::label(from, to, covered.len(), &model);
+    let label = mf::fold::frame::plain_label(from, to, covered.len(), &model);
     v["content"] = format!("{label}\n\n{body}").into();
     resign(path, n, v);
 }

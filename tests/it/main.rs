@@ -40,6 +40,7 @@ mod protect;
 mod providers;
 mod recall;
 mod regressions;
+mod search;
 mod scale;
 mod server;
 mod sessions;

@@ -56,6 +56,26 @@ pub fn label(from: u64, to: u64, n: usize, model: &str) -> String {
     )
 }
 
+/// Whether a summary's first line is a label mf writes for these originals and this id: the
+/// plain label (mf before ids), or one that ends by naming the id and the mf tool, or the
+/// `mf expand` command on some file.
+pub fn label_ok(first: &str, from: u64, to: u64, n: usize, model: &str, id: &str) -> bool {
+    let plain = label(from, to, n, model);
+    if first == plain {
+        return true;
+    }
+    let core = plain.strip_suffix(".]").expect("the plain label ends so");
+    let Some(rest) = first.strip_prefix(core).and_then(|r| r.strip_prefix("; ")) else {
+        return false;
+    };
+    if rest == format!("to read them, call the mf tool `expand` with id \"{id}\" (`search` finds a detail in them).]") {
+        return true;
+    }
+    rest.strip_prefix("to read them, run: mf expand ")
+        .and_then(|r| r.strip_suffix(&format!(" {id}.]")))
+        .is_some_and(|path| !path.is_empty() && !path.contains('\n'))
+}
+
 /// One physical line of a file.
 #[derive(Debug, Clone)]
 pub struct Line {
@@ -687,7 +707,7 @@ fn check(
         }
     }
     let first = content.split('\n').next().unwrap_or("");
-    if first != label(from, to, leaves, model) {
+    if !label_ok(first, from, to, leaves, model, id) {
         return Err("label does not match".into());
     }
     Ok(Standing {
