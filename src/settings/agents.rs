@@ -87,6 +87,9 @@ pub struct HookPaths {
     pub codex_config: PathBuf,
     /// The compact prompt file mf writes beside it.
     pub codex_prompt: PathBuf,
+    /// Where Claude Code reads the MCP servers mf registers: the user's global config
+    /// ([`claude_global_config`]), or with `--project` `.mcp.json` in the current directory.
+    pub claude_mcp: PathBuf,
     /// This mf, as an absolute path.
     pub mf: PathBuf,
 }
@@ -105,10 +108,16 @@ pub fn hook_paths(scope: crate::cli::HookScope) -> Result<HookPaths, MfError> {
     let codex_home = var(ev::CODEX_HOME)
         .map(PathBuf::from)
         .or_else(|| home.as_ref().map(|h| h.join(".codex")));
-    let claude_settings = match scope {
-        crate::cli::HookScope::User => claude_dir.ok_or_else(no_home)?.join("settings.json"),
-        crate::cli::HookScope::Project => std::path::absolute(".claude/settings.json")
-            .map_err(|e| MfError::usage(format!("cannot tell the current directory: {e}"), None))?,
+    let here = |name: &str| {
+        std::path::absolute(name)
+            .map_err(|e| MfError::usage(format!("cannot tell the current directory: {e}"), None))
+    };
+    let (claude_settings, claude_mcp) = match scope {
+        crate::cli::HookScope::User => (
+            claude_dir.ok_or_else(no_home)?.join("settings.json"),
+            claude_global_config().ok_or_else(no_home)?,
+        ),
+        crate::cli::HookScope::Project => (here(".claude/settings.json")?, here(".mcp.json")?),
     };
     let codex_home = codex_home.ok_or_else(no_home)?;
     let mf = std::env::current_exe()
@@ -118,6 +127,7 @@ pub fn hook_paths(scope: crate::cli::HookScope) -> Result<HookPaths, MfError> {
         claude_settings,
         codex_config: codex_home.join("config.toml"),
         codex_prompt: codex_home.join("mf-compact-prompt.md"),
+        claude_mcp,
         mf,
     })
 }
@@ -189,4 +199,165 @@ pub fn latest_session(agent: crate::cli::AgentArg, cwd: Option<&Path>) -> Result
                 Some("`mf sessions` lists the sessions mf finds and where it looks".into()),
             )
         })
+}
+
+/// Claude Code's global config, where its user-scope MCP servers are (top-level `mcpServers`)
+/// and its local-scope ones (`projects[<dir>].mcpServers`): `$CLAUDE_CONFIG_DIR/.claude.json`,
+/// else `~/.claude.json` — unless the legacy `<config dir>/.config.json` is there, not empty,
+/// which Claude Code 2.1.332 reads instead (its `getGlobalClaudeFile`).
+pub fn claude_global_config() -> Option<PathBuf> {
+    let config_dir = var(ev::CLAUDE_CONFIG_DIR);
+    let home = var(ev::HOME).map(PathBuf::from);
+    let legacy = config_dir
+        .as_ref()
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join(".claude")))
+        .map(|d| d.join(".config.json"));
+    if let Some(l) = legacy
+        && std::fs::metadata(&l).is_ok_and(|m| m.is_file() && m.len() > 0)
+    {
+        return Some(l);
+    }
+    config_dir
+        .map(PathBuf::from)
+        .or(home)
+        .map(|d| d.join(".claude.json"))
+}
+
+/// Most bytes read of one agent config file by [`recall_tool_installed`].
+const MAX_CONFIG_BYTES: u64 = 64 << 20;
+
+fn read_small(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut s = String::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(MAX_CONFIG_BYTES)
+        .read_to_string(&mut s)
+        .ok()?;
+    Some(s)
+}
+
+/// Whether `text` (a JSON object) holds `path` (keys, outermost first) as an object member.
+fn json_has(text: &str, path: &[&str]) -> bool {
+    let Ok(mut obj) = crate::json_span::top_object(text) else {
+        return false;
+    };
+    for (i, key) in path.iter().enumerate() {
+        let Some((_, m)) = obj.get(key) else {
+            return false;
+        };
+        if i + 1 == path.len() {
+            return true;
+        }
+        match crate::json_span::object_at(text, m.value.start) {
+            Ok(o) => obj = o,
+            Err(_) => return false,
+        }
+    }
+    false
+}
+
+/// Whether mf's recall tools are registered for `agent` (in `project`, when given): an MCP
+/// server named `mf` for Claude Code (user scope: the global config's `mcpServers`; local scope:
+/// its `projects[<project or its git root>].mcpServers`; project scope: `.mcp.json` in the project
+/// or a directory above it) and for Codex (`[mcp_servers.mf]` in `$CODEX_HOME/config.toml` or the
+/// project's `.codex/config.toml`); mf's extension for pi (an `extensions` or `packages` entry of
+/// pi's `settings.json`, the agent's or the project's `.pi/settings.json`, whose path ends with
+/// `integrations/pi` or names `mf`; or an `extensions/mf` directory pi discovers). Reads a few
+/// small files; false on any error.
+pub fn recall_tool_installed(
+    agent: crate::transcript::sessions::Agent,
+    project: Option<&Path>,
+) -> bool {
+    use crate::transcript::sessions::Agent;
+    let home = var(ev::HOME).map(PathBuf::from);
+    let dirs: Vec<PathBuf> = project
+        .map(|p| cwd_spellings(p).into_iter().map(PathBuf::from).collect())
+        .unwrap_or_default();
+    match agent {
+        Agent::Claude => {
+            if let Some(text) = claude_global_config().and_then(|p| read_small(&p)) {
+                if json_has(&text, &["mcpServers", "mf"]) {
+                    return true;
+                }
+                // Local scope: keyed by the project's directory (its git root when it has one).
+                let mut keys: Vec<String> = Vec::new();
+                for d in &dirs {
+                    keys.push(d.to_string_lossy().into_owned());
+                    if let Some(root) = d.ancestors().find(|a| a.join(".git").exists()) {
+                        keys.push(root.to_string_lossy().into_owned());
+                    }
+                }
+                if keys
+                    .iter()
+                    .any(|k| json_has(&text, &["projects", k, "mcpServers", "mf"]))
+                {
+                    return true;
+                }
+            }
+            dirs.iter().any(|d| {
+                d.ancestors().any(|a| {
+                    read_small(&a.join(".mcp.json"))
+                        .is_some_and(|t| json_has(&t, &["mcpServers", "mf"]))
+                })
+            })
+        }
+        Agent::Codex => {
+            let has = |p: PathBuf| {
+                read_small(&p)
+                    .and_then(|t| toml::from_str::<toml::Table>(&t).ok())
+                    .is_some_and(|t| {
+                        t.get("mcp_servers")
+                            .and_then(|s| s.as_table())
+                            .is_some_and(|s| s.contains_key("mf"))
+                    })
+            };
+            let codex_home = var(ev::CODEX_HOME)
+                .map(PathBuf::from)
+                .or_else(|| home.as_ref().map(|h| h.join(".codex")));
+            codex_home.is_some_and(|d| has(d.join("config.toml")))
+                || dirs
+                    .iter()
+                    .any(|d| has(d.join(".codex").join("config.toml")))
+        }
+        Agent::Pi => {
+            let agent_dir = var(ev::PI_CODING_AGENT_DIR)
+                .map(|p| match (p.strip_prefix("~/"), &home) {
+                    (Some(rest), Some(h)) => h.join(rest),
+                    _ => PathBuf::from(p),
+                })
+                .or_else(|| home.as_ref().map(|h| h.join(".pi").join("agent")));
+            let mut places: Vec<PathBuf> = agent_dir.into_iter().collect();
+            places.extend(dirs.iter().map(|d| d.join(".pi")));
+            places.iter().any(|d| {
+                d.join("extensions").join("mf").is_dir()
+                    || read_small(&d.join("settings.json")).is_some_and(|t| pi_lists_mf(&t))
+            })
+        }
+    }
+}
+
+/// Whether pi's settings list mf's extension (`extensions` or `packages`).
+fn pi_lists_mf(text: &str) -> bool {
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(text) else {
+        return false;
+    };
+    let is_mf = |s: &str| {
+        let s = s.trim().trim_end_matches('/');
+        let s = s.strip_suffix("/index.ts").unwrap_or(s);
+        s.ends_with("integrations/pi")
+            || s.split(|c: char| !c.is_ascii_alphanumeric())
+                .any(|w| w == "mf")
+    };
+    ["extensions", "packages"].iter().any(|k| {
+        v.get(k).and_then(|l| l.as_array()).is_some_and(|l| {
+            l.iter().any(|e| {
+                e.as_str()
+                    .or_else(|| e.get("source").and_then(|s| s.as_str()))
+                    .or_else(|| e.get("path").and_then(|s| s.as_str()))
+                    .is_some_and(is_mf)
+            })
+        })
+    })
 }

@@ -72,8 +72,8 @@ use env_vars as ev;
 
 mod agents;
 pub use agents::{
-    HookPaths, agent_dirs, agent_of, cwd_spellings, find_sessions, hook_paths, hook_state_dir,
-    latest_session, session_roots,
+    HookPaths, agent_dirs, agent_of, claude_global_config, cwd_spellings, find_sessions,
+    hook_paths, hook_state_dir, latest_session, recall_tool_installed, session_roots,
 };
 
 fn var(name: &str) -> Option<String> {
