@@ -206,21 +206,52 @@ pub fn latest_session(agent: crate::cli::AgentArg, cwd: Option<&Path>) -> Result
 /// else `~/.claude.json` — unless the legacy `<config dir>/.config.json` is there, not empty,
 /// which Claude Code 2.1.332 reads instead (its `getGlobalClaudeFile`).
 pub fn claude_global_config() -> Option<PathBuf> {
-    let config_dir = var(ev::CLAUDE_CONFIG_DIR);
-    let home = var(ev::HOME).map(PathBuf::from);
-    let legacy = config_dir
-        .as_ref()
-        .map(PathBuf::from)
-        .or_else(|| home.as_ref().map(|h| h.join(".claude")))
+    claude_global_config_in(&AgentHomes::from_env())
+}
+
+/// The directories the agents' config is found from, as the environment says them.
+#[derive(Debug, Clone, Default)]
+pub struct AgentHomes {
+    pub home: Option<PathBuf>,
+    /// `$CLAUDE_CONFIG_DIR`
+    pub claude_config_dir: Option<PathBuf>,
+    /// `$CODEX_HOME`
+    pub codex_home: Option<PathBuf>,
+    /// `$PI_CODING_AGENT_DIR`
+    pub pi_agent_dir: Option<PathBuf>,
+}
+
+impl AgentHomes {
+    pub fn from_env() -> Self {
+        let home = var(ev::HOME).map(PathBuf::from);
+        let pi_agent_dir =
+            var(ev::PI_CODING_AGENT_DIR).map(|p| match (p.strip_prefix("~/"), &home) {
+                (Some(rest), Some(h)) => h.join(rest),
+                _ => PathBuf::from(p),
+            });
+        AgentHomes {
+            claude_config_dir: var(ev::CLAUDE_CONFIG_DIR).map(PathBuf::from),
+            codex_home: var(ev::CODEX_HOME).map(PathBuf::from),
+            pi_agent_dir,
+            home,
+        }
+    }
+}
+
+fn claude_global_config_in(h: &AgentHomes) -> Option<PathBuf> {
+    let legacy = h
+        .claude_config_dir
+        .clone()
+        .or_else(|| h.home.as_ref().map(|h| h.join(".claude")))
         .map(|d| d.join(".config.json"));
     if let Some(l) = legacy
         && std::fs::metadata(&l).is_ok_and(|m| m.is_file() && m.len() > 0)
     {
         return Some(l);
     }
-    config_dir
-        .map(PathBuf::from)
-        .or(home)
+    h.claude_config_dir
+        .clone()
+        .or_else(|| h.home.clone())
         .map(|d| d.join(".claude.json"))
 }
 
@@ -270,14 +301,22 @@ pub fn recall_tool_installed(
     agent: crate::transcript::sessions::Agent,
     project: Option<&Path>,
 ) -> bool {
+    recall_tool_installed_in(&AgentHomes::from_env(), agent, project)
+}
+
+/// [`recall_tool_installed`] with the agents' directories given.
+pub fn recall_tool_installed_in(
+    h: &AgentHomes,
+    agent: crate::transcript::sessions::Agent,
+    project: Option<&Path>,
+) -> bool {
     use crate::transcript::sessions::Agent;
-    let home = var(ev::HOME).map(PathBuf::from);
     let dirs: Vec<PathBuf> = project
         .map(|p| cwd_spellings(p).into_iter().map(PathBuf::from).collect())
         .unwrap_or_default();
     match agent {
         Agent::Claude => {
-            if let Some(text) = claude_global_config().and_then(|p| read_small(&p)) {
+            if let Some(text) = claude_global_config_in(h).and_then(|p| read_small(&p)) {
                 if json_has(&text, &["mcpServers", "mf"]) {
                     return true;
                 }
@@ -313,21 +352,20 @@ pub fn recall_tool_installed(
                             .is_some_and(|s| s.contains_key("mf"))
                     })
             };
-            let codex_home = var(ev::CODEX_HOME)
-                .map(PathBuf::from)
-                .or_else(|| home.as_ref().map(|h| h.join(".codex")));
+            let codex_home = h
+                .codex_home
+                .clone()
+                .or_else(|| h.home.as_ref().map(|h| h.join(".codex")));
             codex_home.is_some_and(|d| has(d.join("config.toml")))
                 || dirs
                     .iter()
                     .any(|d| has(d.join(".codex").join("config.toml")))
         }
         Agent::Pi => {
-            let agent_dir = var(ev::PI_CODING_AGENT_DIR)
-                .map(|p| match (p.strip_prefix("~/"), &home) {
-                    (Some(rest), Some(h)) => h.join(rest),
-                    _ => PathBuf::from(p),
-                })
-                .or_else(|| home.as_ref().map(|h| h.join(".pi").join("agent")));
+            let agent_dir = h
+                .pi_agent_dir
+                .clone()
+                .or_else(|| h.home.as_ref().map(|h| h.join(".pi").join("agent")));
             let mut places: Vec<PathBuf> = agent_dir.into_iter().collect();
             places.extend(dirs.iter().map(|d| d.join(".pi")));
             places.iter().any(|d| {
@@ -360,4 +398,119 @@ fn pi_lists_mf(text: &str) -> bool {
             })
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transcript::sessions::Agent;
+
+    fn write(p: &Path, text: &str) {
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    #[test]
+    fn recall_tool_installed_reads_where_each_agent_registers_servers() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        let project = tmp.path().join("work").join("repo");
+        let sub = project.join("src");
+        std::fs::create_dir_all(&sub).unwrap();
+        let h = AgentHomes {
+            home: Some(home.clone()),
+            ..AgentHomes::default()
+        };
+        let installed = |a, p: Option<&Path>| recall_tool_installed_in(&h, a, p);
+        for a in Agent::ALL {
+            assert!(!installed(a, Some(&project)), "{a:?}");
+            assert!(!installed(a, None), "{a:?}");
+        }
+        let claude_json = home.join(".claude.json");
+        let mf = r#"{"type": "stdio", "command": "mf", "args": ["mcp", "--agent", "claude"]}"#;
+        // Claude Code, user scope; another server is not mf's; broken JSON is false.
+        write(&claude_json, r#"{"mcpServers": {"other": {}}}"#);
+        assert!(!installed(Agent::Claude, None));
+        write(&claude_json, "{\"mcpServers\": {");
+        assert!(!installed(Agent::Claude, None));
+        write(
+            &claude_json,
+            &format!(
+                "{{\"n\": 123456789012345678901234567890, \"s\": \"\\udc00\", \"mcpServers\": {{\"mf\": {mf}}}}}"
+            ),
+        );
+        assert!(installed(Agent::Claude, None));
+        assert!(!installed(Agent::Codex, None));
+        // Local scope: the project's entry (or its git root's) in the global config.
+        let canon = std::fs::canonicalize(&project).unwrap();
+        let key = serde_json::to_string(&canon.to_string_lossy()).unwrap();
+        write(
+            &claude_json,
+            &format!("{{\"projects\": {{{key}: {{\"mcpServers\": {{\"mf\": {mf}}}}}}}}}"),
+        );
+        assert!(installed(Agent::Claude, Some(&project)));
+        assert!(!installed(Agent::Claude, Some(&tmp.path().join("work"))));
+        assert!(!installed(Agent::Claude, Some(&sub)));
+        std::fs::create_dir_all(project.join(".git")).unwrap();
+        assert!(
+            installed(Agent::Claude, Some(&sub)),
+            "keyed by the git root"
+        );
+        std::fs::remove_file(&claude_json).unwrap();
+        // Project scope: .mcp.json in the project or above it.
+        write(
+            &project.join(".mcp.json"),
+            &format!("{{\"mcpServers\": {{\"mf\": {mf}}}}}"),
+        );
+        assert!(installed(Agent::Claude, Some(&sub)));
+        assert!(!installed(Agent::Claude, None));
+        // $CLAUDE_CONFIG_DIR moves the global config.
+        let cc = tmp.path().join("cc");
+        write(
+            &cc.join(".claude.json"),
+            &format!("{{\"mcpServers\": {{\"mf\": {mf}}}}}"),
+        );
+        let with_dir = AgentHomes {
+            claude_config_dir: Some(cc),
+            ..h.clone()
+        };
+        assert!(recall_tool_installed_in(&with_dir, Agent::Claude, None));
+
+        // Codex: [mcp_servers.mf] in $CODEX_HOME/config.toml (default ~/.codex).
+        write(
+            &home.join(".codex/config.toml"),
+            "[mcp_servers.other]\ncommand = \"x\"\n",
+        );
+        assert!(!installed(Agent::Codex, None));
+        write(
+            &home.join(".codex/config.toml"),
+            "model = \"o3\"\n[mcp_servers.mf]\ncommand = \"mf\"\nargs = [\"mcp\"]\n",
+        );
+        assert!(installed(Agent::Codex, None));
+        write(&home.join(".codex/config.toml"), "[mcp_servers.mf\n");
+        assert!(!installed(Agent::Codex, None));
+
+        // pi: mf's extension in the agent's settings.json.
+        let pi = home.join(".pi/agent/settings.json");
+        write(&pi, r#"{"extensions": ["/opt/other/ext"]}"#);
+        assert!(!installed(Agent::Pi, None));
+        write(
+            &pi,
+            r#"{"extensions": ["/home/u/src/mf/integrations/pi/"]}"#,
+        );
+        assert!(installed(Agent::Pi, None));
+        write(&pi, r#"{"extensions": ["/home/u/pi-exts/mf"]}"#);
+        assert!(installed(Agent::Pi, None));
+        write(&pi, "not json");
+        assert!(!installed(Agent::Pi, None));
+        let other = AgentHomes {
+            pi_agent_dir: Some(tmp.path().join("pi")),
+            ..h.clone()
+        };
+        write(
+            &tmp.path().join("pi/settings.json"),
+            r#"{"extensions": ["~/x/integrations/pi"]}"#,
+        );
+        assert!(recall_tool_installed_in(&other, Agent::Pi, None));
+    }
 }
