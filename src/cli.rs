@@ -30,6 +30,7 @@ recall. Retract the summary and recall is verbatim again.",
         "  MF_CONFIG, XDG_CONFIG_HOME   the config file [default: ~/.config/mf/config.toml]\n",
         "  CLAUDE_CONFIG_DIR, CODEX_HOME   where Claude Code and Codex keep their state\n",
         "  PI_CODING_AGENT_DIR, PI_CODING_AGENT_SESSION_DIR   where pi keeps its state and its sessions (mf sessions)\n",
+        "  CLAUDE_CODE_SESSION_ID   set by Claude Code for its MCP servers: the session `mf mcp` reads\n",
         "  COLUMNS                  the width tables fit on a terminal [default: the terminal's]\n",
         "  MF_COMPLETE              set by the shell completion hooks (mf completions)\n\n",
         "Examples:\n  mf compact chat.jsonl --model extractive\n  mf recall chat.jsonl --format text\n  mf explain chat.jsonl"

@@ -22,6 +22,7 @@ pub mod exit_status;
 pub mod fold;
 pub mod http;
 pub mod interrupt;
+pub mod json_span;
 pub mod model;
 pub mod redact;
 pub mod render;

@@ -31,8 +31,26 @@ pub const EXACT_WEIGHT: f32 = 3.0;
 pub const ROLE_BOOST: f32 = 2.0;
 /// Exact terms beyond this many are matched as words only.
 const MAX_EXACT: usize = 64;
-/// A query is cut to this many characters (a pasted page is not a question).
+/// A query of more characters is refused (a pasted page is not a question).
 pub const MAX_QUERY_CHARS: usize = 2_000;
+
+/// Why a query cannot be searched for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum QueryError {
+    /// Only common words (stop words): nothing to rank by.
+    Empty,
+    /// Over [`MAX_QUERY_CHARS`] characters.
+    TooLong(usize),
+}
+
+impl std::fmt::Display for QueryError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            QueryError::Empty => write!(f, "the query has nothing to look for (only common words): name a word, an identifier, a path, a number or a \"quoted phrase\""),
+            QueryError::TooLong(n) => write!(f, "the query is {n} characters long, over the {MAX_QUERY_CHARS} a query may have: search for the words, names or values that matter"),
+        }
+    }
+}
 
 /// What kind of exact term a query holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -181,6 +199,19 @@ fn role_word(w: &str) -> Option<Role> {
 }
 
 impl Query {
+    /// A query as a person or a model writes it, or why it cannot be searched for.
+    pub fn new(query: &str) -> Result<Query, QueryError> {
+        let n = query.chars().count();
+        if n > MAX_QUERY_CHARS {
+            return Err(QueryError::TooLong(n));
+        }
+        let q = Query::parse(query);
+        if q.is_empty() {
+            return Err(QueryError::Empty);
+        }
+        Ok(q)
+    }
+
     pub fn parse(query: &str) -> Query {
         let query: String = query.chars().take(MAX_QUERY_CHARS).collect();
         let tokenizer = tokenizer();
@@ -593,8 +624,9 @@ mod tests {
     }
 
     #[test]
-    fn a_huge_query_is_cut() {
-        let q = Query::parse(&"word ".repeat(5_000));
-        assert_eq!(q.words, vec!["word".to_string()]);
+    fn a_huge_or_empty_query_is_refused() {
+        assert_eq!(Query::new(&"word ".repeat(5_000)).unwrap_err(), QueryError::TooLong(25_000));
+        assert_eq!(Query::new("what is the").unwrap_err(), QueryError::Empty);
+        assert!(Query::new("OPS-4471").is_ok());
     }
 }

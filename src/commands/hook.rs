@@ -22,6 +22,8 @@ use crate::render::{self, Ui};
 use crate::settings::{self, HookPaths};
 use crate::transcript::{self, CacheOptions, Format, ReadOptions, Transcript};
 
+mod mcp;
+
 /// Most characters of the keep-list: Claude Code 2.1.332 cuts a PreCompact hook's output at
 /// 10,000 characters; the list stays well inside, with room for the heading.
 pub const KEEP_LIST_CHARS: usize = 7_000;
@@ -447,7 +449,7 @@ const HOOK_TIMEOUT_SECS: u64 = 60;
 fn install(args: &HookInstallArgs, ui: &Ui, add: bool) -> Result<ExitStatus> {
     let paths = settings::hook_paths(args.scope())?;
     match args.agent {
-        HookAgent::ClaudeCode => claude_install(&paths, args.dry_run, ui, add),
+        HookAgent::ClaudeCode => claude_install(&paths, args.project, args.dry_run, ui, add),
         HookAgent::Codex => {
             if args.project {
                 return Err(MfError::usage(
@@ -550,35 +552,84 @@ pub fn claude_settings(old: Option<&str>, command: &str, add: bool) -> Result<St
     Ok(text)
 }
 
-/// Write `text` to `path` in one step (a temporary file renamed over it), keeping a copy of what
-/// was there as `<path>.mf-backup`.
-fn replace_file(path: &Path, text: &str, old: Option<&str>) -> Result<Option<PathBuf>> {
+/// `<path>.mf-backup`: where mf keeps what a file held before it changed it.
+fn backup_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".mf-backup");
+    path.with_file_name(name)
+}
+
+/// Where writing `path` lands: the file a symlink points to (the link stays a link).
+fn write_target(path: &Path) -> Result<PathBuf> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(path).map_err(|e| {
+            MfError::refused(
+                format!(
+                    "{} is a symlink to a file mf cannot reach: {e}",
+                    path.display()
+                ),
+                None,
+            )
+            .into()
+        }),
+        _ => Ok(path.to_path_buf()),
+    }
+}
+
+/// Refuse a backup path that is a symlink (mf never writes through one).
+fn check_backup(path: &Path) -> Result<()> {
+    let b = backup_path(path);
+    if std::fs::symlink_metadata(&b).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(MfError::refused(
+            format!(
+                "the backup path {} is a symlink; mf does not write through it",
+                b.display()
+            ),
+            Some("remove the link (or move it away) and run this again".into()),
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// `text` into `path` in one step: a new temporary file in the same directory, renamed over it
+/// (with the permissions of the file it replaces).
+fn write_new(path: &Path, text: &str) -> Result<()> {
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let backup = match old {
-        Some(old) => {
-            let mut name = path.file_name().unwrap_or_default().to_os_string();
-            name.push(".mf-backup");
-            let b = path.with_file_name(name);
-            std::fs::write(&b, old)
-                .with_context(|| format!("cannot write the backup {}", b.display()))?;
-            Some(b)
-        }
-        None => None,
-    };
     let mut tmp = tempfile::NamedTempFile::new_in(dir)
         .with_context(|| format!("cannot write in {}", dir.display()))?;
     use std::io::Write;
     tmp.write_all(text.as_bytes())?;
     tmp.as_file().sync_all()?;
-    if let Ok(meta) = std::fs::metadata(path) {
+    if let Ok(meta) = std::fs::symlink_metadata(path)
+        && meta.is_file()
+    {
         let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
     }
     tmp.persist(path)
         .with_context(|| format!("cannot replace {}", path.display()))?;
+    Ok(())
+}
+
+/// Write `text` to `path` in one step, keeping a copy of what was there as `<path>.mf-backup`;
+/// a symlink's target is written (the link stays a link), a symlinked backup path is refused.
+fn replace_file(path: &Path, text: &str, old: Option<&str>) -> Result<Option<PathBuf>> {
+    let target = write_target(path)?;
+    let backup = match old {
+        Some(old) => {
+            check_backup(path)?;
+            let b = backup_path(path);
+            write_new(&b, old)
+                .with_context(|| format!("cannot write the backup {}", b.display()))?;
+            Some(b)
+        }
+        None => None,
+    };
+    write_new(&target, text)?;
     Ok(backup)
 }
 
@@ -592,21 +643,110 @@ fn read_optional(path: &Path) -> Result<Option<String>> {
     }
 }
 
-fn claude_install(paths: &HookPaths, dry_run: bool, ui: &Ui, add: bool) -> Result<ExitStatus> {
+/// One file an install or uninstall changes.
+struct Change {
+    path: PathBuf,
+    old: Option<String>,
+    /// `None`: the file goes (mf created it).
+    new: Option<String>,
+    /// What `--dry-run` prints for it.
+    shown: String,
+    /// What the note after it says was done.
+    done: String,
+}
+
+impl Change {
+    fn apply(&self) -> Result<Option<PathBuf>> {
+        match &self.new {
+            Some(text) => replace_file(&self.path, text, self.old.as_deref()),
+            None => {
+                let target = write_target(&self.path)?;
+                std::fs::remove_file(&target)
+                    .with_context(|| format!("cannot remove {}", target.display()))?;
+                Ok(None)
+            }
+        }
+    }
+}
+
+/// Check every change (backups included) before writing any; then print (`--dry-run`) or write.
+fn carry_out(changes: &[Change], dry_run: bool, ui: &Ui) -> Result<()> {
+    for c in changes {
+        write_target(&c.path)?;
+        if c.old.is_some() && c.new.is_some() {
+            check_backup(&c.path)?;
+        }
+    }
+    for c in changes {
+        if dry_run {
+            render::stdout(&c.shown)?;
+            continue;
+        }
+        let backup = c.apply()?;
+        ui.note(&format!(
+            "{}{}",
+            c.done,
+            backup
+                .map(|b| format!("; the previous file is kept as {}", b.display()))
+                .unwrap_or_default()
+        ));
+    }
+    Ok(())
+}
+
+/// The settings file as it was before `mf hook install` wrote `text`, when `text` is still
+/// exactly what it wrote: its backup (if that holds no mf hook), or no file.
+fn settings_before(path: &Path, text: &str, command: &str) -> Option<Option<String>> {
+    let b = backup_path(path);
+    let backup = std::fs::symlink_metadata(&b)
+        .is_ok_and(|m| m.is_file())
+        .then(|| std::fs::read_to_string(&b).ok())
+        .flatten();
+    if let Some(backup) = backup
+        && claude_settings(Some(&backup), command, true).as_deref() == Ok(text)
+        && serde_json::from_str::<Value>(&backup)
+            .ok()
+            .and_then(|mut v| v.as_object_mut().map(|m| !remove_mf_hooks(m)))
+            == Some(true)
+    {
+        return Some(Some(backup));
+    }
+    (claude_settings(None, command, true).as_deref() == Ok(text)).then_some(None)
+}
+
+fn claude_install(
+    paths: &HookPaths,
+    project: bool,
+    dry_run: bool,
+    ui: &Ui,
+    add: bool,
+) -> Result<ExitStatus> {
+    let mut changes = Vec::new();
     let path = &paths.claude_settings;
     let command = format!("{} {CLAUDE_MARK}", shell_word(&paths.mf.to_string_lossy()));
     let old = read_optional(path)?;
-    let new = claude_settings(old.as_deref(), &command, add).map_err(|why| {
+    let cannot = |path: &Path, why: String| {
         MfError::refused(
             format!("cannot change {}: {why}", path.display()),
             Some("fix the file (or move it away) and run this again".into()),
         )
-    })?;
-    let unchanged = old
-        .as_deref()
-        .map(|o| serde_json::from_str::<Value>(o).ok() == serde_json::from_str::<Value>(&new).ok())
-        == Some(true)
-        || (old.is_none() && !add);
+    };
+    let mut new = claude_settings(old.as_deref(), &command, add)
+        .map(Some)
+        .map_err(|why| cannot(path, why))?;
+    if !add && let Some(o) = &old {
+        // The file is still what mf wrote: what was there before comes back byte for byte.
+        if let Some(before) = settings_before(path, o, &command) {
+            new = before;
+        }
+    }
+    let unchanged = match (&old, &new) {
+        (None, _) => !add,
+        (Some(o), Some(n)) => {
+            o == n || serde_json::from_str::<Value>(o).ok() == serde_json::from_str::<Value>(n).ok()
+        }
+        (Some(_), None) => false,
+    };
     if unchanged {
         ui.note(&format!(
             "{} {}: nothing to change",
@@ -617,22 +757,84 @@ fn claude_install(paths: &HookPaths, dry_run: bool, ui: &Ui, add: bool) -> Resul
                 "has no mf hooks"
             }
         ));
-        return Ok(ExitStatus::Success);
+    } else {
+        changes.push(Change {
+            path: path.clone(),
+            shown: format!(
+                "# {} {}:\n{}",
+                path.display(),
+                if new.is_some() { "would be" } else { "would be removed; it was" },
+                new.as_deref().or(old.as_deref()).unwrap_or_default()
+            ),
+            done: format!(
+                "{} mf's hooks {} {} (PreCompact: `{command}` prints a keep-list; SessionStart after a compaction: the same command reports what the summary lost)",
+                if add { "added" } else { "removed" },
+                if add { "to" } else { "from" },
+                path.display(),
+            ),
+            old,
+            new,
+        });
     }
-    if dry_run {
-        render::stdout(&new)?;
-        return Ok(ExitStatus::Success);
+
+    // mf's MCP server, as `claude mcp add` registers it.
+    let path = &paths.claude_mcp;
+    let scope = if project { "project" } else { "user" };
+    let old = read_optional(path)?;
+    let entry = mcp::claude_entry(&paths.mf.to_string_lossy());
+    let member = format!("\"mf\": {entry}");
+    let new = if add {
+        let n = mcp::add(old.as_deref(), &entry).map_err(|why| cannot(path, why))?;
+        (old.as_deref() != Some(n.as_str())).then_some(Some(n))
+    } else {
+        match old.as_deref().map(|o| mcp::remove(o, &entry)) {
+            None | Some(Ok(mcp::Removal::Absent)) => None,
+            Some(Ok(mcp::Removal::Theirs)) => {
+                ui.note(&format!(
+                    "{}: its MCP server `mf` is not the one mf registers; left as it is",
+                    path.display()
+                ));
+                None
+            }
+            Some(Ok(mcp::Removal::Write(t))) => Some(Some(t)),
+            Some(Ok(mcp::Removal::Delete)) => Some(None),
+            Some(Err(why)) => return Err(cannot(path, why).into()),
+        }
+    };
+    match new {
+        None => ui.note(&format!(
+            "{} {}: nothing to change",
+            path.display(),
+            if add {
+                "already registers mf's MCP server"
+            } else {
+                "has no MCP server of mf's"
+            }
+        )),
+        Some(new) => changes.push(Change {
+            path: path.clone(),
+            shown: format!(
+                "# {} ({scope} scope): mcpServers would {} {member}\n",
+                path.display(),
+                if add { "gain" } else { "lose" }
+            ),
+            done: format!(
+                "{} mf's MCP server `mf` ({scope} scope: `{} mcp --agent claude`, the tools search, expand and folds) {} {}{}",
+                if add { "registered" } else { "removed" },
+                shell_word(&paths.mf.to_string_lossy()),
+                if add { "in" } else { "from" },
+                path.display(),
+                if add && project {
+                    " (Claude Code asks each user to approve a project's .mcp.json servers)"
+                } else {
+                    ""
+                }
+            ),
+            old,
+            new,
+        }),
     }
-    let backup = replace_file(path, &new, old.as_deref())?;
-    ui.note(&format!(
-        "{} mf's hooks {} {} (PreCompact: `{command}` prints a keep-list; SessionStart after a compaction: the same command reports what the summary lost){}",
-        if add { "added" } else { "removed" },
-        if add { "to" } else { "from" },
-        path.display(),
-        backup
-            .map(|b| format!("; the previous file is kept as {}", b.display()))
-            .unwrap_or_default()
-    ));
+    carry_out(&changes, dry_run, ui)?;
     Ok(ExitStatus::Success)
 }
 
@@ -654,100 +856,170 @@ Superseded.\n"
 const CODEX_BEGIN: &str =
     "# >>> mf hook install codex (`mf hook uninstall codex` removes this block)";
 const CODEX_END: &str = "# <<< mf";
+/// In mf's block when mf created the file: uninstalling then removes the file.
+const CODEX_CREATED: &str = "# (mf created this file; `mf hook uninstall codex` removes it)";
 
-/// Codex's config with mf's block (the compact prompt file) at the top, or without it.
-pub fn codex_config(old: &str, prompt_file: &Path, add: bool) -> Result<String, String> {
-    let mut kept = Vec::new();
+/// Codex's config (`None`: there is none) with mf's block at the top — the compact prompt file
+/// and mf's MCP server `mf` — or without it; every other byte as it was. `Ok(None)`: the file
+/// goes (mf created it and it holds nothing else).
+pub fn codex_config(
+    old: Option<&str>,
+    prompt_file: &Path,
+    mf: &Path,
+    add: bool,
+) -> Result<Option<String>, String> {
+    let mut rest = String::new();
     let mut inside = false;
-    for line in old.lines() {
-        if line.trim_end() == CODEX_BEGIN {
-            inside = true;
-            continue;
-        }
+    let mut created = false;
+    for line in old.unwrap_or("").split_inclusive('\n') {
+        let bare = line.trim_end();
         if inside {
-            if line.trim_end() == CODEX_END {
-                inside = false;
-            }
-            continue;
-        }
-        kept.push(line);
-    }
-    let rest = kept.join("\n");
-    let table: toml::Table = toml::from_str(&rest).map_err(|e| e.to_string())?;
-    for key in ["compact_prompt", "experimental_compact_prompt_file"] {
-        if add && table.contains_key(key) {
-            return Err(format!(
-                "it already sets `{key}` (a compact prompt of your own); remove it first to use mf's"
-            ));
+            created |= bare == CODEX_CREATED;
+            inside = bare != CODEX_END;
+        } else if bare == CODEX_BEGIN {
+            inside = true;
+        } else {
+            rest.push_str(line);
         }
     }
-    let mut out = String::new();
-    if add {
-        // A JSON string is a TOML basic string (the result is parsed again below).
-        let file =
-            serde_json::to_string(&prompt_file.to_string_lossy()).map_err(|e| e.to_string())?;
-        out.push_str(&format!(
-            "{CODEX_BEGIN}\n# Codex's local compaction summarizes with mf's instruction and salient-items rule.\n\
-experimental_compact_prompt_file = {file}\n{CODEX_END}\n"
+    if inside {
+        return Err(format!(
+            "mf's block has no end line `{CODEX_END}`; remove the block by hand"
         ));
     }
-    out.push_str(rest.trim_start_matches('\n'));
-    if !out.is_empty() && !out.ends_with('\n') {
-        out.push('\n');
+    let table: toml::Table = toml::from_str(&rest).map_err(|e| e.to_string())?;
+    if add {
+        for key in ["compact_prompt", "experimental_compact_prompt_file"] {
+            if table.contains_key(key) {
+                return Err(format!(
+                    "it already sets `{key}` (a compact prompt of your own); remove it first to use mf's"
+                ));
+            }
+        }
+        if table
+            .get("mcp_servers")
+            .and_then(|s| s.as_table())
+            .is_some_and(|s| s.contains_key("mf"))
+        {
+            return Err(
+                "it already has an MCP server named `mf` ([mcp_servers.mf]) that mf did not write; \
+remove it first to use mf's"
+                    .into(),
+            );
+        }
     }
-    toml::from_str::<toml::Table>(&out).map_err(|e| format!("mf would write invalid TOML: {e}"))?;
-    Ok(out)
+    let created = old.is_none() || (created && rest.is_empty());
+    if !add {
+        return Ok((!(created && rest.is_empty())).then_some(rest));
+    }
+    let nl = if rest.contains("\r\n") { "\r\n" } else { "\n" };
+    // A JSON string is a TOML basic string (the result is parsed again below).
+    let quoted = |p: &Path| serde_json::to_string(&p.to_string_lossy()).map_err(|e| e.to_string());
+    // Dotted keys, not a `[mcp_servers.mf]` header: a header at the top would make the user's
+    // top-level keys that follow the block part of mf's table.
+    let mut lines = vec![
+        CODEX_BEGIN.to_string(),
+        "# Codex's local compaction summarizes with mf's instruction and salient-items rule."
+            .into(),
+        format!(
+            "experimental_compact_prompt_file = {}",
+            quoted(prompt_file)?
+        ),
+        "# mf's recall tools (search, expand, folds): the MCP server `mf`, as [mcp_servers.mf]."
+            .into(),
+        format!("mcp_servers.mf.command = {}", quoted(mf)?),
+        "mcp_servers.mf.args = [\"mcp\", \"--agent\", \"codex\"]".into(),
+    ];
+    if created {
+        lines.push(CODEX_CREATED.into());
+    }
+    lines.push(CODEX_END.into());
+    let mut out = String::new();
+    for l in lines {
+        out.push_str(&l);
+        out.push_str(nl);
+    }
+    out.push_str(&rest);
+    toml::from_str::<toml::Table>(&out).map_err(|e| {
+        format!(
+            "with mf's block it would not be valid TOML ({e}); a `[mcp_servers]` table header of \
+your own cannot follow mf's `mcp_servers.mf` keys: write your servers as `[mcp_servers.NAME]`"
+        )
+    })?;
+    Ok(Some(out))
 }
 
 fn codex_install(paths: &HookPaths, dry_run: bool, ui: &Ui, add: bool) -> Result<ExitStatus> {
     let config = &paths.codex_config;
     let prompt_file = &paths.codex_prompt;
     let old = read_optional(config)?;
-    let new = codex_config(old.as_deref().unwrap_or(""), prompt_file, add).map_err(|why| {
+    let new = codex_config(old.as_deref(), prompt_file, &paths.mf, add).map_err(|why| {
         MfError::refused(format!("cannot change {}: {why}", config.display()), None)
     })?;
     let prompt = codex_prompt();
-    let prompt_same = read_optional(prompt_file)?.as_deref() == Some(prompt.as_str());
-    let same = old.as_deref().unwrap_or("") == new && (!add || prompt_same);
+    let prompt_old = read_optional(prompt_file)?;
+    let prompt_same = prompt_old.as_deref() == Some(prompt.as_str());
+    let same = old == new && (!add || prompt_same) && (add || prompt_old.is_none());
     if same {
         ui.note(&format!(
             "{} {}: nothing to change",
             config.display(),
             if add {
-                "already uses mf's compact prompt"
+                "already has mf's block (its compact prompt and MCP server)"
             } else {
                 "has no mf block"
             }
         ));
         return Ok(ExitStatus::Success);
     }
-    if dry_run {
-        render::stdout(&new)?;
-        return Ok(ExitStatus::Success);
+    let mut changes = Vec::new();
+    if add && !prompt_same {
+        changes.push(Change {
+            path: prompt_file.clone(),
+            old: None,
+            new: Some(prompt.clone()),
+            shown: format!("# {} would be:\n{prompt}", prompt_file.display()),
+            done: format!("wrote mf's compact prompt to {}", prompt_file.display()),
+        });
     }
-    if add {
-        replace_file(prompt_file, &prompt, None)?;
+    if old != new {
+        changes.push(Change {
+            path: config.clone(),
+            shown: format!(
+                "# {} {}:\n{}",
+                config.display(),
+                if new.is_some() { "would be" } else { "would be removed; it was" },
+                new.as_deref().or(old.as_deref()).unwrap_or_default()
+            ),
+            done: if add {
+                format!(
+                    "set experimental_compact_prompt_file and registered mf's MCP server `mf` (`{} mcp --agent codex`) in {}",
+                    shell_word(&paths.mf.to_string_lossy()),
+                    config.display()
+                )
+            } else if new.is_some() {
+                format!(
+                    "removed mf's compact prompt and MCP server from {}",
+                    config.display()
+                )
+            } else {
+                format!("removed {} (mf had created it)", config.display())
+            },
+            old,
+            new,
+        });
     }
-    let backup = replace_file(config, &new, old.as_deref())?;
-    if !add {
-        let _ = std::fs::remove_file(prompt_file);
+    if !add && prompt_old.is_some() {
+        changes.push(Change {
+            path: prompt_file.clone(),
+            old: None,
+            new: None,
+            shown: format!("# {} would be removed\n", prompt_file.display()),
+            done: format!("removed mf's compact prompt {}", prompt_file.display()),
+        });
     }
-    ui.note(&format!(
-        "{} {}{}",
-        if add {
-            format!(
-                "wrote mf's compact prompt to {} and set experimental_compact_prompt_file in",
-                prompt_file.display()
-            )
-        } else {
-            "removed mf's compact prompt from".to_string()
-        },
-        config.display(),
-        backup
-            .map(|b| format!("; the previous file is kept as {}", b.display()))
-            .unwrap_or_default()
-    ));
-    if add {
+    carry_out(&changes, dry_run, ui)?;
+    if add && !dry_run {
         ui.note(
             "Codex uses this prompt when it compacts locally (a provider other than OpenAI's, e.g. a local or \
 openai-compatible model). With OpenAI's own provider Codex compacts remotely (the Responses compaction \
@@ -787,15 +1059,63 @@ mod tests {
     fn codex_config_block_goes_on_top_and_comes_off_whole() {
         let old = "model = \"gpt-5\"\n\n[profiles.x]\nmodel = \"o3\"\n";
         let p = Path::new("/h/.codex/mf-compact-prompt.md");
-        let with = codex_config(old, p, true).unwrap();
+        let mf = Path::new("/usr/bin/mf");
+        let with = codex_config(Some(old), p, mf, true).unwrap().unwrap();
         assert!(with.starts_with(CODEX_BEGIN));
         let t: toml::Table = toml::from_str(&with).unwrap();
         assert_eq!(
             t["experimental_compact_prompt_file"].as_str(),
             Some("/h/.codex/mf-compact-prompt.md")
         );
-        assert_eq!(codex_config(&with, p, true).unwrap(), with);
-        assert_eq!(codex_config(&with, p, false).unwrap(), old);
-        assert!(codex_config("compact_prompt = \"mine\"\n", p, true).is_err());
+        // The user's top-level keys stay top-level (no table header in mf's block).
+        assert_eq!(t["model"].as_str(), Some("gpt-5"));
+        let server = &t["mcp_servers"]["mf"];
+        assert_eq!(server["command"].as_str(), Some("/usr/bin/mf"));
+        assert_eq!(server["args"].as_array().unwrap().len(), 3, "{with}");
+        assert_eq!(
+            codex_config(Some(&with), p, mf, true).unwrap().unwrap(),
+            with
+        );
+        assert_eq!(
+            codex_config(Some(&with), p, mf, false).unwrap().unwrap(),
+            old
+        );
+        assert!(codex_config(Some("compact_prompt = \"mine\"\n"), p, mf, true).is_err());
+        // Byte for byte: CRLF, no final line end, other servers as tables after mf's keys.
+        for old in [
+            "",
+            "a = 1",
+            "a = 1\r\n\r\n[mcp_servers.other]\r\ncommand = \"x\"\r\n",
+            "\n\n# lead\n[mcp_servers.other]\ncommand = \"x\"\n[mcp_servers.other.env]\nK = \"v\"\n",
+        ] {
+            let with = codex_config(Some(old), p, mf, true).unwrap().unwrap();
+            let t: toml::Table = toml::from_str(&with).unwrap();
+            assert!(t["mcp_servers"]["mf"].is_table(), "{with}");
+            assert_eq!(
+                codex_config(Some(&with), p, mf, true).unwrap().unwrap(),
+                with
+            );
+            assert_eq!(
+                codex_config(Some(&with), p, mf, false).unwrap().as_deref(),
+                Some(old)
+            );
+        }
+        // No file before: none after.
+        let with = codex_config(None, p, mf, true).unwrap().unwrap();
+        assert_eq!(
+            codex_config(Some(&with), p, mf, true).unwrap().unwrap(),
+            with
+        );
+        assert_eq!(codex_config(Some(&with), p, mf, false).unwrap(), None);
+        // An `mf` server of the user's own is not overwritten; a block without its end is not
+        // taken to run to the end of the file.
+        let theirs = "[mcp_servers.mf]\ncommand = \"mf\"\n";
+        assert!(
+            codex_config(Some(theirs), p, mf, true)
+                .unwrap_err()
+                .contains("did not write")
+        );
+        let torn = format!("{CODEX_BEGIN}\nmodel = \"x\"\n");
+        assert!(codex_config(Some(&torn), p, mf, false).is_err());
     }
 }

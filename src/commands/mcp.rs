@@ -48,6 +48,8 @@ enum Session {
     Newest {
         agent: Option<AgentArg>,
         cwd: PathBuf,
+        /// The id of the calling agent's session, when it says it (Claude Code does).
+        id: Option<String>,
     },
 }
 
@@ -177,21 +179,18 @@ impl Recall {
         }
         match &*self.session {
             Session::File(p) => Ok(p.clone()),
-            Session::Newest { agent, cwd } => newest_session(*agent, cwd),
+            Session::Newest { agent, cwd, id } => newest_session(*agent, cwd, id.as_deref()),
         }
     }
 
     fn read(&self, file: Option<&str>) -> Result<Transcript, String> {
         let path = self.file(file)?;
         transcript::read(&path, &read_options(None, None))
-            .map_err(|e| format!("cannot read `{}`: {e}", path.display()))
+            .map_err(|e| e.to_string())
     }
 
     fn do_search(&self, p: SearchParams) -> Result<String, String> {
-        let query = Query::parse(&p.query);
-        if query.is_empty() {
-            return Err("the query has nothing to look for (only common words): name a word, an identifier, a path, a number or a \"quoted phrase\"".into());
-        }
+        let query = Query::new(&p.query).map_err(|e| e.to_string())?;
         let t = self.read(p.file.as_deref())?;
         let ledger = Ledger::new(t.conversation());
         let limit = p.limit.unwrap_or(DEFAULT_HITS).clamp(1, MAX_HITS) as usize;
@@ -414,10 +413,17 @@ fn parse_cursor(c: &str) -> Option<(usize, usize)> {
     Some((k.parse().ok()?, ch.parse().ok()?))
 }
 
-/// The newest session run in `cwd`; when several of the newest are live, none (the call must
-/// say which).
-fn newest_session(agent: Option<AgentArg>, cwd: &Path) -> Result<PathBuf, String> {
+/// The session of the calling agent when it named it, else the newest session run in `cwd`;
+/// when several of the newest are live, none (the call must say which).
+fn newest_session(agent: Option<AgentArg>, cwd: &Path, id: Option<&str>) -> Result<PathBuf, String> {
     let found = find_sessions(agent, Some(cwd));
+    if let Some(f) = id.and_then(|id| {
+        found
+            .iter()
+            .find(|f| f.path.file_stem().is_some_and(|s| s.to_string_lossy() == id))
+    }) {
+        return Ok(f.path.clone());
+    }
     let whose = agent.map_or("Claude Code, Codex or pi".to_string(), |a| {
         agent_of(a).name().to_string()
     });
@@ -473,6 +479,7 @@ pub fn serve(args: &McpArgs) -> Result<ExitStatus> {
                 || here.clone(),
                 |c| if c.is_absolute() { c } else { here.join(c) },
             ),
+            id: calling_session_id(),
         },
     };
     let server = Recall::new(session, here);

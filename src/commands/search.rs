@@ -14,14 +14,7 @@ use crate::transcript::CacheOptions;
 use crate::view::{Scope, read_for_view, search as find};
 
 pub fn search(args: &SearchArgs, cache: Option<&CacheOptions>, ui: &Ui) -> Result<ExitStatus> {
-    let query = Query::parse(&args.query);
-    if query.is_empty() {
-        return Err(MfError::usage(
-            format!("the query `{}` has nothing to look for (only common words)", args.query.chars().take(80).collect::<String>()),
-            Some("name what you look for: a word, an identifier, a path, a number or a \"quoted phrase\"".into()),
-        )
-        .into());
-    }
+    let query = Query::new(&args.query).map_err(|e| MfError::usage(e.to_string(), None))?;
     let t = read_for_view(&args.file, &read_options(args.from, cache), ui)?;
     let ledger = Ledger::new(t.conversation());
     let scope = if args.all { Scope::All } else { Scope::Folded };

@@ -54,6 +54,9 @@ pub mod env_vars {
     pub const PI_CODING_AGENT_DIR: &str = "PI_CODING_AGENT_DIR";
     pub const PI_CODING_AGENT_SESSION_DIR: &str = "PI_CODING_AGENT_SESSION_DIR";
     pub const HOME: &str = "HOME";
+    /// Set by Claude Code 2.1 in the environment of the MCP servers it starts: its session's id,
+    /// the session `mf mcp` reads when a call names no file.
+    pub const CLAUDE_CODE_SESSION_ID: &str = "CLAUDE_CODE_SESSION_ID";
     /// The cache directory; checkpoints go to `mf/checkpoints` in it (default `$XDG_CACHE_HOME`, else `~/.cache`).
     pub const MF_CACHE_DIR: &str = "MF_CACHE_DIR";
     /// Set to anything but `0` to read every file in full (as `--no-cache`).
@@ -72,8 +75,8 @@ use env_vars as ev;
 
 mod agents;
 pub use agents::{
-    HookPaths, agent_dirs, agent_of, cwd_spellings, find_sessions, hook_paths, hook_state_dir,
-    latest_session, session_roots,
+    HookPaths, agent_dirs, agent_of, calling_session_id, claude_global_config, cwd_spellings, find_sessions,
+    hook_paths, hook_state_dir, latest_session, recall_tool_installed, session_roots,
 };
 
 fn var(name: &str) -> Option<String> {
@@ -902,7 +905,12 @@ impl CompactSettings {
     pub fn reach_for(&self, t: &crate::transcript::Transcript) -> crate::fold::frame::Reach {
         use crate::fold::frame::Reach;
         if let Some(agent) = agents::agent_of_format(t.format)
-            && agents::recall_tool_installed(agent, &t.path)
+            && agents::recall_tool_installed(
+                agent,
+                crate::transcript::sessions::head_cwd(&t.path, agent)
+                    .as_deref()
+                    .map(Path::new),
+            )
         {
             return Reach::Tool;
         }

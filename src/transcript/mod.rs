@@ -608,8 +608,21 @@ impl Transcript {
                 .collect();
         }
         let h = crate::digest::id_hash(address);
-        self.with_id_hash(h)
+        let found: Vec<usize> = self
+            .with_id_hash(h)
             .filter(|&i| self.id_string(i) == address)
+            .collect();
+        if !found.is_empty() {
+            return found;
+        }
+        // `line-N`, the id mf shows for an entry without one of its own (a Claude Code row is
+        // named by its uuid): the entry anchored at line N, when that is the id it shows.
+        address
+            .strip_prefix("line-")
+            .and_then(|n| n.parse::<u32>().ok())
+            .and_then(|n| self.entries.iter().position(|e| e.line == n))
+            .filter(|&i| self.id_string(i) == address)
+            .into_iter()
             .collect()
     }
 

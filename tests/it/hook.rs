@@ -515,3 +515,318 @@ fn the_report_goes_with_the_next_prompt_when_session_start_came_first() {
     let (_, out, _) = run_hook(&env, &event("UserPromptSubmit", &f, r#","prompt":"again""#));
     assert_eq!(out, "");
 }
+
+// ---------------------------------------------------------------------------------------------
+// mf's MCP server, registered by `mf hook install`
+
+/// Whether `path`'s `mcpServers.mf` runs this mf as `mf mcp --agent AGENT`.
+fn registers_mf(path: &std::path::Path, agent: &str) -> bool {
+    let Ok(v) = serde_json::from_slice::<Value>(&read(path)) else {
+        return false;
+    };
+    let exe = std::fs::canonicalize(crate::util::mf_bin()).unwrap();
+    let s = &v["mcpServers"]["mf"];
+    s["type"] == "stdio"
+        && s["command"] == exe.to_str().unwrap()
+        && s["args"] == serde_json::json!(["mcp", "--agent", agent])
+        && s["env"] == serde_json::json!({})
+}
+
+#[test]
+fn install_and_uninstall_claude_code_give_every_file_back_byte_for_byte() {
+    let cases: [(&str, Option<&str>); 7] = [
+        ("no file", None),
+        (
+            "other servers",
+            Some(
+                "{\n  \"numStartups\": 3,\n  \"mcpServers\": {\n    \"github\": {\n      \"type\": \"stdio\",\n      \"command\": \"gh-mcp\",\n      \"args\": [],\n      \"env\": {}\n    }\n  },\n  \"projects\": {}\n}",
+            ),
+        ),
+        (
+            "CRLF",
+            Some("{\r\n  \"theme\": \"dark\",\r\n  \"tipsHistory\": {\"a\": 1}\r\n}\r\n"),
+        ),
+        (
+            "big integer",
+            Some("{\"userID\": 123456789012345678901234567890, \"ratio\": 1.50E+3}"),
+        ),
+        (
+            "duplicate keys",
+            Some(
+                "{\"mcpServers\": {\"a\": {}}, \"x\": 1, \"x\": 2, \"mcpServers\": {\"b\": {}, \"b\": {\"command\": \"b2\"}}}\n",
+            ),
+        ),
+        (
+            "escapes",
+            Some("{\"name\": \"caf\\u00e9 \\ud83d\\ude00 \\udc00\", \"mcp\\u0053ervers\": {}}\n"),
+        ),
+        ("odd spacing", Some("\n\t{ \"a\" :[ 1 ,2 ] }  \n\n")),
+    ];
+    for (what, original) in cases {
+        let (env, home) = home_env();
+        let file = env.path("home/.claude.json");
+        let settings = env.path("home/.claude/settings.json");
+        if let Some(text) = original {
+            std::fs::write(&file, text).unwrap();
+        }
+        let run = |args: &[&str]| {
+            let mut all = vec!["hook"];
+            all.extend(args);
+            let out = env.mf_env(&all, &[("HOME", &home)]);
+            assert_eq!(out.code, 0, "{what}: {}", out.stderr);
+            out
+        };
+        run(&["install", "claude-code"]);
+        let installed = read(&file);
+        if what == "escapes" || what == "duplicate keys" {
+            // serde_json would read these differently from Claude Code: the edit is checked as text.
+            let text = String::from_utf8(installed.clone()).unwrap();
+            assert!(text.contains(r#""mf": {"type": "stdio""#), "{what}: {text}");
+        } else {
+            assert!(
+                registers_mf(&file, "claude"),
+                "{what}: {}",
+                String::from_utf8_lossy(&installed)
+            );
+        }
+        if what == "CRLF" {
+            assert!(
+                !String::from_utf8_lossy(&installed)
+                    .replace("\r\n", "")
+                    .contains('\n')
+            );
+        }
+        // Idempotent.
+        let out = run(&["install", "claude-code"]);
+        assert!(
+            out.stderr.contains("already registers mf's MCP server"),
+            "{what}: {}",
+            out.stderr
+        );
+        assert_eq!(read(&file), installed, "{what}");
+        run(&["uninstall", "claude-code"]);
+        match original {
+            Some(text) => assert_eq!(read(&file), text.as_bytes(), "{what}"),
+            None => assert!(!file.exists(), "{what}: mf created it, mf removes it"),
+        }
+        assert!(!settings.exists(), "{what}: the settings mf created go too");
+        let out = run(&["uninstall", "claude-code"]);
+        assert!(
+            out.stderr.contains("has no MCP server of mf's"),
+            "{what}: {}",
+            out.stderr
+        );
+    }
+}
+
+#[test]
+fn install_claude_code_edits_a_symlinked_file_through_the_link_and_refuses_a_symlinked_backup() {
+    let (env, home) = home_env();
+    let target = env.path("dotfiles/claude.json");
+    std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+    let original = "{\r\n  \"theme\": \"light\"\r\n}\r\n";
+    std::fs::write(&target, original).unwrap();
+    let link = env.path("home/.claude.json");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    // The settings too, symlinked, CRLF: given back byte for byte.
+    let settings_target = env.path("dotfiles/settings.json");
+    let settings_original = "{\r\n  \"model\": \"opus\",\r\n  \"n\": 1.0\r\n}\r\n";
+    std::fs::write(&settings_target, settings_original).unwrap();
+    std::fs::create_dir_all(env.path("home/.claude")).unwrap();
+    let settings = env.path("home/.claude/settings.json");
+    std::os::unix::fs::symlink(&settings_target, &settings).unwrap();
+
+    let out = env.mf_env(&["hook", "install", "claude-code"], &[("HOME", &home)]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
+    assert!(
+        settings
+            .symlink_metadata()
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(registers_mf(&target, "claude"));
+    let v: Value = serde_json::from_slice(&read(&settings_target)).unwrap();
+    assert!(v["hooks"]["PreCompact"].is_array());
+    let out = env.mf_env(&["hook", "uninstall", "claude-code"], &[("HOME", &home)]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
+    assert_eq!(read(&target), original.as_bytes());
+    assert_eq!(read(&settings_target), settings_original.as_bytes());
+
+    // A backup path that is a symlink: refused, named, and nothing is written.
+    let elsewhere = env.path("elsewhere");
+    std::fs::write(&elsewhere, "keep me").unwrap();
+    let backup = env.path("home/.claude.json.mf-backup");
+    let _ = std::fs::remove_file(&backup);
+    std::os::unix::fs::symlink(&elsewhere, &backup).unwrap();
+    let out = env.mf_env(&["hook", "install", "claude-code"], &[("HOME", &home)]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(backup.to_str().unwrap()),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "keep me");
+    assert_eq!(read(&target), original.as_bytes());
+    assert_eq!(read(&settings_target), settings_original.as_bytes());
+}
+
+#[test]
+fn install_claude_code_refuses_an_mf_server_of_the_users_own_and_dry_run_writes_nothing() {
+    let (env, home) = home_env();
+    let file = env.path("home/.claude.json");
+    let theirs = "{\"mcpServers\": {\"mf\": {\"type\": \"stdio\", \"command\": \"mf\", \"args\": [\"mcp\", \"--agent\", \"claude\"], \"env\": {}}}}\n";
+    std::fs::write(&file, theirs).unwrap();
+    let out = env.mf_env(&["hook", "install", "claude-code"], &[("HOME", &home)]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("MCP server named `mf` that mf did not write"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(read(&file), theirs.as_bytes());
+    assert!(
+        !env.path("home/.claude/settings.json").exists(),
+        "nothing written"
+    );
+    // Uninstall leaves it be (and still takes out what is mf's).
+    let out = env.mf_env(&["hook", "uninstall", "claude-code"], &[("HOME", &home)]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.contains("left as it is"), "{}", out.stderr);
+    assert_eq!(read(&file), theirs.as_bytes());
+
+    // --dry-run: says what it would write, writes nothing.
+    std::fs::remove_file(&file).unwrap();
+    let out = env.mf_env(
+        &["hook", "install", "claude-code", "--dry-run"],
+        &[("HOME", &home)],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.contains("settings.json would be:"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("hook claude-code"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains(
+            ".claude.json (user scope): mcpServers would gain \"mf\": {\"type\": \"stdio\""
+        ),
+        "{}",
+        out.stdout
+    );
+    assert!(!file.exists() && !env.path("home/.claude").exists());
+    let out = env.mf_env(
+        &["hook", "install", "codex", "--dry-run"],
+        &[("HOME", &home)],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout
+            .contains("mcp_servers.mf.args = [\"mcp\", \"--agent\", \"codex\"]"),
+        "{}",
+        out.stdout
+    );
+    assert!(!env.path("home/.codex").exists());
+}
+
+#[test]
+fn install_claude_code_registers_in_claude_config_dir_and_in_the_projects_mcp_json() {
+    let (env, home) = home_env();
+    let dir = env.path("cc");
+    let out = env.mf_env(
+        &["hook", "install", "claude-code"],
+        &[
+            ("HOME", &home),
+            ("CLAUDE_CONFIG_DIR", dir.to_str().unwrap()),
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(registers_mf(&dir.join(".claude.json"), "claude"));
+    assert!(!env.path("home/.claude.json").exists());
+
+    let mcp = env.path(".mcp.json");
+    let original = "{\n  \"mcpServers\": {\n    \"db\": {\"command\": \"db-mcp\"}\n  }\n}\n";
+    std::fs::write(&mcp, original).unwrap();
+    let out = env.mf_env(
+        &["hook", "install", "claude-code", "--project"],
+        &[("HOME", &home)],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(registers_mf(&mcp, "claude"));
+    assert!(out.stderr.contains("approve"), "{}", out.stderr);
+    assert!(
+        !env.path("home/.claude.json").exists(),
+        "user scope untouched"
+    );
+    let out = env.mf_env(
+        &["hook", "uninstall", "claude-code", "--project"],
+        &[("HOME", &home)],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(read(&mcp), original.as_bytes());
+    assert!(!env.path(".claude/settings.json").exists());
+}
+
+#[test]
+fn install_and_uninstall_codex_give_the_config_back_byte_for_byte() {
+    for original in [
+        None,
+        Some(
+            "model = \"gpt-5\"\r\n\r\n[mcp_servers.docs]\r\ncommand = \"docs-mcp\"\r\nargs = [\"--stdio\"]\r\n",
+        ),
+        Some("# no final line end\nn = 123456789012345678\nmodel = \"o3\""),
+    ] {
+        let (env, home) = home_env();
+        let config = env.path("home/.codex/config.toml");
+        if let Some(text) = original {
+            std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+            std::fs::write(&config, text).unwrap();
+        }
+        let out = env.mf_env(&["hook", "install", "codex"], &[("HOME", &home)]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let text = std::fs::read_to_string(&config).unwrap();
+        let t: toml::Table = toml::from_str(&text).unwrap();
+        let exe = std::fs::canonicalize(crate::util::mf_bin()).unwrap();
+        assert_eq!(t["mcp_servers"]["mf"]["command"].as_str(), exe.to_str());
+        assert_eq!(
+            t["mcp_servers"]["mf"]["args"],
+            toml::Value::Array(vec!["mcp".into(), "--agent".into(), "codex".into()])
+        );
+        if let Some(o) = original {
+            assert!(text.ends_with(o), "{text}");
+            if o.contains("docs") {
+                assert!(t["mcp_servers"]["docs"].is_table());
+                assert_eq!(
+                    t["model"].as_str(),
+                    Some("gpt-5"),
+                    "still top-level: {text}"
+                );
+            }
+        }
+        let out = env.mf_env(&["hook", "install", "codex"], &[("HOME", &home)]);
+        assert!(out.stderr.contains("nothing to change"), "{}", out.stderr);
+        assert_eq!(std::fs::read_to_string(&config).unwrap(), text);
+        let out = env.mf_env(&["hook", "uninstall", "codex"], &[("HOME", &home)]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        match original {
+            Some(o) => assert_eq!(read(&config), o.as_bytes()),
+            None => assert!(!config.exists()),
+        }
+        assert!(!env.path("home/.codex/mf-compact-prompt.md").exists());
+    }
+    // An `mf` server of the user's own is refused, untouched.
+    let (env, home) = home_env();
+    let config = env.path("home/.codex/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    let theirs = "[mcp_servers.mf]\ncommand = \"mf\"\nargs = [\"mcp\"]\n";
+    std::fs::write(&config, theirs).unwrap();
+    let out = env.mf_env(&["hook", "install", "codex"], &[("HOME", &home)]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("[mcp_servers.mf]"), "{}", out.stderr);
+    assert_eq!(read(&config), theirs.as_bytes());
+    assert!(!env.path("home/.codex/mf-compact-prompt.md").exists());
+}
