@@ -26,7 +26,7 @@ use crate::exit_status::ExitStatus;
 use crate::fold::{ItemKind, Ledger};
 use crate::render::recall::text_block;
 use crate::search::Query;
-use crate::settings::{agent_of, find_sessions, live_guard, read_options};
+use crate::settings::{agent_of, calling_session_id, find_sessions, live_guard, read_options};
 use crate::transcript::{self, Transcript};
 use crate::view::{Scope, item, mf_field, originals, resolve, search};
 
