@@ -929,6 +929,9 @@ remove it first to use mf's"
             .into(),
         format!("mcp_servers.mf.command = {}", quoted(mf)?),
         "mcp_servers.mf.args = [\"mcp\", \"--agent\", \"codex\"]".into(),
+        // Codex starts MCP servers with a short list of variables (HOME, PATH, …): without
+        // CODEX_HOME, `mf mcp` would look for sessions in ~/.codex.
+        "mcp_servers.mf.env_vars = [\"CODEX_HOME\"]".into(),
     ];
     if created {
         lines.push(CODEX_CREATED.into());
