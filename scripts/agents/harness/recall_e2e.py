@@ -30,6 +30,10 @@ repeats, three more prompts make tool calls. Then
            OPS-4471, the expand result holding the planted prompt verbatim.
   verify   `mf verify FILE` after the agent's turn (the tool calls wrote nothing into it but the
            agent's own lines)
+  install, installed-recall (claude, codex)  the same recall with what `mf hook install
+           claude-code` / `mf hook install codex` registers (command `mf`, on PATH), the agent run
+           as harness/agent.py runs it (Claude Code without --mcp-config, --allowedTools
+           Bash,Read,Write; Codex with mf's block in place of the harness's)
 The tool names each agent sent (Claude Code mcp__mf__search, Codex namespace mcp__mf + search
 after its tool_search, pi mf_search) are printed as NOTE lines.
 
@@ -271,6 +275,39 @@ def recall(agent, w):
     vrc, vout, verr = sh([MF, "verify", f])
     say("PASS" if vrc == 0 else "FAIL", agent, "verify",
         (vout + verr).strip().splitlines()[-1][:300] if (vout + verr).strip() else f"exit {vrc}")
+    if agent in ("claude", "codex"):
+        installed(agent, w, f, hit)
+
+
+def installed(agent, w, f, hit):
+    """The same recall with the MCP server `mf hook install` registers (command `mf` on PATH),
+    the agent run as agent.py runs it (Claude Code: no --mcp-config, --allowedTools Bash,Read,Write)."""
+    if agent == "codex":  # the harness's own [mcp_servers.mf] out, mf's in
+        cfg = os.path.join(w, "codex", "config.toml")
+        open(cfg, "w").write(open(cfg).read().split("\n[mcp_servers.mf]")[0])
+    home = os.path.join(w, "home")
+    env = dict(os.environ, HOME=home, CODEX_HOME=os.path.join(w, "codex"))
+    rc, out, err = sh([MF, "hook", "install", "claude-code" if agent == "claude" else "codex"], env=env)
+    where = [p for p in (os.path.join(home, ".claude.json"), os.path.join(home, ".claude", "settings.json"),
+                         os.path.join(w, "codex", "config.toml"))
+             if os.path.exists(p) and any(k in open(p).read() for k in ('"mf"', "mcp_servers.mf", "mcp__mf"))]
+    say("PASS" if rc == 0 else "FAIL", agent, "install", f"mf hook install exit {rc}; mf named in {[os.path.relpath(p, w) for p in where]}: "
+        f"{(out + err).strip()[-300:]}")
+    if rc != 0:
+        return
+    n0 = len(requests(w))
+    prompt = ("recall2: again, where does the replacement ship? "
+              f'PLAN[tool:search={{"query": "{QUERY}"}} ;; tool:expand={{"id": "{hit}"}}]')
+    rc, _, err = ag("resume", w, agent, f, prompt)
+    reqs = requests(w)[n0:]
+    if rc != 0:
+        return say("FAIL", agent, "installed-recall", f"the agent failed: {err[-600:]}")
+    s = first_result(reqs, lambda n: n.endswith("search") and "tool_search" not in n and n != "ToolSearch")
+    e = first_result(reqs, lambda n: n.endswith("expand"))
+    ok = bool(s and e and "OPS-4471" in s[3] and FACT in e[3] and not s[4] and not e[4])
+    say("PASS" if ok else "FAIL", agent, "installed-recall",
+        ("search " + (f"as {s[1]!r}: {s[3][:200]!r}" if s else "never called (the tool was not offered)")) + "; " +
+        ("expand " + (f"as {e[1]!r}: {e[3][:200]!r}" if e else "never called")))
 
 
 # ---- mf mcp alone -----------------------------------------------------------------------------
@@ -476,6 +513,12 @@ def mcp_run(w):
 
 
 def main():
+    # `mf` on PATH, as `mf hook install` registers it (command "mf").
+    bindir = os.path.join(os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else "."), "bin")
+    os.makedirs(bindir, exist_ok=True)
+    if not os.path.exists(os.path.join(bindir, "mf")):
+        os.symlink(MF, os.path.join(bindir, "mf"))
+    os.environ["PATH"] = bindir + ":" + os.environ.get("PATH", "/usr/bin:/bin")
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     what, w = sys.argv[1], os.path.abspath(sys.argv[2])
