@@ -237,6 +237,20 @@ def deferred_names(body):
     return names
 
 
+def searched_for(body):
+    """The queries of the tool searches already made (Codex tool_search_call, Claude Code
+    ToolSearch): a search that found nothing is not repeated."""
+    out = set()
+    for it in body.get("input") if isinstance(body.get("input"), list) else []:
+        if isinstance(it, dict) and it.get("type") == "tool_search_call":
+            out.add(str((it.get("arguments") or {}).get("query")))
+    for m in body.get("messages") or []:
+        for b in m.get("content") if isinstance(m.get("content"), list) else []:
+            if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") == "ToolSearch":
+                out.add(str((b.get("input") or {}).get("query")))
+    return out
+
+
 def named_tool(body, want):
     """The offered tool NAME names: exact, else a suffix after a separator, else a substring;
     a namespaced tool is matched by namespace+name too. -> (name, namespace)."""
@@ -250,12 +264,16 @@ def named_tool(body, want):
             return hits[0]
         if len(hits) > 1:
             raise ValueError(f"tool {want!r} is ambiguous: {[full(n, ns) for n, ns in hits]}")
-    if any(t.get("type") == "tool_search" for t in body.get("tools") or []):
+    searched = searched_for(body)
+    if any(t.get("type") == "tool_search" for t in body.get("tools") or []) and want not in searched:
         return None  # not offered yet: the model searches the deferred tools first (Codex)
     if "ToolSearch" in tools_of(body):
         deferred = [n for n in deferred_names(body) if n == want or n.endswith("__" + want) or n.endswith("_" + want)]
-        if len(deferred) == 1:
+        if len(deferred) == 1 and "select:" + deferred[0] not in searched:
             return ("ToolSearch", deferred[0])  # Claude Code's deferred tools: load it first
+    if searched:
+        raise ValueError(f"no tool {want!r} even after searching the deferred tools ({sorted(searched)}) among "
+                         f"{sorted(full(n, ns) for n, ns in tools)}")
     raise ValueError(f"no tool {want!r} among {sorted(full(n, ns) for n, ns in tools)}")
 
 

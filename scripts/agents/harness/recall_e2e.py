@@ -101,7 +101,7 @@ def text_of(content):
     return "" if content is None else str(content)
 
 
-def tool_exchanges(body):
+def tool_exchanges(body, ids=False):
     """[(call name as the agent sent it, args, result text or None, is_error)] of one request:
     Anthropic Messages (tool_use / tool_result) or OpenAI Responses (function_call /
     function_call_output; a namespaced call is named `namespace/name`)."""
@@ -133,14 +133,19 @@ def tool_exchanges(body):
                     err = bool(out.get("success") is False)
                     out = out.get("content", out)
                 results[it.get("call_id")] = (text_of(out), err)
+    if ids:
+        return {cid: (n, a, *results.get(cid, (None, False))) for cid, (n, a) in calls.items()}
     return [(n, a, *results.get(cid, (None, False))) for cid, (n, a) in calls.items()]
 
 
-def first_result(reqs, pred):
-    """The first request carrying a result of a call `pred` accepts: (file, name, args, text, is_error)."""
+def first_result(reqs, pred, before=()):
+    """The first request carrying a result of a call `pred` accepts, made in this turn (not one of
+    the earlier requests `before`, whose history every later request repeats):
+    (file, name, args, text, is_error)."""
+    old = {cid for _, body in before for cid in tool_exchanges(body, ids=True)}
     for f, body in reqs:
-        for name, args, res, err in tool_exchanges(body):
-            if res is not None and pred(name or ""):
+        for cid, (name, args, res, err) in tool_exchanges(body, ids=True).items():
+            if cid not in old and res is not None and pred(name or ""):
                 return f, name, args, res, err
     return None
 
@@ -242,7 +247,8 @@ def recall(agent, w):
     prompt = ("recall: where does the replacement ship, and which ticket? "
               f'PLAN[tool:search={{"query": "{QUERY}"}} ;; tool:expand={{"id": "{hit}"}}]')
     ok, why = resume_with_tools(w, agent, f, prompt, extra)
-    reqs = requests(w)[n0:]
+    allreqs = requests(w)
+    reqs, before = allreqs[n0:], allreqs[:n0]
     first = reqs[0][1] if reqs else {}
     in_ctx = "OPS-4471" in json.dumps(first)
     say("NOTE", agent, "context", f"the first request after the fold {'carries' if in_ctx else 'does not carry'} OPS-4471 "
@@ -253,7 +259,7 @@ def recall(agent, w):
     if os.path.exists(fake_log) and open(fake_log).read().strip():
         say("NOTE", agent, "fakeapi", open(fake_log).read().strip()[-400:])
 
-    s = first_result(reqs, lambda n: n.endswith("search") and "tool_search" not in n and n != "ToolSearch")
+    s = first_result(reqs, lambda n: n.endswith("search") and "tool_search" not in n and n != "ToolSearch", before)
     if not s:
         say("FAIL", agent, "recall-search", f"no request carries a result of a search call ({len(reqs)} requests)")
     else:
@@ -262,7 +268,7 @@ def recall(agent, w):
         say("NOTE", agent, "tool-name", f"search was called as {name!r} with {json.dumps(args)}")
         say("PASS" if ok else "FAIL", agent, "recall-search",
             f"{os.path.basename(rf)} carries the result ({len(res)} chars, is_error {err}): {res[:300]!r}")
-    e = first_result(reqs, lambda n: n.endswith("expand"))
+    e = first_result(reqs, lambda n: n.endswith("expand"), before)
     if not e:
         say("FAIL", agent, "recall-expand", f"no request carries a result of an expand call ({len(reqs)} requests)")
     else:
@@ -284,7 +290,8 @@ def installed(agent, w, f, hit):
     the agent run as agent.py runs it (Claude Code: no --mcp-config, --allowedTools Bash,Read,Write)."""
     if agent == "codex":  # the harness's own [mcp_servers.mf] out, mf's in
         cfg = os.path.join(w, "codex", "config.toml")
-        open(cfg, "w").write(open(cfg).read().split("\n[mcp_servers.mf]")[0])
+        keep = open(cfg).read().split("\n[mcp_servers.mf]")[0]
+        open(cfg, "w").write(keep)
     home = os.path.join(w, "home")
     env = dict(os.environ, HOME=home, CODEX_HOME=os.path.join(w, "codex"))
     rc, out, err = sh([MF, "hook", "install", "claude-code" if agent == "claude" else "codex"], env=env)
@@ -299,11 +306,12 @@ def installed(agent, w, f, hit):
     prompt = ("recall2: again, where does the replacement ship? "
               f'PLAN[tool:search={{"query": "{QUERY}"}} ;; tool:expand={{"id": "{hit}"}}]')
     rc, _, err = ag("resume", w, agent, f, prompt)
-    reqs = requests(w)[n0:]
+    allreqs = requests(w)
+    reqs, before = allreqs[n0:], allreqs[:n0]
     if rc != 0:
         return say("FAIL", agent, "installed-recall", f"the agent failed: {err[-600:]}")
-    s = first_result(reqs, lambda n: n.endswith("search") and "tool_search" not in n and n != "ToolSearch")
-    e = first_result(reqs, lambda n: n.endswith("expand"))
+    s = first_result(reqs, lambda n: n.endswith("search") and "tool_search" not in n and n != "ToolSearch", before)
+    e = first_result(reqs, lambda n: n.endswith("expand"), before)
     ok = bool(s and e and "OPS-4471" in s[3] and FACT in e[3] and not s[4] and not e[4])
     say("PASS" if ok else "FAIL", agent, "installed-recall",
         ("search " + (f"as {s[1]!r}: {s[3][:200]!r}" if s else "never called (the tool was not offered)")) + "; " +
@@ -458,7 +466,7 @@ def mcp_run(w):
     s = server("twolive", home, cwd, "--agent", "claude")
     try:
         s.start()
-        tool_error(who, "two-live-search", s.call("search", {"query": "the"}), s)
+        tool_error(who, "two-live-search", s.call("search", {"query": "notes.md"}), s)
         tool_error(who, "two-live-folds", s.call("folds", {}), s)
     except RuntimeError as e:
         say("FAIL", who, "two-live", str(e))
@@ -484,7 +492,7 @@ def mcp_run(w):
     s = server("good", os.path.join(w, "h4"), os.path.join(w, "c4"), "--file", good)
     try:
         s.start()
-        r = s.call("search", {"query": "export", "all": True})
+        r = s.call("search", {"query": "notes.md", "all": True})
         res = r.get("result") or {}
         say("PASS" if "result" in r and not res.get("isError") else "FAIL", who, "good-search",
             f"isError {res.get('isError')}: {text_of(res.get('content'))[:200]!r}")
