@@ -177,7 +177,9 @@ def resume_with_tools(w, agent, f, prompt, extra):
             a.run(w, agent, [a.CLAUDE, "-p", "--resume", a.session_id(agent, f), *extra, "--allowedTools",
                              "Bash,Read,Write,mcp__mf__search,mcp__mf__expand,mcp__mf__folds", "--", prompt])
         else:
-            a.resume(w, agent, f, prompt)
+            import contextlib, io
+            with contextlib.redirect_stdout(io.StringIO()):  # agent.py prints the file's path
+                a.resume(w, agent, f, prompt)
     except SystemExit as e:
         return False, str(e.code) if e.code not in (0, None) else ""
     return True, ""
@@ -299,7 +301,7 @@ def installed(agent, w, f, hit):
                          os.path.join(w, "codex", "config.toml"))
              if os.path.exists(p) and any(k in open(p).read() for k in ('"mf"', "mcp_servers.mf", "mcp__mf"))]
     say("PASS" if rc == 0 else "FAIL", agent, "install", f"mf hook install exit {rc}; mf named in {[os.path.relpath(p, w) for p in where]}: "
-        f"{(out + err).strip()[-300:]}")
+        f"{(out + err).strip()[:240]}")
     if rc != 0:
         return
     n0 = len(requests(w))
