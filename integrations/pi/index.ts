@@ -9,9 +9,9 @@
  * compaction goes ahead, and says why in pi's UI.
  *
  * Recall on demand: two tools the model can call, on the current session's file,
- *   mf_search {query, limit?}  `mf search FILE QUERY --limit N`: the entries no longer in the
- *                              model's context (folded by mf or compacted by pi) that match,
- *                              ranked, each with its id
+ *   mf_search {query, limit?, all?}  `mf search FILE QUERY --limit N [--all]`: the entries no
+ *                              longer in the model's context (folded by mf or compacted by pi;
+ *                              with all, every entry) that match, ranked, each with its id
  *   mf_expand {id}             `mf expand FILE ID --format text`: the originals behind a summary
  *                              or stub id, or the entry with that id, verbatim
  * Their result is mf's stdout; mf's failure (exit >= 2, or mf missing) is an error result with
@@ -213,14 +213,23 @@ export default function (pi: ExtensionAPI) {
 		parameters: Type.Object({
 			query: Type.String({ description: "What to look for: words, identifiers, paths, numbers, \"quoted phrases\"" }),
 			limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, description: "How many hits at most (default 5)" })),
+			all: Type.Optional(
+				Type.Boolean({ description: "Search every entry of the session, not only those no longer in your context" }),
+			),
 		}),
 		async execute(_toolCallId, params, signal, _onUpdate, ctx) {
 			const file = sessionFile(ctx);
 			if (typeof file !== "string") return file;
-			const limit = String(params.limit ?? 5);
-			return mfTool(["search", file, params.query, "--limit", limit], signal, (notes) =>
-				`no entry of this session matches ${JSON.stringify(params.query)}` + (notes ? ` (mf: ${notes})` : ""),
-			);
+			const args = ["search", file, params.query, "--limit", String(params.limit ?? 5)];
+			if (params.all) args.push("--all");
+			return mfTool(args, signal, (notes) => {
+				const said = notes.replace(/^mf: /, "").replace(/\s*\(--all searches every entry\)/, "");
+				return (
+					`no hit for ${JSON.stringify(params.query)}` +
+					(said ? `: ${said}` : "") +
+					(params.all ? "" : "; mf_search with all: true searches every entry")
+				);
+			});
 		},
 	});
 

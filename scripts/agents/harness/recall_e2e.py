@@ -27,7 +27,9 @@ repeats, three more prompts make tool calls. Then
            and a prompt whose plan makes the model call the search tool ("Rotterdam office")
            and then expand with the hit's id. The request the agent sends after each call must
            carry that call's result, not an error: the search result naming the id and quoting
-           OPS-4471, the expand result holding the planted prompt verbatim.
+           OPS-4471, the expand result holding the planted prompt verbatim. Then a search that
+           finds nothing (a plain answer, not an error) and an expand of an unknown id (an error
+           result naming the id).
   verify   `mf verify FILE` after the agent's turn (the tool calls wrote nothing into it but the
            agent's own lines)
   install, installed-recall (claude, codex)  the same recall with what `mf hook install
@@ -138,14 +140,14 @@ def tool_exchanges(body, ids=False):
     return [(n, a, *results.get(cid, (None, False))) for cid, (n, a) in calls.items()]
 
 
-def first_result(reqs, pred, before=()):
+def first_result(reqs, pred, before=(), want=None):
     """The first request carrying a result of a call `pred` accepts, made in this turn (not one of
     the earlier requests `before`, whose history every later request repeats):
     (file, name, args, text, is_error)."""
     old = {cid for _, body in before for cid in tool_exchanges(body, ids=True)}
     for f, body in reqs:
         for cid, (name, args, res, err) in tool_exchanges(body, ids=True).items():
-            if cid not in old and res is not None and pred(name or ""):
+            if cid not in old and res is not None and pred(name or "") and (want is None or want(args or {})):
                 return f, name, args, res, err
     return None
 
@@ -247,7 +249,8 @@ def recall(agent, w):
     extra = configure_mcp(w, agent)
     n0 = len(requests(w))
     prompt = ("recall: where does the replacement ship, and which ticket? "
-              f'PLAN[tool:search={{"query": "{QUERY}"}} ;; tool:expand={{"id": "{hit}"}}]')
+              f'PLAN[tool:search={{"query": "{QUERY}"}} ;; tool:expand={{"id": "{hit}"}}'
+              ' ;; tool:search={"query": "zebra quokka"} ;; tool:expand={"id": "no-such-id"}]')
     ok, why = resume_with_tools(w, agent, f, prompt, extra)
     allreqs = requests(w)
     reqs, before = allreqs[n0:], allreqs[:n0]
@@ -261,7 +264,8 @@ def recall(agent, w):
     if os.path.exists(fake_log) and open(fake_log).read().strip():
         say("NOTE", agent, "fakeapi", open(fake_log).read().strip()[-400:])
 
-    s = first_result(reqs, lambda n: n.endswith("search") and "tool_search" not in n and n != "ToolSearch", before)
+    is_search = lambda n: n.endswith("search") and "tool_search" not in n and n != "ToolSearch"
+    s = first_result(reqs, is_search, before, lambda a: a.get("query") == QUERY)
     if not s:
         say("FAIL", agent, "recall-search", f"no request carries a result of a search call ({len(reqs)} requests)")
     else:
@@ -270,7 +274,7 @@ def recall(agent, w):
         say("NOTE", agent, "tool-name", f"search was called as {name!r} with {json.dumps(args)}")
         say("PASS" if ok else "FAIL", agent, "recall-search",
             f"{os.path.basename(rf)} carries the result ({len(res)} chars, is_error {err}): {res[:300]!r}")
-    e = first_result(reqs, lambda n: n.endswith("expand"), before)
+    e = first_result(reqs, lambda n: n.endswith("expand"), before, lambda a: a.get("id") == hit)
     if not e:
         say("FAIL", agent, "recall-expand", f"no request carries a result of an expand call ({len(reqs)} requests)")
     else:
@@ -280,6 +284,16 @@ def recall(agent, w):
         say("PASS" if ok else "FAIL", agent, "recall-expand",
             f"{os.path.basename(rf)} carries the result ({len(res)} chars, is_error {err}); the planted prompt verbatim: "
             f"{'yes' if FACT in res else 'NO'}: {res[:300]!r}")
+    # Nothing found is a plain answer; an unknown id is an error (Codex does not pass MCP's
+    # isError on to the model, so for Codex the text alone is judged).
+    n = first_result(reqs, is_search, before, lambda a: a.get("query") == "zebra quokka")
+    ok = bool(n) and not n[4] and "OPS-4471" not in n[3] and ("no " in n[3].lower() or "no hit" in n[3].lower())
+    say("PASS" if ok else "FAIL", agent, "recall-no-hits",
+        f"is_error {n[4]}: {n[3][:240]!r}" if n else "no result of the search for 'zebra quokka'")
+    b = first_result(reqs, lambda n: n.endswith("expand"), before, lambda a: a.get("id") == "no-such-id")
+    ok = bool(b) and (b[4] or agent == "codex") and "no-such-id" in b[3] and FACT not in b[3]
+    say("PASS" if ok else "FAIL", agent, "recall-bad-id",
+        f"is_error {b[4]}: {b[3][:240]!r}" if b else "no result of expand 'no-such-id'")
     vrc, vout, verr = sh([MF, "verify", f])
     say("PASS" if vrc == 0 else "FAIL", agent, "verify",
         (vout + verr).strip().splitlines()[-1][:300] if (vout + verr).strip() else f"exit {vrc}")
