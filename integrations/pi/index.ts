@@ -8,16 +8,29 @@
  * lost too much), fails, or is not installed, the extension returns nothing, so pi's own
  * compaction goes ahead, and says why in pi's UI.
  *
+ * Recall on demand: two tools the model can call, on the current session's file,
+ *   mf_search {query, limit?, all?}  `mf search FILE QUERY --limit N [--all]`: the entries no
+ *                              longer in the model's context (folded by mf or compacted by pi;
+ *                              with all, every entry) that match, ranked, each with its id
+ *   mf_expand {id}             `mf expand FILE ID --format text`: the originals behind a summary
+ *                              or stub id, or the entry with that id, verbatim
+ * Their result is mf's stdout; mf's failure (exit >= 2, or mf missing) is an error result with
+ * mf's message; `mf search` finding nothing (exit 1) is a plain result saying so.
+ *
  * Configuration (environment of the pi process):
  *   MF_MODEL      the summarizer model mf uses (else mf's config file; mf never defaults one)
  *   MF_BIN        the mf executable (default: `mf` on PATH)
  *   PI_MF_ARGS    extra arguments for `mf summarize`, split on spaces (e.g. `--min-retention 0.6`)
- *   PI_MF_TIMEOUT seconds mf may take before pi's own compaction is used instead (default 300)
+ *   PI_MF_TIMEOUT seconds mf may take before pi's own compaction is used instead (default 300;
+ *                 also the limit of one mf_search / mf_expand call)
+ *   PI_MF_MAX_CHARS  the most characters an mf_search / mf_expand result gives the model (default
+ *                 60000; a longer one is cut, and says how to read the rest)
  */
 
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+import { Type } from "typebox";
 
 /** What `mf summarize --json` prints. */
 interface MfResult {
@@ -126,7 +139,116 @@ function mfError(s: string): string {
 	return error.replace(/^error: /, "") + (hint ? ` (${hint})` : "");
 }
 
+/** A tool's text result, cut to `max` characters (with a line saying how to read all of it). */
+export function cut(text: string, max: number, whole: string): string {
+	if (text.length <= max) return text;
+	return `${text.slice(0, max)}\n… cut at ${max} of ${text.length} characters; all of it: ${whole}`;
+}
+
+/** A shell-quoted word, for the commands the tools name in their results. */
+function quote(s: string): string {
+	return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+type ToolResult = { content: { type: "text"; text: string }[]; details: Record<string, unknown>; isError?: boolean };
+
+/**
+ * Run `mf ARGS` for a tool: stdout as the result (with mf's notes on stderr after it); an error
+ * result with mf's message when mf fails, is missing, or (exit 1) when `noHits` is not given.
+ */
+async function mfTool(
+	args: string[],
+	signal: AbortSignal | undefined,
+	noHits?: (stderr: string) => string,
+): Promise<ToolResult> {
+	const bin = process.env.MF_BIN || "mf";
+	const timeoutMs = 1000 * (Number(process.env.PI_MF_TIMEOUT) || 300);
+	const max = Number(process.env.PI_MF_MAX_CHARS) || 60000;
+	const command = [bin, ...args].map(quote).join(" ");
+	const run = await runMf(bin, args, "", signal, timeoutMs);
+	const details = { command, exitCode: run.code };
+	const text = (t: string, isError = false): ToolResult => ({
+		content: [{ type: "text", text: t }],
+		details,
+		...(isError ? { isError: true } : {}),
+	});
+	if (run.error || run.code === null) {
+		const why = run.error ? run.error.message : "it was stopped (timeout or abort)";
+		return text(`mf did not run (${bin}: ${why})`, true);
+	}
+	const notes = run.stderr.trim();
+	if (run.code === 0) {
+		const out = run.stdout.trimEnd() + (notes ? `\n\n(mf: ${notes})` : "");
+		return text(cut(out, max, command));
+	}
+	if (run.code === 1 && noHits) return text(noHits(notes));
+	return text(`${command} failed (exit ${run.code}): ${mfError(run.stderr) || run.stdout.trim() || "no message"}`, true);
+}
+
+/** The current session's file, or an error result saying there is none. */
+function sessionFile(ctx: { sessionManager: { getSessionFile(): string | undefined } }): string | ToolResult {
+	const file = ctx.sessionManager.getSessionFile();
+	if (file) return file;
+	return {
+		content: [{ type: "text", text: "this pi session is not saved to a file (--no-session), so mf has nothing to search" }],
+		details: {},
+		isError: true,
+	};
+}
+
 export default function (pi: ExtensionAPI) {
+	pi.registerTool({
+		name: "mf_search",
+		label: "mf search",
+		description:
+			"Search the earlier turns of this session that are no longer in your context (folded into a summary by mf, " +
+			"or compacted by pi) for a query; identifiers, paths, numbers and \"quoted phrases\" match exactly, other " +
+			"words are ranked. Each hit names its entry id, turn and role and quotes the matching lines; pass an id to " +
+			"mf_expand for the whole original.",
+		promptSnippet: "Search this session's folded/compacted earlier turns (ids for mf_expand)",
+		promptGuidelines: [
+			"Use mf_search when a detail you need (a name, number, path, decision) was in an earlier turn that a summary now stands for, instead of guessing it.",
+			"Use mf_expand with an id from mf_search, or with a summary's id, to read those earlier messages verbatim.",
+		],
+		parameters: Type.Object({
+			query: Type.String({ description: "What to look for: words, identifiers, paths, numbers, \"quoted phrases\"" }),
+			limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, description: "How many hits at most (default 5)" })),
+			all: Type.Optional(
+				Type.Boolean({ description: "Search every entry of the session, not only those no longer in your context" }),
+			),
+		}),
+		async execute(_toolCallId, params, signal, _onUpdate, ctx) {
+			const file = sessionFile(ctx);
+			if (typeof file !== "string") return file;
+			const args = ["search", file, params.query, "--limit", String(params.limit ?? 5)];
+			if (params.all) args.push("--all");
+			return mfTool(args, signal, (notes) => {
+				const said = notes.replace(/^mf: /, "").replace(/\s*\(--all searches every entry\)/, "");
+				return (
+					`no hit for ${JSON.stringify(params.query)}` +
+					(said ? `: ${said}` : "") +
+					(params.all ? "" : "; mf_search with all: true searches every entry")
+				);
+			});
+		},
+	});
+
+	pi.registerTool({
+		name: "mf_expand",
+		label: "mf expand",
+		description:
+			"The original messages behind an mf summary or stub id (e.g. \"msg-summary-1-7\", named in the summary's " +
+			"first line), or the one entry with an id mf_search gave, verbatim as readable text.",
+		parameters: Type.Object({
+			id: Type.String({ description: "A summary/stub id, or an entry id from mf_search" }),
+		}),
+		async execute(_toolCallId, params, signal, _onUpdate, ctx) {
+			const file = sessionFile(ctx);
+			if (typeof file !== "string") return file;
+			return mfTool(["expand", file, params.id, "--format", "text"], signal);
+		},
+	});
+
 	pi.on("session_before_compact", async (event, ctx) => {
 		const { preparation, signal } = event;
 		const messages = [

@@ -19,13 +19,24 @@ or <environment_context>) may hold a plan:
 
     PLAN[step ;; step ;; ...]  each step is one model reply; a reply may ask for several tool
                              calls at once, joined with ' ++ ' (parallel calls in one message)
-    step = KIND[*N]:ARG      KIND is bash, read or write; *N repeats it N times (N replies);
+    step = KIND[*N]:ARG      KIND is bash, read, write or tool; *N repeats it N times (N replies);
                              in ARG, {n} is replaced by the 1-based repetition number
       bash:CMD               the agent's shell tool (Claude Code Bash, Codex exec_command or
                              shell, pi bash)
       read:PATH              the agent's file read (Claude Code Read, pi read; Codex: `cat`)
       write:PATH=TEXT        the agent's file write (Claude Code Write, pi write; Codex: the
                              apply_patch custom tool, an Add File patch)
+      tool:NAME=JSON         any tool the request offers, by name: NAME exactly, else the one
+                             whose name ends with NAME after a separator (`mcp__mf__search`,
+                             `mf_search`, `mf.search`), else the one containing NAME; JSON is
+                             its arguments (an object). Codex's MCP tools, offered inside a
+                             `namespace` tool, are called by their namespace and name; when
+                             Codex defers them (a `tool_search` tool, no such tool yet), the
+                             reply is a `tool_search_call` for NAME, and the next request (its
+                             `tool_search_output` offers the tool) gets the call itself; when
+                             Claude Code defers it (named in its deferred-tools list, a
+                             ToolSearch tool offered), the reply is ToolSearch "select:NAME"
+                             first (its result is not counted as the step's).
     PATH is relative to the agent's working directory (taken from the request: Claude Code's
     "Primary working directory:", Codex's and pi's <cwd>), or absolute.
 
@@ -112,13 +123,21 @@ def conversation(body):
     result), 'other'. Anthropic Messages (messages) or OpenAI Responses (input)."""
     seq = []
     if "messages" in body:
+        # A tool search (Claude Code's ToolSearch: it loads deferred tools) is not a step's call.
+        searches = {b.get("id") for m in body.get("messages") or [] if isinstance(m.get("content"), list)
+                    for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") == "ToolSearch"}
         for m in body.get("messages") or []:
             c = m.get("content")
             blocks = c if isinstance(c, list) else [{"type": "text", "text": c or ""}]
+            # ... nor is the text Claude Code adds to its result ("Tool loaded.") a prompt.
+            loaded = any(isinstance(b, dict) and b.get("type") == "tool_result" and b.get("tool_use_id") in searches
+                         for b in blocks)
             for b in blocks:
                 if not isinstance(b, dict):
                     continue
-                if b.get("type") == "tool_result":
+                if loaded and b.get("type") in ("tool_result", "text"):
+                    seq.append(("other", ""))
+                elif b.get("type") == "tool_result":
                     seq.append(("result", ""))
                 elif m.get("role") == "user" and b.get("type") == "text":
                     t = b.get("text", "")
@@ -187,7 +206,92 @@ def decide(body):
     return ("text", f"DONE {label}: {total} tool calls")
 
 
+def offered(body):
+    """Every function tool the request offers: [(name, namespace or None)], namespaced ones
+    (Codex's MCP tools: {"type":"namespace","name":"mcp__mf__","tools":[...]}) included, and
+    those an earlier tool_search found (Codex's `tool_search_output` items in the input)."""
+    out = []
+    found = [u for it in (body.get("input") if isinstance(body.get("input"), list) else [])
+             if isinstance(it, dict) and it.get("type") == "tool_search_output" for u in it.get("tools") or []]
+    for t in list(body.get("tools") or []) + found:
+        if t.get("type") == "namespace":
+            for u in t.get("tools") or []:
+                n = u.get("name") or (u.get("function") or {}).get("name")
+                if n:
+                    out.append((n, t.get("name")))
+            continue
+        n = t.get("name") or (t.get("function") or {}).get("name")
+        if n:
+            out.append((n, None))
+    return out
+
+
+def deferred_names(body):
+    """Claude Code's deferred tools: the names it lists (one a line) after "Use ToolSearch with
+    query ... to load tool schemas before calling them:" in a system reminder."""
+    blobs = [json.dumps(body.get("system", "")), json.dumps(body.get("messages") or [])]
+    names = []
+    for b in blobs:
+        for m in re.finditer(r"before calling them:((?:\\n[A-Za-z0-9_.:-]+)+)", b):
+            names += [n for n in m.group(1).split("\\n") if n]
+    return names
+
+
+def searched_for(body):
+    """The queries of the tool searches already made (Codex tool_search_call, Claude Code
+    ToolSearch): a search that found nothing is not repeated."""
+    out = set()
+    for it in body.get("input") if isinstance(body.get("input"), list) else []:
+        if isinstance(it, dict) and it.get("type") == "tool_search_call":
+            out.add(str((it.get("arguments") or {}).get("query")))
+    for m in body.get("messages") or []:
+        for b in m.get("content") if isinstance(m.get("content"), list) else []:
+            if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") == "ToolSearch":
+                out.add(str((b.get("input") or {}).get("query")))
+    return out
+
+
+def named_tool(body, want):
+    """The offered tool NAME names: exact, else a suffix after a separator, else a substring;
+    a namespaced tool is matched by namespace+name too. -> (name, namespace)."""
+    tools = offered(body)
+    full = lambda n, ns: (ns or "") + n
+    for test in (lambda n, ns: n == want or full(n, ns) == want,
+                 lambda n, ns: any(full(n, ns).endswith(sep + want) for sep in ("__", "_", ".", "/", "-", ":")),
+                 lambda n, ns: want in full(n, ns)):
+        hits = [(n, ns) for n, ns in tools if test(n, ns)]
+        if len(hits) == 1:
+            return hits[0]
+        if len(hits) > 1:
+            raise ValueError(f"tool {want!r} is ambiguous: {[full(n, ns) for n, ns in hits]}")
+    searched = searched_for(body)
+    if any(t.get("type") == "tool_search" for t in body.get("tools") or []) and want not in searched:
+        return None  # not offered yet: the model searches the deferred tools first (Codex)
+    if "ToolSearch" in tools_of(body):
+        deferred = [n for n in deferred_names(body) if n == want or n.endswith("__" + want) or n.endswith("_" + want)]
+        if len(deferred) == 1 and "select:" + deferred[0] not in searched:
+            return ("ToolSearch", deferred[0])  # Claude Code's deferred tools: load it first
+    if searched:
+        raise ValueError(f"no tool {want!r} even after searching the deferred tools ({sorted(searched)}) among "
+                         f"{sorted(full(n, ns) for n, ns in tools)}")
+    raise ValueError(f"no tool {want!r} among {sorted(full(n, ns) for n, ns in tools)}")
+
+
 def tool_call(body, kind, arg):
+    if kind == "tool":
+        want, _, js = arg.partition("=")
+        args = json.loads(js) if js.strip() else {}
+        hit = named_tool(body, want.strip())
+        if isinstance(hit, tuple) and hit[0] == "ToolSearch":
+            # Claude Code defers MCP tools: ToolSearch "select:NAME" loads its schema; that
+            # result is not counted as the step's (conversation() skips ToolSearch results).
+            return ("ToolSearch", {"query": "select:" + hit[1], "max_results": 5}, False)
+        if hit is None:
+            # Codex defers MCP tools behind its client-executed `tool_search`: ask it for the
+            # tool; its tool_search_output (not a tool result: the step is not done) offers it.
+            return ("tool_search", {"query": want.strip(), "limit": 8}, "tool_search")
+        name, ns = hit
+        return (name, args, ("namespace", ns) if ns else False)
     tools = tools_of(body)
     cwd = find_cwd(body) or "."
     path = lambda p: p if p.startswith("/") else os.path.join(cwd, p)
@@ -353,12 +457,17 @@ class H(BaseHTTPRequestHandler):
         else:
             for n, a, custom in what:
                 cid = "call_" + uuid.uuid4().hex[:24]
-                if custom:
+                if custom == "tool_search":
+                    items.append({"type": "tool_search_call", "id": "tsc_" + uuid.uuid4().hex, "status": "completed",
+                                  "call_id": cid, "execution": "client", "arguments": a})
+                elif custom is True:
                     items.append({"type": "custom_tool_call", "id": "ctc_" + uuid.uuid4().hex, "status": "completed",
                                   "call_id": cid, "name": n, "input": a})
                 else:
                     items.append({"type": "function_call", "id": "fc_" + uuid.uuid4().hex, "status": "completed",
                                   "call_id": cid, "name": n, "arguments": json.dumps(a)})
+                    if isinstance(custom, tuple):  # a namespaced tool (Codex's MCP tools)
+                        items[-1]["namespace"] = custom[1]
         done = dict(base, status="completed", output=items,
                     usage={"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 5,
                            "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 15})
@@ -372,7 +481,7 @@ class H(BaseHTTPRequestHandler):
                            "delta": it["content"][0]["text"]}))
                 ev.append(("response.output_text.done", {"type": "response.output_text.done", "item_id": it["id"], "output_index": i, "content_index": 0,
                            "text": it["content"][0]["text"]}))
-            elif it["type"] == "compaction":
+            elif it["type"] in ("compaction", "tool_search_call"):
                 ev.append(("response.output_item.added", {"type": "response.output_item.added", "output_index": i, "item": it}))
             elif it["type"] == "function_call":
                 ev.append(("response.output_item.added", {"type": "response.output_item.added", "output_index": i, "item": dict(it, status="in_progress", arguments="")}))
