@@ -68,13 +68,30 @@ def load_questions(path):
     return qs
 
 
-HDR = re.compile(r"^── turn (\d+) · (\S+) · line-(\d+) ──$")
+HDR = re.compile(r"^── turn (\d+) · (\S+) · (\S+) ──$")
+
+
+def id_lines(path):
+    """{entry id: 1-based line} for files whose entries carry their own `id` (chat format)."""
+    out = {}
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for n, line in enumerate(f, 1):
+            try:
+                d = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(d, dict) and isinstance(d.get("id"), str):
+                out.setdefault(d["id"], n)
+    return out
 
 
 def folded_entries(mf, copy):
-    """{line: text} of the entries hidden by the standing summaries (via `mf expand --format text`)."""
+    """{line: text} of the entries hidden by the standing summaries (via `mf expand --format text`).
+
+    Entry ids are `line-N` for agent sessions (N = the entry's first physical line) and the
+    message's own `id` for chat files (mapped to its line here)."""
     ex = json.loads(run([mf, "explain", copy, "--json"]).stdout)
-    out = {}
+    out, ids = {}, None
     for s in ex.get("summaries", []):
         if s.get("state") != "standing":
             continue
@@ -83,8 +100,14 @@ def folded_entries(mf, copy):
         for ln in txt.splitlines(keepends=True):
             m = HDR.match(ln.rstrip("\n"))
             if m:
-                cur = int(m[3])
-                out.setdefault(cur, "")
+                eid = m[3]
+                if re.fullmatch(r"line-\d+", eid):
+                    cur = int(eid[5:])
+                else:
+                    ids = ids if ids is not None else id_lines(copy)
+                    cur = ids.get(eid)
+                if cur is not None:
+                    out.setdefault(cur, "")
             elif cur is not None:
                 out[cur] += ln
     return out
