@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Latency of `mf search` on a ~20 MB session and on the 300 MB benchmark file of bench/run.sh
-# (`testgen bulk`, 1,000,000 lines, 300 MB, seed 1), cold and warm.
+# (`testgen bulk`, 1,000,000 lines, 300 MB, seed 1), cold and warm. The small one is `testgen bulk`
+# with the same line density (70,000 lines, 20 MB, seed 2).
 #   cold: `--no-cache` (no checkpoint of the file's prefix is used; the file itself may sit in the
 #         OS page cache: this measures mf's parse + index + rank, not the disk);
 #   warm: the same search again with mf's cache (the checkpoint written by the fold before it).
@@ -49,7 +50,7 @@ bench_file() { # bench_file NAME FILE
 }
 
 small_file=$dir/small.jsonl
-"$testgen" bulk --lines 1 --size "$small" --seed 2 --out "$small_file" 2>/dev/null
+"$testgen" bulk --lines 70000 --size "$small" --seed 2 --out "$small_file" 2>/dev/null
 bench_file "${small} session" "$small_file"
 rm -f "$small_file"
 
