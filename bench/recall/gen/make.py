@@ -7,7 +7,8 @@ message, e.g. "ship the replacement laptop to the Lisbon office, not the Porto o
 one sentence to a chosen user message, changing nothing else. It folds a copy with the flags of
 gen/sessions.tsv and writes questions only for planted entries that the fold hides:
   - planted facts of class identifier, number and path, never corrected later, whose value is
-    unique in the chat: "What is the <subject>?" (kind = class);
+    unique in the chat and whose entry also names the subject: "What is the <subject>?"
+    (kind = class);
   - the decisions, asked in words that avoid the decision's own terms (kind decision).
 
 usage: python3 bench/recall/gen/make.py [--testgen PATH] [--mf PATH] [--seeds 1,2,3]
@@ -125,6 +126,10 @@ def make(seed, testgen, mf, flags):
             continue
         line = where[0]
         if line not in folded or fct["value"].lower() not in folded[line].lower():
+            continue
+        # The entry must say what the value is of: a path planted as bare `read_file` arguments
+        # names no subject, so no question about the subject can be answered from it.
+        if not all(w.lower() in folded[line].lower() for w in fct["subject"].split()):
             continue
         subj = fct["subject"]
         by_kind[kind].append({"question": f"What is the {subj}?", "kind": kind,
