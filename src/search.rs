@@ -29,6 +29,9 @@ const B: f32 = 0.75;
 pub const EXACT_WEIGHT: f32 = 3.0;
 /// The factor for entries of the role a question names ("what did the user …").
 pub const ROLE_BOOST: f32 = 2.0;
+/// A tool call and its result are one unit: each gets this share of the other's score (the
+/// call names the command or path, the result holds the value a question asks for).
+pub const UNIT_SHARE: f32 = 0.5;
 /// Exact terms beyond this many are matched as words only.
 const MAX_EXACT: usize = 64;
 /// A query of more characters is refused (a pasted page is not a question).
@@ -189,6 +192,19 @@ fn file_like(token: &str) -> bool {
     }
 }
 
+/// Words a question is phrased with that say nothing of what it looks for ("what did the user
+/// want …", "which value was mentioned in the session …").
+fn filler(w: &str) -> bool {
+    matches!(
+        w,
+        "want" | "wanted" | "wants" | "ask" | "asked" | "asks" | "tell" | "told" | "say" | "said"
+            | "says" | "mention" | "mentioned" | "decide" | "decided" | "decision" | "session"
+            | "conversation" | "chat" | "earlier" | "previous" | "previously" | "exact"
+            | "exactly" | "specific" | "specifically" | "originally" | "request" | "requested"
+            | "prefer" | "preferred" | "choose" | "chose" | "chosen" | "pick" | "picked"
+    )
+}
+
 /// Words that name who spoke, not what was said.
 fn role_word(w: &str) -> Option<Role> {
     match w {
@@ -253,6 +269,9 @@ impl Query {
                 role = role.or(Some(r));
                 continue;
             }
+            if filler(&lower) {
+                continue;
+            }
             if let Some(kind) = exact_kind(token) {
                 let text = lower.clone();
                 if !exact.iter().any(|e| e.text == text) {
@@ -311,8 +330,14 @@ impl Query {
     }
 
     /// Scores of the entries, best first (ties in entry order), at most `limit`; entries that
-    /// match nothing are left out.
-    pub fn rank(&self, docs: &[(u32, Role, DocStats)], limit: usize) -> Vec<(u32, f32)> {
+    /// match nothing are left out. `unit(key)`: the entry a tool result answers (or the result
+    /// a call opens) among `docs`, whose score it shares ([`UNIT_SHARE`]).
+    pub fn rank(
+        &self,
+        docs: &[(u32, Role, DocStats)],
+        limit: usize,
+        unit: impl Fn(u32) -> Option<u32>,
+    ) -> Vec<(u32, f32)> {
         let n = docs.len() as f32;
         if docs.is_empty() {
             return Vec::new();
@@ -354,6 +379,21 @@ impl Query {
                 Some((*key, score))
             })
             .collect();
+        let base: std::collections::HashMap<u32, f32> = scored.iter().copied().collect();
+        let mut shared: Vec<(u32, f32)> = Vec::new();
+        for (key, _, _) in docs {
+            if let Some(p) = unit(*key)
+                && let Some(&s) = base.get(&p)
+            {
+                shared.push((*key, UNIT_SHARE * s));
+            }
+        }
+        for (key, add) in shared {
+            match scored.iter_mut().find(|(k, _)| *k == key) {
+                Some(e) => e.1 += add,
+                None => scored.push((key, add)),
+            }
+        }
         scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         scored.truncate(limit);
         scored
@@ -523,7 +563,7 @@ mod tests {
             .enumerate()
             .map(|(i, (r, t))| (i as u32, *r, q.stats(t)))
             .collect();
-        q.rank(&stats, 10).into_iter().map(|(k, _)| k).collect()
+        q.rank(&stats, 10, |_| None).into_iter().map(|(k, _)| k).collect()
     }
 
     #[test]
@@ -597,6 +637,42 @@ mod tests {
             (Role::User, "we go with a blue\n  green deploy"),
         ];
         assert_eq!(rank(r#""blue green deploy""#, &docs), vec![1, 0]);
+    }
+
+    #[test]
+    fn a_tool_result_shares_the_score_of_the_call_it_answers() {
+        let q = Query::parse("how many insertions did the git commit make");
+        let docs = [
+            (Role::User, "please commit"),
+            (Role::Assistant, "[calls bash({\"command\": \"git commit -m 'refactor'\"})]"),
+            (Role::Tool, "[main 83a6c26] refactor\n 12 files changed, 3324 insertions(+)"),
+            (Role::Assistant, "git is how we keep history"),
+        ];
+        let stats: Vec<(u32, Role, DocStats)> = docs
+            .iter()
+            .enumerate()
+            .map(|(i, (r, t))| (i as u32, *r, q.stats(t)))
+            .collect();
+        let unit = |k: u32| match k {
+            1 => Some(2),
+            2 => Some(1),
+            _ => None,
+        };
+        let score = |v: &[(u32, f32)], k: u32| v.iter().find(|x| x.0 == k).unwrap().1;
+        let alone = q.rank(&stats, 10, |_| None);
+        let paired = q.rank(&stats, 10, unit);
+        // The result gains half its call's score, the call half the result's; the rest keep theirs.
+        let (c, r) = (score(&alone, 1), score(&alone, 2));
+        assert!((score(&paired, 2) - (r + UNIT_SHARE * c)).abs() < 1e-4, "{paired:?}");
+        assert!((score(&paired, 1) - (c + UNIT_SHARE * r)).abs() < 1e-4, "{paired:?}");
+        assert!((score(&paired, 0) - score(&alone, 0)).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_questions_filler_words_are_not_searched_for() {
+        let q = Query::parse("what exactly did the user want and decide in the session about the cache");
+        assert_eq!(q.words, vec!["cach".to_string()], "{:?}", q.words);
+        assert_eq!(q.role, Some(Role::User));
     }
 
     #[test]

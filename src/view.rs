@@ -184,8 +184,12 @@ pub fn search(
 ) -> std::io::Result<Found> {
     let candidates = |scope: Scope| -> Vec<usize> {
         (0..t.entries.len())
+            // mf's lines, and the agent's own compaction summaries, are summaries: search finds
+            // originals (those an agent's summary stands for are searched as history).
             .filter(|&i| {
-                !ledger.is_claim_entry(i as u32) && !ledger.summaries.contains_key(&(i as u32))
+                !ledger.is_claim_entry(i as u32)
+                    && !ledger.summaries.contains_key(&(i as u32))
+                    && !t.entries[i].has(crate::entry::flag::NATIVE_SUMMARY)
             })
             .filter(|&i| scope == Scope::All || folded_under(t, ledger, i).is_some())
             .collect()
@@ -196,7 +200,17 @@ pub fn search(
         entries = candidates(Scope::All);
     }
     let stats = scan(t, query, &entries)?;
-    let ranked = query.rank(&stats, limit);
+    // A tool call and its results rank as a unit.
+    let searched: std::collections::HashSet<u32> = entries.iter().map(|&i| i as u32).collect();
+    let mut unit: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+    for &i in &entries {
+        let call = ledger.call_of[i];
+        if call != crate::entry::NONE && searched.contains(&call) {
+            unit.insert(i as u32, call);
+            unit.entry(call).or_insert(i as u32);
+        }
+    }
+    let ranked = query.rank(&stats, limit, |k| unit.get(&k).copied());
     let mut hits = Vec::with_capacity(ranked.len());
     for (rank, (i, score)) in ranked.into_iter().enumerate() {
         let i = i as usize;

@@ -526,6 +526,7 @@ pub fn claude_settings(old: Option<&str>, command: &str, add: bool) -> Result<St
         return Err("it is not a JSON object".into());
     };
     remove_mf_hooks(map);
+    allow_mf_tools(map, add)?;
     if add {
         let hooks = map
             .entry("hooks")
@@ -550,6 +551,42 @@ pub fn claude_settings(old: Option<&str>, command: &str, add: bool) -> Result<St
     let mut text = serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?;
     text.push('\n');
     Ok(text)
+}
+
+/// The permission rule that lets Claude Code call mf's MCP tools without asking (they only
+/// read): added to `permissions.allow` on install, taken out on uninstall. Without it, a
+/// non-interactive `claude -p` refuses the call ("you haven't granted it yet").
+const MF_TOOLS_RULE: &str = "mcp__mf";
+
+fn allow_mf_tools(map: &mut serde_json::Map<String, Value>, add: bool) -> Result<(), String> {
+    if add {
+        let perms = map
+            .entry("permissions")
+            .or_insert_with(|| json!({}))
+            .as_object_mut()
+            .ok_or("its `permissions` is not an object")?;
+        let allow = perms
+            .entry("allow")
+            .or_insert_with(|| json!([]))
+            .as_array_mut()
+            .ok_or("its `permissions.allow` is not an array")?;
+        if !allow.iter().any(|r| r == MF_TOOLS_RULE) {
+            allow.push(json!(MF_TOOLS_RULE));
+        }
+        return Ok(());
+    }
+    if let Some(Value::Object(perms)) = map.get_mut("permissions") {
+        if let Some(Value::Array(allow)) = perms.get_mut("allow") {
+            allow.retain(|r| r != MF_TOOLS_RULE);
+            if allow.is_empty() {
+                perms.remove("allow");
+            }
+        }
+        if perms.is_empty() {
+            map.remove("permissions");
+        }
+    }
+    Ok(())
 }
 
 /// `<path>.mf-backup`: where mf keeps what a file held before it changed it.
