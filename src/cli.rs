@@ -98,13 +98,14 @@ pub enum Command {
         "Identifiers, paths, numbers and \"quoted phrases\" match as written; other words are ranked by BM25 (stemmed: \"shipped\" finds \"ship\"). \"the user\" in a question favours the user's own messages. A hit's id is what `mf expand FILE ID` takes.\n\n",
         "With --json, one object per hit: {\"rank\", \"id\", \"line\", \"turn\", \"role\", \"tool\", \"score\", \"folded\", \"coveredBy\", \"matches\": [{\"textLine\", \"text\", \"match\"}], \"text\", \"textChars\"}.\n\n",
         "Exit codes: 0 hits found; 1 no hit (as grep), or a file mf cannot read; 2 usage error.\n\n",
-        "Examples:\n  mf search chat.jsonl \"which office did the user want the replacement shipped to\"\n  mf search SESSION.jsonl OPS-4471 --all --limit 10\n  mf search SESSION.jsonl 'src/main.rs \"retry budget\"' --json | jq -r .id"
+        "Examples:\n  mf search chat.jsonl Rotterdam\n  mf search SESSION.jsonl OPS-4471 --all --limit 10\n  mf search SESSION.jsonl src/main.rs --json | jq -r .id"
     ))]
     Search(SearchArgs),
     /// Serve search, expand and folds to an agent over MCP (stdio); never writes
     #[command(after_help = concat!(
         "Tools: search {query, file?, limit?, all?}; expand {id, file?, max_tokens?, cursor?}; folds {file?}. Without `file`, the session is --file, else the newest session of --agent run in --cwd (default: the directory the server starts in).\n\n",
-        "Examples:\n  claude mcp add mf -- mf mcp --agent claude\n  codex mcp add mf -- mf mcp --agent codex\n  mf mcp --file chat.jsonl"
+        "Set up: `claude mcp add mf -- mf mcp --agent claude`, `codex mcp add mf -- mf mcp --agent codex`, or `mf hook install claude-code|codex`.\n\n",
+        "Examples:\n  mf mcp --agent claude\n  mf mcp --agent codex --cwd .\n  mf mcp --file chat.jsonl"
     ))]
     Mcp(McpArgs),
     /// Show every decision recorded in the file, suspicious lines, and what `compact` would do now

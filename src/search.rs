@@ -49,8 +49,14 @@ pub enum QueryError {
 impl std::fmt::Display for QueryError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            QueryError::Empty => write!(f, "the query has nothing to look for (only common words): name a word, an identifier, a path, a number or a \"quoted phrase\""),
-            QueryError::TooLong(n) => write!(f, "the query is {n} characters long, over the {MAX_QUERY_CHARS} a query may have: search for the words, names or values that matter"),
+            QueryError::Empty => write!(
+                f,
+                "the query has nothing to look for (only common words): name a word, an identifier, a path, a number or a \"quoted phrase\""
+            ),
+            QueryError::TooLong(n) => write!(
+                f,
+                "the query is {n} characters long, over the {MAX_QUERY_CHARS} a query may have: search for the words, names or values that matter"
+            ),
         }
     }
 }
@@ -197,11 +203,42 @@ fn file_like(token: &str) -> bool {
 fn filler(w: &str) -> bool {
     matches!(
         w,
-        "want" | "wanted" | "wants" | "ask" | "asked" | "asks" | "tell" | "told" | "say" | "said"
-            | "says" | "mention" | "mentioned" | "decide" | "decided" | "decision" | "session"
-            | "conversation" | "chat" | "earlier" | "previous" | "previously" | "exact"
-            | "exactly" | "specific" | "specifically" | "originally" | "request" | "requested"
-            | "prefer" | "preferred" | "choose" | "chose" | "chosen" | "pick" | "picked"
+        "want"
+            | "wanted"
+            | "wants"
+            | "ask"
+            | "asked"
+            | "asks"
+            | "tell"
+            | "told"
+            | "say"
+            | "said"
+            | "says"
+            | "mention"
+            | "mentioned"
+            | "decide"
+            | "decided"
+            | "decision"
+            | "session"
+            | "conversation"
+            | "chat"
+            | "earlier"
+            | "previous"
+            | "previously"
+            | "exact"
+            | "exactly"
+            | "specific"
+            | "specifically"
+            | "originally"
+            | "request"
+            | "requested"
+            | "prefer"
+            | "preferred"
+            | "choose"
+            | "chose"
+            | "chosen"
+            | "pick"
+            | "picked"
     )
 }
 
@@ -563,7 +600,10 @@ mod tests {
             .enumerate()
             .map(|(i, (r, t))| (i as u32, *r, q.stats(t)))
             .collect();
-        q.rank(&stats, 10, |_| None).into_iter().map(|(k, _)| k).collect()
+        q.rank(&stats, 10, |_| None)
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect()
     }
 
     #[test]
@@ -644,8 +684,14 @@ mod tests {
         let q = Query::parse("how many insertions did the git commit make");
         let docs = [
             (Role::User, "please commit"),
-            (Role::Assistant, "[calls bash({\"command\": \"git commit -m 'refactor'\"})]"),
-            (Role::Tool, "[main 83a6c26] refactor\n 12 files changed, 3324 insertions(+)"),
+            (
+                Role::Assistant,
+                "[calls bash({\"command\": \"git commit -m 'refactor'\"})]",
+            ),
+            (
+                Role::Tool,
+                "[main 83a6c26] refactor\n 12 files changed, 3324 insertions(+)",
+            ),
             (Role::Assistant, "git is how we keep history"),
         ];
         let stats: Vec<(u32, Role, DocStats)> = docs
@@ -663,14 +709,22 @@ mod tests {
         let paired = q.rank(&stats, 10, unit);
         // The result gains half its call's score, the call half the result's; the rest keep theirs.
         let (c, r) = (score(&alone, 1), score(&alone, 2));
-        assert!((score(&paired, 2) - (r + UNIT_SHARE * c)).abs() < 1e-4, "{paired:?}");
-        assert!((score(&paired, 1) - (c + UNIT_SHARE * r)).abs() < 1e-4, "{paired:?}");
+        assert!(
+            (score(&paired, 2) - (r + UNIT_SHARE * c)).abs() < 1e-4,
+            "{paired:?}"
+        );
+        assert!(
+            (score(&paired, 1) - (c + UNIT_SHARE * r)).abs() < 1e-4,
+            "{paired:?}"
+        );
         assert!((score(&paired, 0) - score(&alone, 0)).abs() < 1e-6);
     }
 
     #[test]
     fn a_questions_filler_words_are_not_searched_for() {
-        let q = Query::parse("what exactly did the user want and decide in the session about the cache");
+        let q = Query::parse(
+            "what exactly did the user want and decide in the session about the cache",
+        );
         assert_eq!(q.words, vec!["cach".to_string()], "{:?}", q.words);
         assert_eq!(q.role, Some(Role::User));
     }
@@ -701,7 +755,10 @@ mod tests {
 
     #[test]
     fn a_huge_or_empty_query_is_refused() {
-        assert_eq!(Query::new(&"word ".repeat(5_000)).unwrap_err(), QueryError::TooLong(25_000));
+        assert_eq!(
+            Query::new(&"word ".repeat(5_000)).unwrap_err(),
+            QueryError::TooLong(25_000)
+        );
         assert_eq!(Query::new("what is the").unwrap_err(), QueryError::Empty);
         assert!(Query::new("OPS-4471").is_ok());
     }

@@ -296,7 +296,16 @@ fn forge(lines: &[String], g: &mut Gen<'_>) -> Option<String> {
         _ => Some(g.below(60) as u32),
     };
     let id = summary::summary_id(span.from_turn, span.to_turn, |x| t.has_id(x));
-    let mut d = summary::draft(&span, id, ("extractive", None), "forged", None, 1, tail, Vec::new());
+    let mut d = summary::draft(
+        &span,
+        id,
+        ("extractive", None),
+        "forged",
+        None,
+        1,
+        tail,
+        Vec::new(),
+    );
     match g.byte() % 8 {
         0 => d.content.push_str(" edited"),
         1 => d.coverage.entry_count += 1,

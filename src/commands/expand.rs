@@ -33,13 +33,9 @@ pub fn expand(args: &ExpandArgs, ui: &Ui, interrupt: &Interrupt) -> Result<()> {
             return Err(not_a_summary(&t, &ledger, i, &args.id).into());
         };
         restore(args, &t, &ledger, i, s, h, ui, interrupt)?;
-    } else if ledger
-        .flags
-        .iter()
-        .any(|f| f.entry == Some(i) && f.kind.is_problem())
-    {
-        // A line that claims to be mf's and is not honoured: shown as it is, with why.
-        ui.warn(&not_a_summary(&t, &ledger, i, &args.id).to_string());
+    } else if ledger.is_claim_entry(i) && !ledger.summaries.contains_key(&i) {
+        // A line that claims to be mf's and is not honoured: refused, with why.
+        return Err(not_a_summary(&t, &ledger, i, &args.id).into());
     }
 
     print_originals(args, &t, &ledger, i)

@@ -185,8 +185,7 @@ impl Recall {
 
     fn read(&self, file: Option<&str>) -> Result<Transcript, String> {
         let path = self.file(file)?;
-        transcript::read(&path, &read_options(None, None))
-            .map_err(|e| e.to_string())
+        transcript::read(&path, &read_options(None, None)).map_err(|e| e.to_string())
     }
 
     fn do_search(&self, p: SearchParams) -> Result<String, String> {
@@ -415,12 +414,18 @@ fn parse_cursor(c: &str) -> Option<(usize, usize)> {
 
 /// The session of the calling agent when it named it, else the newest session run in `cwd`;
 /// when several of the newest are live, none (the call must say which).
-fn newest_session(agent: Option<AgentArg>, cwd: &Path, id: Option<&str>) -> Result<PathBuf, String> {
+fn newest_session(
+    agent: Option<AgentArg>,
+    cwd: &Path,
+    id: Option<&str>,
+) -> Result<PathBuf, String> {
     let found = find_sessions(agent, Some(cwd));
     if let Some(f) = id.and_then(|id| {
-        found
-            .iter()
-            .find(|f| f.path.file_stem().is_some_and(|s| s.to_string_lossy() == id))
+        found.iter().find(|f| {
+            f.path
+                .file_stem()
+                .is_some_and(|s| s.to_string_lossy() == id)
+        })
     }) {
         return Ok(f.path.clone());
     }

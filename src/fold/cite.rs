@@ -742,16 +742,9 @@ impl<'o> Review<'o> {
             leaves += a.leaves;
             consumed += a.chars;
         }
-        // The id is chosen when the summary is written; its base form stands in for it.
-        let id = format!("msg-summary-{from}-{to}");
-        let label = frame::label(&frame::LabelOf {
-            from_turn: from,
-            to_turn: to,
-            originals: leaves,
-            model: &self.offer.model,
-            id: &id,
-            reach: &self.offer.reach,
-        });
+        // What the summary says, with the label that says what it stands for; the words after
+        // it that say how to reach the originals (the same for every summary) do not count.
+        let label = frame::plain_label(from, to, leaves, &self.offer.model);
         let chars = label.chars().count() + 2 + text.chars().count();
         let tokens = estimate_tokens(chars);
         let consumed_tokens = estimate_tokens(consumed);

@@ -50,6 +50,16 @@ fn recall_of(env: &TestEnv, p: &Path) -> Vec<Value> {
     json_lines(&out.stdout)
 }
 
+/// A recall with the ids of summaries in their labels made one (`msg-summary-1-9.2` as
+/// `msg-summary-1-9`).
+fn same_id(recall: &[Value]) -> String {
+    let text = serde_json::to_string(recall).unwrap();
+    regex::Regex::new(r"(msg-summary-[0-9]+-[0-9]+)\.[0-9]+\.\]")
+        .unwrap()
+        .replace_all(&text, "$1.]")
+        .into_owned()
+}
+
 /// Every tool result in a recall follows the call it answers.
 fn assert_paired(recall: &[Value]) {
     let mut calls = std::collections::HashSet::new();
@@ -225,7 +235,13 @@ fn a_write_cut_short_counts_for_nothing_until_the_next_compact_writes_it_whole()
                 "{what}: the repair"
             );
             assert_eq!(standing(&env, &p), 1, "{what}");
-            assert_eq!(recall_of(&env, &p), summary_recall, "{what}");
+            // The repair's summary is the same but for its id (`….2`: the cut line holds the
+            // first), which its label names.
+            assert_eq!(
+                same_id(&recall_of(&env, &p)),
+                same_id(&summary_recall),
+                "{what}"
+            );
             let (_, report) = verify(&env, &p);
             assert!(
                 problem_kinds(&report).iter().all(|k| k == "torn-mf-line"),

@@ -68,7 +68,11 @@ pub fn label_ok(first: &str, from: u64, to: u64, n: usize, model: &str, id: &str
     let Some(rest) = first.strip_prefix(core).and_then(|r| r.strip_prefix("; ")) else {
         return false;
     };
-    if rest == format!("to read them, call the mf tool `expand` with id \"{id}\" (`search` finds a detail in them).]") {
+    if rest
+        == format!(
+            "to read them, call the mf tool `expand` with id \"{id}\" (`search` finds a detail in them).]"
+        )
+    {
         return true;
     }
     rest.strip_prefix("to read them, run: mf expand ")

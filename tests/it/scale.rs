@@ -501,9 +501,11 @@ fn target_tokens_brings_the_recall_view_under_the_target() {
     ]);
     let again = &json_lines(&again.stdout)[0];
     assert_eq!(again["action"], "skipped", "{again}");
-    assert_eq!(
-        again["reason"],
-        "nothing to do: the recall view is ~18129 tokens, within the target of 20257",
+    // The label names the file's path, so the view's size depends on the temp dir's.
+    let reason = again["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("nothing to do: the recall view is ~")
+            && reason.ends_with(" tokens, within the target of 20257"),
         "{again}"
     );
 

@@ -14,7 +14,15 @@ use crate::util::*;
 fn folded(env: &TestEnv, fixture: &str, extra: &[&str]) -> Value {
     let p = env.copy_fixture(fixture);
     age(&p);
-    let mut args = vec!["compact", fixture, "--model", "extractive", "--min-retention", "0", "--json"];
+    let mut args = vec![
+        "compact",
+        fixture,
+        "--model",
+        "extractive",
+        "--min-retention",
+        "0",
+        "--json",
+    ];
     args.extend_from_slice(extra);
     let rec = json_lines(&env.mf_ok(&args).stdout).remove(0);
     assert_eq!(rec["action"], "folded", "{fixture}: {rec}");
@@ -41,7 +49,10 @@ fn a_folded_fact_is_found_by_its_identifier_its_path_its_number_and_a_question_i
     ] {
         let (code, hits, err) = search(&env, "incident-northwind.jsonl", query, &[]);
         assert_eq!(code, 0, "{query}: {err}");
-        assert!(hits[0]["text"].as_str().unwrap().contains(needle), "{query}: {hits:?}");
+        assert!(
+            hits[0]["text"].as_str().unwrap().contains(needle),
+            "{query}: {hits:?}"
+        );
         assert_eq!(hits[0]["folded"], true);
         assert_eq!(hits[0]["coveredBy"], summary.as_str());
     }
@@ -54,7 +65,8 @@ fn a_folded_fact_is_found_by_its_identifier_its_path_its_number_and_a_question_i
     );
     assert_eq!(code, 0);
     assert!(
-        hits.iter().any(|h| h["text"].as_str().unwrap().contains("Priya Raman")),
+        hits.iter()
+            .any(|h| h["text"].as_str().unwrap().contains("Priya Raman")),
         "{hits:?}"
     );
     assert!(hits.len() <= 3);
@@ -64,14 +76,26 @@ fn a_folded_fact_is_found_by_its_identifier_its_path_its_number_and_a_question_i
 fn a_hit_is_an_id_expand_prints() {
     let env = TestEnv::new();
     folded(&env, "incident-northwind.jsonl", &[]);
-    let (_, hits, _) = search(&env, "incident-northwind.jsonl", "redis-pricing-02.internal", &[]);
+    let (_, hits, _) = search(
+        &env,
+        "incident-northwind.jsonl",
+        "redis-pricing-02.internal",
+        &[],
+    );
     let id = hits[0]["id"].as_str().unwrap();
     let line = hits[0]["line"].as_u64().unwrap() as usize;
     let out = env.mf_ok(&["expand", "incident-northwind.jsonl", id]);
     let original = std::fs::read_to_string(env.path("incident-northwind.jsonl")).unwrap();
-    assert_eq!(out.stdout, format!("{}\n", original.lines().nth(line - 1).unwrap()));
+    assert_eq!(
+        out.stdout,
+        format!("{}\n", original.lines().nth(line - 1).unwrap())
+    );
     let text = env.mf_ok(&["expand", "incident-northwind.jsonl", id, "--format", "text"]);
-    assert!(text.stdout.contains("redis-pricing-02.internal"), "{}", text.stdout);
+    assert!(
+        text.stdout.contains("redis-pricing-02.internal"),
+        "{}",
+        text.stdout
+    );
     // An ordinary entry cannot be restored: only a summary or stub can.
     let out = env.mf(&["expand", "incident-northwind.jsonl", id, "--restore"]);
     assert_eq!(out.code, 1, "{out:?}");
@@ -82,12 +106,23 @@ fn a_hit_is_an_id_expand_prints() {
 fn search_shows_the_matching_lines_with_their_context_on_a_pipe() {
     let env = TestEnv::new();
     folded(&env, "incident-northwind.jsonl", &[]);
-    let out = env.mf_ok(&["search", "incident-northwind.jsonl", "redis-pricing-02.internal", "--limit", "1"]);
+    let out = env.mf_ok(&[
+        "search",
+        "incident-northwind.jsonl",
+        "redis-pricing-02.internal",
+        "--limit",
+        "1",
+    ]);
     let mut lines = out.stdout.lines();
     let head = lines.next().unwrap();
     assert!(head.starts_with("1. m"), "{head}");
     assert!(head.contains(" · folded by msg-summary-1-13"), "{head}");
-    assert!(out.stdout.contains("   >   host: redis-pricing-02.internal"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("   >   host: redis-pricing-02.internal"),
+        "{}",
+        out.stdout
+    );
 }
 
 #[test]
@@ -97,7 +132,10 @@ fn no_hit_exits_1_and_an_empty_query_is_a_usage_error() {
     let out = env.mf(&["search", "incident-northwind.jsonl", "zanzibar-quokka"]);
     assert_eq!(out.code, 1, "{out:?}");
     assert!(out.stdout.is_empty());
-    assert!(out.stderr.contains("no hit in 49 folded entries"), "{out:?}");
+    assert!(
+        out.stderr.contains("no hit in 49 folded entries"),
+        "{out:?}"
+    );
     assert!(out.stderr.contains("--all"), "{out:?}");
     let out = env.mf(&["search", "incident-northwind.jsonl", "the of and"]);
     assert_eq!(out.code, 2, "{out:?}");
@@ -122,10 +160,25 @@ fn the_default_scope_is_what_the_folds_hide_and_all_is_every_entry() {
         .last()
         .unwrap();
     let id = last_user["id"].as_str().unwrap().to_string();
-    let phrase: String = last_user["content"].as_str().unwrap().split_whitespace().take(4).collect::<Vec<_>>().join(" ");
+    let phrase: String = last_user["content"]
+        .as_str()
+        .unwrap()
+        .split_whitespace()
+        .take(4)
+        .collect::<Vec<_>>()
+        .join(" ");
     let quoted = format!("\"{phrase}\"");
-    let (_, hits, _) = search(&env, "incident-northwind.jsonl", &quoted, &["--limit", "50"]);
-    assert!(hits.iter().all(|h| h["folded"] == true && h["id"] != id.as_str()), "{hits:?}");
+    let (_, hits, _) = search(
+        &env,
+        "incident-northwind.jsonl",
+        &quoted,
+        &["--limit", "50"],
+    );
+    assert!(
+        hits.iter()
+            .all(|h| h["folded"] == true && h["id"] != id.as_str()),
+        "{hits:?}"
+    );
     let (code, hits, _) = search(&env, "incident-northwind.jsonl", &quoted, &["--all"]);
     assert_eq!(code, 0);
     assert_eq!(hits[0]["id"], id.as_str(), "{hits:?}");
@@ -137,29 +190,61 @@ fn the_default_scope_is_what_the_folds_hide_and_all_is_every_entry() {
 fn a_file_with_nothing_folded_is_searched_whole_and_says_so() {
     let env = TestEnv::new();
     env.copy_fixture("incident-northwind.jsonl");
-    let out = env.mf(&["search", "incident-northwind.jsonl", "redis-pricing-02.internal", "--json"]);
+    let out = env.mf(&[
+        "search",
+        "incident-northwind.jsonl",
+        "redis-pricing-02.internal",
+        "--json",
+    ]);
     assert_eq!(out.code, 0, "{out:?}");
-    assert!(out.stderr.contains("nothing in `incident-northwind.jsonl` is folded: searched every entry"), "{out:?}");
+    assert!(
+        out.stderr
+            .contains("nothing in `incident-northwind.jsonl` is folded: searched every entry"),
+        "{out:?}"
+    );
     assert_eq!(json_lines(&out.stdout)[0]["folded"], false);
 }
 
 #[test]
 fn search_works_on_each_agents_sessions_and_names_what_hides_the_hit() {
-    for fixture in ["claude-session.jsonl", "codex-rollout.jsonl", "pi-session-v3.jsonl"] {
+    for fixture in [
+        "claude-session.jsonl",
+        "codex-rollout.jsonl",
+        "pi-session-v3.jsonl",
+    ] {
         let env = TestEnv::new();
         let rec = folded(&env, fixture, &[]);
         let summary = rec["summaries"][0]["id"].as_str().unwrap().to_string();
         // Whatever a folded entry says can be found again: take a distinctive word of one.
-        let hidden = env.mf_ok(&["expand", fixture, &summary, "--format", "text"]).stdout;
+        let hidden = env
+            .mf_ok(&["expand", fixture, &summary, "--format", "text"])
+            .stdout;
+        // The entries' own text, not the headings with their ids.
+        let hidden: String = hidden
+            .lines()
+            .filter(|l| !l.starts_with("── "))
+            .collect::<Vec<_>>()
+            .join("\n");
         let word = hidden
             .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.'))
-            .filter(|w| w.len() >= 8 && w.chars().any(|c| c.is_ascii_digit() || c == '_' || c == '.'))
+            .filter(|w| {
+                w.len() >= 8
+                    && w.chars()
+                        .any(|c| c.is_ascii_digit() || c == '_' || c == '.')
+            })
             .find(|w| !w.starts_with('.') && !w.ends_with('.'))
             .unwrap_or_else(|| panic!("{fixture}: no identifier in the folded text"))
             .to_string();
         let (code, hits, err) = search(&env, fixture, &word, &[]);
         assert_eq!(code, 0, "{fixture}: {word}: {err}");
-        assert!(hits[0]["text"].as_str().unwrap().to_lowercase().contains(&word.to_lowercase()), "{fixture}: {word}: {hits:?}");
+        assert!(
+            hits[0]["text"]
+                .as_str()
+                .unwrap()
+                .to_lowercase()
+                .contains(&word.to_lowercase()),
+            "{fixture}: {word}: {hits:?}"
+        );
         assert_eq!(hits[0]["coveredBy"], summary.as_str(), "{fixture}");
         // The hit's id is one expand takes.
         let id = hits[0]["id"].as_str().unwrap();
@@ -186,7 +271,11 @@ fn an_agents_own_compaction_hides_what_it_folded_and_search_finds_it() {
                 .flatten()
         })
         .expect("a typed prompt before the boundary");
-    let words: String = prompt.split_whitespace().take(5).collect::<Vec<_>>().join(" ");
+    let words: String = prompt
+        .split_whitespace()
+        .take(5)
+        .collect::<Vec<_>>()
+        .join(" ");
     let (code, hits, err) = search(&env, "claude-compacted.jsonl", &format!("\"{words}\""), &[]);
     assert_eq!(code, 0, "{words}: {err}");
     assert_eq!(hits[0]["folded"], true, "{hits:?}");
@@ -196,7 +285,12 @@ fn an_agents_own_compaction_hides_what_it_folded_and_search_finds_it() {
 #[test]
 fn the_label_names_the_summary_and_the_command_that_reads_its_originals() {
     let env = TestEnv::new();
-    for fixture in ["incident-northwind.jsonl", "claude-session.jsonl", "codex-rollout.jsonl", "pi-session-v3.jsonl"] {
+    for fixture in [
+        "incident-northwind.jsonl",
+        "claude-session.jsonl",
+        "codex-rollout.jsonl",
+        "pi-session-v3.jsonl",
+    ] {
         let rec = folded(&env, fixture, &[]);
         let id = rec["summaries"][0]["id"].as_str().unwrap();
         let text = env.mf_ok(&["recall", fixture, "--format", "text"]).stdout;
@@ -204,8 +298,13 @@ fn the_label_names_the_summary_and_the_command_that_reads_its_originals() {
         let path = std::fs::canonicalize(env.path(fixture)).unwrap();
         let abs = std::path::absolute(env.path(fixture)).unwrap();
         assert!(
-            label.ends_with(&format!("; to read them, run: mf expand {} {id}.]", abs.display()))
-                || label.ends_with(&format!("; to read them, run: mf expand {} {id}.]", path.display())),
+            label.ends_with(&format!(
+                "; to read them, run: mf expand {} {id}.]",
+                abs.display()
+            )) || label.ends_with(&format!(
+                "; to read them, run: mf expand {} {id}.]",
+                path.display()
+            )),
             "{fixture}: {label}"
         );
         // The command the label names works, and the file verifies clean.
@@ -222,10 +321,18 @@ fn a_label_naming_another_id_or_a_path_mf_would_quote_is_not_honoured() {
     folded(&env, "incident-northwind.jsonl", &[]);
     let p = env.path("incident-northwind.jsonl");
     let text = std::fs::read_to_string(&p).unwrap();
-    let last = text.lines().filter(|l| l.contains("msg-summary-1-13")).next_back().unwrap().to_string();
+    let last = text
+        .lines()
+        .filter(|l| l.contains("msg-summary-1-13"))
+        .next_back()
+        .unwrap()
+        .to_string();
     // Another id in the label (the fingerprint refit, as a forger would): not mf's label.
     let mut v: Value = serde_json::from_str(&last).unwrap();
-    let content = v["content"].as_str().unwrap().replace(" msg-summary-1-13.]", " msg-summary-1-12.]");
+    let content = v["content"]
+        .as_str()
+        .unwrap()
+        .replace(" msg-summary-1-13.]", " msg-summary-1-12.]");
     v["content"] = json!(content);
     let forged = text.replace(&last, &serde_json::to_string(&v).unwrap());
     std::fs::write(&p, forged).unwrap();
@@ -243,6 +350,10 @@ struct Client {
 
 impl Client {
     fn start(env: &TestEnv, args: &[&str], home: &Path) -> Client {
+        Client::start_with(env, args, home, &[])
+    }
+
+    fn start_with(env: &TestEnv, args: &[&str], home: &Path, vars: &[(&str, &str)]) -> Client {
         let mut cmd = Command::new(mf_bin());
         cmd.arg("mcp")
             .args(args)
@@ -252,17 +363,26 @@ impl Client {
             .env("PATH", std::env::var("PATH").unwrap_or_default())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null());
+            .stderr(Stdio::null())
+            .envs(vars.iter().copied());
         let mut child = cmd.spawn().expect("start mf mcp");
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut c = Client { child, stdin, stdout, next: 1 };
+        let mut c = Client {
+            child,
+            stdin,
+            stdout,
+            next: 1,
+        };
         let init = c.request(
             "initialize",
             json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}),
         );
         assert_eq!(init["result"]["serverInfo"]["name"], "mf", "{init}");
-        assert!(init["result"]["capabilities"]["tools"].is_object(), "{init}");
+        assert!(
+            init["result"]["capabilities"]["tools"].is_object(),
+            "{init}"
+        );
         c.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
         c
     }
@@ -278,7 +398,10 @@ impl Client {
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         loop {
             let mut line = String::new();
-            assert!(self.stdout.read_line(&mut line).unwrap() > 0, "the server closed its output");
+            assert!(
+                self.stdout.read_line(&mut line).unwrap() > 0,
+                "the server closed its output"
+            );
             let v: Value = serde_json::from_str(&line).expect("a JSON-RPC line");
             if v["id"] == id {
                 return v;
@@ -293,7 +416,10 @@ impl Client {
         assert!(res.is_object(), "{tool}: {r}");
         (
             res["isError"] == true,
-            res["content"][0]["text"].as_str().unwrap_or_default().to_string(),
+            res["content"][0]["text"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
         )
     }
 
@@ -313,28 +439,52 @@ fn mcp_serves_search_expand_and_folds_over_json_rpc() {
     std::fs::create_dir_all(&home).unwrap();
     let mut c = Client::start(&env, &["--file", "incident-northwind.jsonl"], &home);
     let tools = c.request("tools/list", json!({}));
-    let mut names: Vec<&str> = tools["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let mut names: Vec<&str> = tools["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
     names.sort_unstable();
     assert_eq!(names, ["expand", "folds", "search"]);
     for t in tools["result"]["tools"].as_array().unwrap() {
         assert!(t["inputSchema"]["properties"].is_object(), "{t}");
     }
-    let (err, text) = c.call("search", json!({"query": "redis-pricing-02.internal", "limit": 2}));
+    let (err, text) = c.call(
+        "search",
+        json!({"query": "redis-pricing-02.internal", "limit": 2}),
+    );
     assert!(!err, "{text}");
-    assert!(text.contains("folded by msg-summary-1-13") && text.contains("redis-pricing-02.internal"), "{text}");
-    let id = text.lines().find(|l| l.starts_with("1. ")).unwrap().split(' ').nth(1).unwrap().to_string();
+    assert!(
+        text.contains("folded by msg-summary-1-13") && text.contains("redis-pricing-02.internal"),
+        "{text}"
+    );
+    let id = text
+        .lines()
+        .find(|l| l.starts_with("1. "))
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .to_string();
     let (err, text) = c.call("expand", json!({"id": id}));
     assert!(!err && text.contains("redis-pricing-02.internal"), "{text}");
     let (err, text) = c.call("folds", json!({}));
     assert!(!err, "{text}");
-    assert!(text.contains("msg-summary-1-13 · summary · turns 1–13 · 49 messages"), "{text}");
+    assert!(
+        text.contains("msg-summary-1-13 · summary · turns 1–13 · 49 messages"),
+        "{text}"
+    );
     // A summary's originals, paged: every page moves on, and the pages add up to the whole.
-    let (_, whole) = c.call("expand", json!({"id": "msg-summary-1-13", "max_tokens": 100_000}));
+    let (_, whole) = c.call(
+        "expand",
+        json!({"id": "msg-summary-1-13", "max_tokens": 100_000}),
+    );
     assert!(!whole.contains("… more"), "one page");
     let mut pages = Vec::new();
     let mut cursor: Option<String> = None;
     loop {
-        let mut args = json!({"id": "msg-summary-1-13", "max_tokens": 1000});
+        let mut args = json!({"id": "msg-summary-1-13", "max_tokens": 300});
         if let Some(c) = &cursor {
             args["cursor"] = json!(c);
         }
@@ -356,8 +506,14 @@ fn mcp_serves_search_expand_and_folds_over_json_rpc() {
     assert_eq!(joined, body(&whole));
     // Tool errors, and the server goes on.
     let (err, text) = c.call("expand", json!({"id": "no-such-id"}));
-    assert!(err && text.contains("no entry `no-such-id`") && text.contains("msg-summary-1-13"), "{text}");
-    let (err, text) = c.call("expand", json!({"id": "msg-summary-1-13", "cursor": "99.0"}));
+    assert!(
+        err && text.contains("no entry `no-such-id`") && text.contains("msg-summary-1-13"),
+        "{text}"
+    );
+    let (err, text) = c.call(
+        "expand",
+        json!({"id": "msg-summary-1-13", "cursor": "99.0"}),
+    );
     assert!(err && text.contains("cursor"), "{text}");
     let (err, text) = c.call("search", json!({"query": "q".repeat(10_000)}));
     assert!(err && text.contains("10000 characters long"), "{text}");
@@ -373,7 +529,26 @@ fn mcp_serves_search_expand_and_folds_over_json_rpc() {
     let (err, _) = c.call("folds", json!({}));
     assert!(!err, "the server still answers");
     c.close();
-    assert_eq!(read(&env.path("incident-northwind.jsonl")), before, "the server never writes");
+    assert_eq!(
+        read(&env.path("incident-northwind.jsonl")),
+        before,
+        "the server never writes"
+    );
+}
+
+/// A Claude Code process file naming session `sid`, held by a running process: the session is
+/// live while the process runs.
+fn claude_running(home: &Path, sid: &str) -> Child {
+    let sessions = home.join(".claude/sessions");
+    std::fs::create_dir_all(&sessions).unwrap();
+    let sleeper = Command::new("sleep").arg("120").spawn().unwrap();
+    let pid = sleeper.id();
+    std::fs::write(
+        sessions.join(format!("{pid}.json")),
+        json!({"pid": pid, "sessionId": sid, "cwd": "/tmp", "status": "busy"}).to_string(),
+    )
+    .unwrap();
+    sleeper
 }
 
 #[test]
@@ -383,26 +558,63 @@ fn mcp_without_a_file_reads_the_newest_session_of_the_directory_and_says_what_to
     let project = env.path("proj");
     std::fs::create_dir_all(&project).unwrap();
     let project = std::fs::canonicalize(&project).unwrap();
+    let cwd = project.to_str().unwrap();
     // No session yet: a tool error naming what to pass.
-    let mut c = Client::start(&env, &["--agent", "claude", "--cwd", project.to_str().unwrap()], &home);
+    let mut c = Client::start(&env, &["--agent", "claude", "--cwd", cwd], &home);
     let (err, text) = c.call("folds", json!({}));
-    assert!(err && text.contains("no claude session") && text.contains("`file`"), "{text}");
+    assert!(
+        err && text.contains("no claude session") && text.contains("`file`"),
+        "{text}"
+    );
     // One session: read without naming it (the agent starts its server before the file exists).
     let dir = home
         .join(".claude/projects")
-        .join(project.to_str().unwrap().replace(|c: char| !c.is_ascii_alphanumeric(), "-"));
+        .join(cwd.replace(|c: char| !c.is_ascii_alphanumeric(), "-"));
     std::fs::create_dir_all(&dir).unwrap();
-    let text = std::fs::read_to_string(fixture("claude-session.jsonl"))
-        .unwrap()
-        .replace("/home/dev/src/ledgerline", project.to_str().unwrap());
-    std::fs::write(dir.join("a.jsonl"), &text).unwrap();
-    let (err, text2) = c.call("folds", json!({}));
-    assert!(!err && text2.contains("a.jsonl"), "{text2}");
-    // Two live sessions (both just written): which one is for the caller to say.
-    std::fs::write(dir.join("b.jsonl"), &text).unwrap();
-    let (err, text3) = c.call("folds", json!({}));
-    assert!(err && text3.contains("are live") && text3.contains("a.jsonl") && text3.contains("b.jsonl"), "{text3}");
-    let (err, _) = c.call("folds", json!({"file": dir.join("b.jsonl").to_str().unwrap()}));
-    assert!(!err);
+    let original = std::fs::read_to_string(fixture("claude-session.jsonl")).unwrap();
+    let sid = "7c0b5d1e-3f4a-4c8e-9a61-2d5e8f0b7a93";
+    assert!(original.contains(sid));
+    let (a, b) = (
+        "aaaaaaaa-0000-4000-8000-000000000001",
+        "bbbbbbbb-0000-4000-8000-000000000002",
+    );
+    let session = |id: &str| {
+        original
+            .replace("/home/dev/src/ledgerline", cwd)
+            .replace(sid, id)
+    };
+    std::fs::write(dir.join(format!("{a}.jsonl")), session(a)).unwrap();
+    let (err, text) = c.call("folds", json!({}));
+    assert!(!err && text.contains(a), "{text}");
+    // Two live sessions: which one is for the caller to say.
+    std::fs::write(dir.join(format!("{b}.jsonl")), session(b)).unwrap();
+    let mut running = vec![claude_running(&home, a), claude_running(&home, b)];
+    let (err, text) = c.call("folds", json!({}));
+    assert!(
+        err && text.contains("2 claude sessions")
+            && text.contains("are live")
+            && text.contains(a)
+            && text.contains(b),
+        "{text}"
+    );
+    let (err, text) = c.call(
+        "folds",
+        json!({"file": dir.join(format!("{b}.jsonl")).to_str().unwrap()}),
+    );
+    assert!(!err && text.contains(b), "{text}");
     c.close();
+    // Claude Code names its session to its MCP servers: that one is read, live or not.
+    let mut c = Client::start_with(
+        &env,
+        &["--agent", "claude", "--cwd", cwd],
+        &home,
+        &[("CLAUDE_CODE_SESSION_ID", a)],
+    );
+    let (err, text) = c.call("folds", json!({}));
+    assert!(!err && text.contains(a), "{text}");
+    c.close();
+    for p in &mut running {
+        let _ = p.kill();
+        let _ = p.wait();
+    }
 }

@@ -201,16 +201,7 @@ fn each_rejection_reason() {
 fn too_long_counts_the_label_against_what_it_consumes() {
     let o = offer(8);
     // Two entries: 800 chars, 200 tokens; at most 160 tokens with the label.
-    let label = frame::label(&frame::LabelOf {
-        from_turn: 1,
-        to_turn: 2,
-        originals: 2,
-        model: "m",
-        id: "msg-summary-1-2",
-        reach: &frame::Reach::Tool,
-    })
-    .chars()
-    .count();
+    let label = frame::plain_label(1, 2, 2, "m").chars().count();
     let room = 160 * 4 - label - 2;
     let fits = format!("{} [m1, m2]", "x".repeat(room - 10));
     let r = review_one(&o, &fits);
