@@ -29,6 +29,9 @@ const B: f32 = 0.75;
 pub const EXACT_WEIGHT: f32 = 3.0;
 /// The factor for entries of the role a question names ("what did the user …").
 pub const ROLE_BOOST: f32 = 2.0;
+/// Two words of a question that stand next to each other in an entry too ("checkout hotfix
+/// commit") say more than each alone: each such pair adds its words' mean IDF times this.
+pub const PAIR_WEIGHT: f32 = 1.0;
 /// A tool call and its result are one unit: each gets this share of the other's score (the
 /// call names the command or path, the result holds the value a question asks for).
 pub const UNIT_SHARE: f32 = 0.5;
@@ -90,6 +93,11 @@ pub struct Query {
     /// The role a question asks about ("the user …").
     pub role: Option<Role>,
     tokenizer: bm25::DefaultTokenizer,
+    /// The tokenizer's stop words (English), to count an entry's words without tokenizing it.
+    stop: std::collections::HashSet<String>,
+    /// Every word is ASCII: an entry that holds none of them as a substring (lower-cased)
+    /// cannot hold them as tokens, so it is only counted.
+    ascii: bool,
 }
 
 impl std::fmt::Debug for Query {
@@ -111,6 +119,8 @@ pub struct DocStats {
     pub tf: Vec<u16>,
     /// Bit `k`: the entry holds exact term `k`.
     pub exact: u64,
+    /// Bit `k`: query words `k` and `k + 1` stand next to each other in the entry.
+    pub pairs: u64,
 }
 
 /// One line of an entry's text shown with a hit.
@@ -325,11 +335,17 @@ impl Query {
                 words.push(w);
             }
         }
+        let ascii = words.iter().all(|w| w.is_ascii());
         Query {
             exact,
             words,
             role,
             tokenizer,
+            stop: stop_words::get(stop_words::LANGUAGE::English)
+                .iter()
+                .map(|w| w.to_string())
+                .collect(),
+            ascii,
         }
     }
 
@@ -344,6 +360,7 @@ impl Query {
             len: 0,
             tf: vec![0; self.words.len()],
             exact: 0,
+            pairs: 0,
         };
         if text.is_empty() {
             return s;
@@ -354,13 +371,33 @@ impl Query {
                 s.exact |= 1 << k;
             }
         }
+        // An entry that holds none of the words (as text) is only counted: BM25 needs its
+        // length for the mean, not its tokens. Its count splits on what is not a letter, a
+        // digit or an apostrophe, where the tokenizer splits by Unicode's word rules (they
+        // differ on a few joined words such as `a.b`, which moves the mean by a hair).
+        if s.exact == 0 && self.ascii && !self.words.iter().any(|w| lower.contains(w.as_str())) {
+            s.len = lower
+                .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+                .filter(|w| !w.is_empty() && !self.stop.contains(*w))
+                .count() as u32;
+            return s;
+        }
         let tokens = self.tokenizer.tokenize(text);
         s.len = tokens.len() as u32;
         if !self.words.is_empty() {
+            let mut last: Option<usize> = None;
             for t in &tokens {
-                if let Some(k) = self.words.iter().position(|w| w == t) {
+                let k = self.words.iter().position(|w| w == t);
+                if let Some(k) = k {
                     s.tf[k] = s.tf[k].saturating_add(1);
+                    if let Some(j) = last
+                        && j + 1 == k
+                        && j < 64
+                    {
+                        s.pairs |= 1 << j;
+                    }
                 }
+                last = k;
             }
         }
         s
@@ -401,6 +438,12 @@ impl Query {
                         .filter(|(tf, _)| **tf > 0)
                         .map(|(&tf, idf)| idf * (tf as f32 * (K1 + 1.0)) / (tf as f32 + norm))
                         .sum();
+                score += word_idf
+                    .windows(2)
+                    .enumerate()
+                    .filter(|(k, _)| *k < 64 && s.pairs & (1 << k) != 0)
+                    .map(|(_, w)| PAIR_WEIGHT * (w[0] + w[1]) / 2.0)
+                    .sum::<f32>();
                 score += exact_idf
                     .iter()
                     .enumerate()
@@ -727,6 +770,19 @@ mod tests {
         );
         assert_eq!(q.words, vec!["cach".to_string()], "{:?}", q.words);
         assert_eq!(q.role, Some(Role::User));
+    }
+
+    #[test]
+    fn words_that_stand_together_as_in_the_question_rank_first() {
+        let docs = [
+            (
+                Role::Assistant,
+                "the billing hotfix commit is b0fc6fd0; checkout is fine",
+            ),
+            (Role::Assistant, "the checkout hotfix commit is CR-8814"),
+            (Role::Assistant, "commit the hotfix for checkout later"),
+        ];
+        assert_eq!(rank("what is the checkout hotfix commit", &docs)[0], 1);
     }
 
     #[test]

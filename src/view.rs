@@ -200,14 +200,28 @@ pub fn search(
         entries = candidates(Scope::All);
     }
     let stats = scan(t, query, &entries)?;
-    // A tool call and its results rank as a unit.
+    // A tool call and its results rank as a unit; so does a user's reply with the assistant's
+    // message it answers ("minor, this is a big change" answers "patch or minor?").
     let searched: std::collections::HashSet<u32> = entries.iter().map(|&i| i as u32).collect();
     let mut unit: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+    let mut said: Option<usize> = None;
     for &i in &entries {
         let call = ledger.call_of[i];
         if call != crate::entry::NONE && searched.contains(&call) {
             unit.insert(i as u32, call);
             unit.entry(call).or_insert(i as u32);
+        }
+        match t.entries[i].role {
+            crate::entry::Role::Assistant if call == crate::entry::NONE => said = Some(i),
+            crate::entry::Role::User => {
+                if let Some(a) =
+                    said.filter(|&a| a + 1 == i || ledger.turns[a] + 1 == ledger.turns[i])
+                {
+                    unit.entry(i as u32).or_insert(a as u32);
+                }
+                said = None;
+            }
+            _ => {}
         }
     }
     let ranked = query.rank(&stats, limit, |k| unit.get(&k).copied());
