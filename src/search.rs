@@ -208,50 +208,6 @@ fn file_like(token: &str) -> bool {
     }
 }
 
-/// Words a question is phrased with that say nothing of what it looks for ("what did the user
-/// want …", "which value was mentioned in the session …").
-fn filler(w: &str) -> bool {
-    matches!(
-        w,
-        "want"
-            | "wanted"
-            | "wants"
-            | "ask"
-            | "asked"
-            | "asks"
-            | "tell"
-            | "told"
-            | "say"
-            | "said"
-            | "says"
-            | "mention"
-            | "mentioned"
-            | "decide"
-            | "decided"
-            | "decision"
-            | "session"
-            | "conversation"
-            | "chat"
-            | "earlier"
-            | "previous"
-            | "previously"
-            | "exact"
-            | "exactly"
-            | "specific"
-            | "specifically"
-            | "originally"
-            | "request"
-            | "requested"
-            | "prefer"
-            | "preferred"
-            | "choose"
-            | "chose"
-            | "chosen"
-            | "pick"
-            | "picked"
-    )
-}
-
 /// Words that name who spoke, not what was said.
 fn role_word(w: &str) -> Option<Role> {
     match w {
@@ -314,9 +270,6 @@ impl Query {
             let lower = token.to_lowercase();
             if let Some(r) = role_word(&lower) {
                 role = role.or(Some(r));
-                continue;
-            }
-            if filler(&lower) {
                 continue;
             }
             if let Some(kind) = exact_kind(token) {
@@ -428,9 +381,9 @@ impl Query {
         let exact_idf: Vec<f32> = (0..self.exact.len())
             .map(|k| idf(docs.iter().filter(|d| d.2.exact & (1 << k) != 0).count()))
             .collect();
-        let mut scored: Vec<(u32, f32)> = docs
+        let base: Vec<f32> = docs
             .iter()
-            .filter_map(|(key, role, s)| {
+            .map(|(_, role, s)| {
                 let norm = K1 * (1.0 - B + B * s.len as f32 / avgdl);
                 let mut score: f32 =
                     s.tf.iter()
@@ -450,30 +403,27 @@ impl Query {
                     .filter(|(k, _)| s.exact & (1 << k) != 0)
                     .map(|(_, idf)| EXACT_WEIGHT * idf.max(0.1))
                     .sum::<f32>();
-                if score <= 0.0 {
-                    return None;
-                }
-                if self.role == Some(*role) {
+                if score > 0.0 && self.role == Some(*role) {
                     score *= ROLE_BOOST;
                 }
-                Some((*key, score))
+                score.max(0.0)
             })
             .collect();
-        let base: std::collections::HashMap<u32, f32> = scored.iter().copied().collect();
-        let mut shared: Vec<(u32, f32)> = Vec::new();
-        for (key, _, _) in docs {
-            if let Some(p) = unit(*key)
-                && let Some(&s) = base.get(&p)
-            {
-                shared.push((*key, UNIT_SHARE * s));
-            }
-        }
-        for (key, add) in shared {
-            match scored.iter_mut().find(|(k, _)| *k == key) {
-                Some(e) => e.1 += add,
-                None => scored.push((key, add)),
-            }
-        }
+        // Each entry's score, with its share of its unit's (a call's, a result's, the message a
+        // reply answers).
+        let at: std::collections::HashMap<u32, usize> =
+            docs.iter().enumerate().map(|(i, d)| (d.0, i)).collect();
+        let mut scored: Vec<(u32, f32)> = docs
+            .iter()
+            .enumerate()
+            .map(|(i, (key, _, _))| {
+                let shared = unit(*key)
+                    .and_then(|p| at.get(&p))
+                    .map_or(0.0, |&j| UNIT_SHARE * base[j]);
+                (*key, base[i] + shared)
+            })
+            .filter(|&(_, s)| s > 0.0)
+            .collect();
         scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         scored.truncate(limit);
         scored
@@ -499,16 +449,13 @@ impl Query {
         for &m in &chosen {
             let from = m.saturating_sub(context);
             let to = (m + context).min(lines.len().saturating_sub(1));
-            for i in from..=to {
-                if out.iter().any(|s| s.line == i) {
-                    continue;
-                }
-                if lines[i].trim().is_empty() && i != m {
+            for (i, line) in lines.iter().enumerate().take(to + 1).skip(from) {
+                if out.iter().any(|s| s.line == i) || (line.trim().is_empty() && i != m) {
                     continue;
                 }
                 out.push(Snippet {
                     line: i,
-                    text: self.cut(lines[i], width),
+                    text: self.cut(line, width),
                     matches: chosen.contains(&i),
                 });
             }
@@ -761,15 +708,6 @@ mod tests {
             "{paired:?}"
         );
         assert!((score(&paired, 0) - score(&alone, 0)).abs() < 1e-6);
-    }
-
-    #[test]
-    fn a_questions_filler_words_are_not_searched_for() {
-        let q = Query::parse(
-            "what exactly did the user want and decide in the session about the cache",
-        );
-        assert_eq!(q.words, vec!["cach".to_string()], "{:?}", q.words);
-        assert_eq!(q.role, Some(Role::User));
     }
 
     #[test]

@@ -174,7 +174,16 @@ def bench_set(label, qdir, tsv, src_dir, mf, limit, check, tmp, check_only=False
             ans = q["answer"].lower()
             in_view = ans in view.lower()
             in_hits = any(ans in hit_text(h).lower() for h in hits)
+            # The same entry looked for by its exact term (the answer as written: an identifier, a
+            # path, a number; a phrase with spaces quoted), as an agent that read a summary
+            # naming it would search.
+            exact_rank = None
+            if q["kind"] != "decision":
+                term = q["answer"] if not any(c.isspace() for c in q["answer"]) else f'"{q["answer"]}"'
+                ehits = search(mf, copy, term, limit)
+                exact_rank = next((i + 1 for i, h in enumerate(ehits) if hit_lines(h) & want), 0)
             results.append({
+                "exact_rank": exact_rank,
                 "set": label, "file": rel, "kind": q["kind"], "question": q["question"],
                 "answer": q["answer"], "line": q["line"], "alt_lines": q.get("alt_lines") or [],
                 "found": rank is not None, "rank": rank,
@@ -206,6 +215,13 @@ def table(results, label):
         row = f"{f[-62:]:62} " + " ".join(f"{fmt(share([r for r in rs if r['kind'] == k])):>12}" for k in KINDS)
         lenient = (sum(r["answer_in_hits"] for r in rs), len(rs))
         lines.append(row + f" {fmt(share(rs)):>12} {fmt(lenient):>12}")
+    ex = [r for r in results if r.get("exact_rank") is not None]
+    if ex:
+        cells = []
+        for k in [k for k in KINDS if k != "decision"] + ["all"]:
+            rs = [r for r in ex if k == "all" or r["kind"] == k]
+            cells.append(f"{k} {fmt((sum(1 for r in rs if r['exact_rank']), len(rs)))}")
+        lines.append("exact-term queries (the answer as written), found in the top 3: " + "; ".join(cells))
     n = len(results)
     a = sum(r["in_recall"] for r in results)
     b = sum(r["in_recall_or_hits"] for r in results)
