@@ -747,6 +747,30 @@ fn install_claude_code_registers_in_claude_config_dir_and_in_the_projects_mcp_js
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(registers_mf(&dir.join(".claude.json"), "claude"));
     assert!(!env.path("home/.claude.json").exists());
+    // The tools only read: allowed, so a non-interactive `claude -p` may call them.
+    let settings: serde_json::Value =
+        serde_json::from_slice(&read(&dir.join("settings.json"))).unwrap();
+    let allow = settings["permissions"]["allow"].as_array().unwrap();
+    assert_eq!(
+        allow.iter().filter(|r| *r == "mcp__mf").count(),
+        1,
+        "{settings}"
+    );
+    let again = env.mf_env(
+        &["hook", "install", "claude-code"],
+        &[
+            ("HOME", &home),
+            ("CLAUDE_CONFIG_DIR", dir.to_str().unwrap()),
+        ],
+    );
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    let settings: serde_json::Value =
+        serde_json::from_slice(&read(&dir.join("settings.json"))).unwrap();
+    assert_eq!(
+        settings["permissions"]["allow"].as_array().unwrap().len(),
+        1,
+        "{settings}"
+    );
 
     let mcp = env.path(".mcp.json");
     let original = "{\n  \"mcpServers\": {\n    \"db\": {\"command\": \"db-mcp\"}\n  }\n}\n";

@@ -326,7 +326,10 @@ fn a_label_naming_another_id_or_a_path_mf_would_quote_is_not_honoured() {
         .unwrap()
         .to_string();
     // The label edited and the fingerprint refit, as a forger would.
-    let label = text.lines().rfind(|l| l.contains("msg-summary-1-13")).unwrap();
+    let label = text
+        .lines()
+        .rfind(|l| l.contains("msg-summary-1-13"))
+        .unwrap();
     let path = regex::Regex::new(r"run: mf expand (\S+) msg-summary-1-13\.\]")
         .unwrap()
         .captures(label)
