@@ -302,6 +302,17 @@ impl Query {
         }
     }
 
+    /// Only exact terms: every word is a piece of one (`src/utils/config.ts`, `OPS-4471`). Such
+    /// a query names the entry it wants; units (a call with its result) do not share scores then.
+    pub fn only_exact(&self) -> bool {
+        !self.exact.is_empty()
+            && self.words.iter().all(|w| {
+                self.exact
+                    .iter()
+                    .any(|e| self.tokenizer.tokenize(&e.text).contains(w))
+            })
+    }
+
     /// Nothing to look for.
     pub fn is_empty(&self) -> bool {
         self.exact.is_empty() && self.words.is_empty()
@@ -721,6 +732,14 @@ mod tests {
             (Role::Assistant, "commit the hotfix for checkout later"),
         ];
         assert_eq!(rank("what is the checkout hotfix commit", &docs)[0], 1);
+    }
+
+    #[test]
+    fn a_query_of_exact_terms_only_is_told_from_a_question() {
+        assert!(Query::parse("src/utils/config.ts").only_exact());
+        assert!(Query::parse("OPS-4471 9090").only_exact());
+        assert!(!Query::parse("which file is src/utils/config.ts").only_exact());
+        assert!(!Query::parse("the cache").only_exact());
     }
 
     #[test]

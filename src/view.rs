@@ -224,7 +224,10 @@ pub fn search(
             _ => {}
         }
     }
-    let ranked = query.rank(&stats, limit, |k| unit.get(&k).copied());
+    let only_exact = query.only_exact();
+    let ranked = query.rank(&stats, limit, |k| {
+        (!only_exact).then(|| unit.get(&k).copied()).flatten()
+    });
     let mut hits = Vec::with_capacity(ranked.len());
     for (rank, (i, score)) in ranked.into_iter().enumerate() {
         let i = i as usize;
