@@ -441,10 +441,18 @@ fn newest_session(
     let guard = live_guard();
     let now = std::time::SystemTime::now();
     let recent = now - std::time::Duration::from_secs(24 * 3600);
-    let live: Vec<&PathBuf> = found
+    let candidates: Vec<_> = found
         .iter()
         .take(LIVE_CANDIDATES)
         .filter(|f| f.modified >= recent)
+        .collect();
+    // One session written lately (or none): the newest, without reading it to ask whether it
+    // is live.
+    if candidates.len() <= 1 {
+        return Ok(found[0].path.clone());
+    }
+    let live: Vec<&PathBuf> = candidates
+        .into_iter()
         .filter(|f| {
             let Ok(file) = std::fs::File::open(&f.path) else {
                 return false;
