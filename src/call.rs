@@ -39,6 +39,8 @@ pub struct AuditRules {
     pub count_tool_results: bool,
     /// `--retry-lossy`: ask once more, naming what a lossy summary left out.
     pub retry_lossy: bool,
+    /// `--allow-inventions`: inventions, misstated claims and stale values do not decline.
+    pub allow_inventions: bool,
     /// A debug build's injected fault (`MF_DEBUG_PANIC_ON`), as `settings` read it.
     pub panic_on: Option<&'static str>,
 }
@@ -139,6 +141,16 @@ pub fn make_request(
     )
 }
 
+/// What an audit reads besides the span's pieces: the rest of what the summarizer could have
+/// read or what the summary stands on (the verbatim preamble and tail; for a rollup, the
+/// originals under the summaries it rolls up), and the transcript line of each piece (to cite
+/// where the span says what a claim misstates).
+#[derive(Debug, Clone, Default)]
+pub struct AuditContext {
+    pub verbatim: Arc<Vec<String>>,
+    pub lines: Vec<u64>,
+}
+
 /// A reply's audit and, when it is to be declined, why.
 pub type Audited = (audit::Audit, Option<audit::Faults>);
 
@@ -153,7 +165,7 @@ pub fn audit_reply(
     text: &str,
     rules: &AuditRules,
     builtin: bool,
-    context: &[String],
+    context: &AuditContext,
 ) -> (String, audit::Audit, Option<audit::Faults>) {
     if let Some(on) = rules.panic_on
         && request.pieces.iter().any(|p| p.text.contains(on))
@@ -161,8 +173,10 @@ pub fn audit_reply(
         panic!("fault injected by MF_DEBUG_PANIC_ON");
     }
     let opts = rules.options();
-    let context: Vec<&str> = context.iter().map(String::as_str).collect();
-    let a = audit::audit_with(&request.pieces, &context, text, &request.system, &opts);
+    let lines = &context.lines;
+    let context: Vec<&str> = context.verbatim.iter().map(String::as_str).collect();
+    let mut a = audit::audit_with(&request.pieces, &context, text, &request.system, &opts);
+    a.cite_lines(lines);
     let (text, a) = if builtin {
         (text.to_string(), a)
     } else {
@@ -180,7 +194,7 @@ pub fn audit_reply(
             a,
         )
     };
-    let verdict = a.verdict(rules.min_retention, rules.strict);
+    let verdict = a.verdict_allowing(rules.min_retention, rules.strict, rules.allow_inventions);
     (text, a, verdict)
 }
 
@@ -212,6 +226,7 @@ pub fn with_appendix(
     f.appended = n;
     f.inventions = std::mem::take(&mut a.inventions);
     f.superseded = std::mem::take(&mut a.superseded);
+    f.misstated = std::mem::take(&mut a.misstated);
     f.echo = a.echo;
     f.echo_ratio = a.echo_ratio;
     f.forgeries = std::mem::take(&mut a.forgeries);
@@ -226,7 +241,7 @@ async fn audit_apart(
     text: &str,
     rules: AuditRules,
     builtin: bool,
-    context: &Arc<Vec<String>>,
+    context: &Arc<AuditContext>,
 ) -> (
     fold::SummaryRequest,
     (String, audit::Audit, Option<audit::Faults>),
@@ -294,6 +309,14 @@ pub async fn ask_span(
         .expect("the semaphore is never closed");
     let mut redacted = Counts::default();
     let pieces = pieces_of(t, ledger, span, redactor, &mut redacted)?;
+    let context = &Arc::new(AuditContext {
+        verbatim: Arc::clone(context),
+        lines: span
+            .items
+            .iter()
+            .map(|&i| u64::from(t.entries[i as usize].line))
+            .collect(),
+    });
     let request = make_request(span, pieces, rules, None);
     let reply = call(caller, &request).await;
     let mut asked = Asked {

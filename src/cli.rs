@@ -467,9 +467,13 @@ pub struct AuditArgs {
     #[arg(long)]
     pub retry: bool,
 
-    /// Also decline summaries with inventions or superseded values
-    #[arg(long)]
+    /// Also decline summaries with any invented word or a renamed path stated as current
+    #[arg(long, conflicts_with = "allow_inventions")]
     pub strict_audit: bool,
+
+    /// Write summaries that state invented figures, misstated claims or corrected values (declined by default at every threshold)
+    #[arg(long)]
+    pub allow_inventions: bool,
 
     /// Count items found only in tool results toward the retention threshold
     #[arg(long)]

@@ -153,6 +153,7 @@ pub async fn summarize(
             strict: settings.audit.strict,
             count_tool_results: settings.audit.count_tool_results,
             retry_lossy: settings.audit.retry_lossy,
+            allow_inventions: settings.audit.allow_inventions,
             panic_on: crate::settings::debug_panic_on(),
         },
     };

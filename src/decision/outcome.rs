@@ -91,6 +91,21 @@ impl Display for Fault {
                 "it states corrected values as current ({})",
                 listed(v, |(old, new)| format!("{old} (corrected to {new})"), 5)
             ),
+            Fault::Misstated(v) => write!(
+                f,
+                "it misstates what the span says ({})",
+                listed(
+                    v,
+                    |m| {
+                        let at = match m.line {
+                            Some(l) => format!("line {l}"),
+                            None => format!("turn {}", m.turn),
+                        };
+                        format!("`{}`: the span says `{}`, {at}", m.claim, m.span_says)
+                    },
+                    5
+                )
+            ),
         }
     }
 }

@@ -23,6 +23,7 @@ use crate::fold::frame::{defuse, instruction_ranges};
 use crate::fold::prompt::Piece;
 
 mod appendix;
+mod claims;
 mod corrections;
 mod extract;
 mod flags;
@@ -31,6 +32,7 @@ pub mod pattern;
 mod verdict;
 pub use crate::fold::fault::{Fault, Faults};
 
+pub use claims::{BindingKind, Misstatement};
 pub use appendix::{APPENDIX_HEADING, APPENDIX_SHARE, MIN_OWN_SHARE, appendix};
 use corrections::*;
 pub use corrections::{Correction, corrections};
@@ -376,6 +378,10 @@ pub struct Audit {
     pub missing_count: usize,
     pub inventions: Vec<Invention>,
     pub superseded: Vec<SupersededValue>,
+    /// Claims the span binds otherwise: a figure with another noun, a path only read said to be
+    /// created, a status the span last said the opposite of.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub misstated: Vec<Misstatement>,
     /// The share of the summary's word 5-grams that occur in the instruction.
     pub echo_ratio: f64,
     /// The summary mostly repeats the instruction (`echo_ratio` ≥ 0.5).
@@ -679,6 +685,7 @@ pub fn audit_with(
     let inventions = inventions(pieces, context, found_items, summary, instruction, opts);
 
     let superseded = superseded_in(summary, &corrections, opts.max_listed);
+    let misstated = claims::misstated(pieces, &span.units, summary, opts.max_listed);
     let (echo_ratio, grams) = echo_ratio(summary, instruction);
     let echo = grams >= 3 && echo_ratio >= 0.5;
 
@@ -708,10 +715,21 @@ pub fn audit_with(
         missing_count,
         inventions,
         superseded,
+        misstated,
         echo_ratio,
         echo,
         forgeries,
         instructions,
+    }
+}
+
+impl Audit {
+    /// Fill in the transcript line of each misstated claim's source: `lines[k]` is the line of
+    /// the span's piece `k`.
+    pub fn cite_lines(&mut self, lines: &[u64]) {
+        for m in &mut self.misstated {
+            m.line = lines.get(m.piece).copied();
+        }
     }
 }
 

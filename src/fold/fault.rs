@@ -25,6 +25,20 @@ pub enum Fault {
     Invented(Vec<String>),
     /// It states corrected values as current: (old, new).
     Superseded(Vec<(String, String)>),
+    /// It binds values otherwise than the span does: each claim, what the span says instead,
+    /// and where (the transcript line when known, else the turn).
+    Misstated(Vec<Misstated>),
+}
+
+/// One misstated claim, as a fault carries it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Misstated {
+    /// `figure`, `action` or `status`.
+    pub kind: &'static str,
+    pub claim: String,
+    pub span_says: String,
+    pub turn: u64,
+    pub line: Option<u64>,
 }
 
 /// Why the audit declines a summary: every fault found, in the order they are told.
@@ -50,6 +64,10 @@ impl Faults {
                 Fault::Lossy { missing: v, .. } | Fault::Invented(v) => {
                     v.iter_mut().for_each(&mut each)
                 }
+                Fault::Misstated(v) => v.iter_mut().for_each(|m| {
+                    each(&mut m.claim);
+                    each(&mut m.span_says);
+                }),
                 Fault::Echo(_) | Fault::Generic { .. } => {}
             }
         }
@@ -62,6 +80,7 @@ impl Faults {
             Fault::Forged(v) => v.iter().any(|(_, t)| t == text),
             Fault::Superseded(v) => v.iter().any(|(old, new)| old == text || new == text),
             Fault::Lossy { missing: v, .. } | Fault::Invented(v) => v.iter().any(|t| t == text),
+            Fault::Misstated(v) => v.iter().any(|m| m.claim == text || m.span_says == text),
             Fault::Echo(_) | Fault::Generic { .. } => false,
         })
     }

@@ -354,6 +354,19 @@ fn audit_item(x: &serde_json::Value) -> String {
             field("new").unwrap_or(""),
             field("class").unwrap_or("value"),
         ),
+        _ if field("claim").is_some() => {
+            let line = x
+                .get("line")
+                .and_then(serde_json::Value::as_u64)
+                .map(|l| format!("line {l}"))
+                .unwrap_or_else(|| turn.trim_start_matches(", ").to_string());
+            format!(
+                "{:?}: the span says {:?} ({}, {line})",
+                field("claim").unwrap_or(""),
+                field("spanSays").unwrap_or(""),
+                field("kind").unwrap_or("claim"),
+            )
+        }
         _ if field("kind").is_some() => {
             format!(
                 "{}: {:?}",
@@ -440,6 +453,7 @@ pub fn audit_lines(a: &serde_json::Value) -> String {
         ("missing", "missing"),
         ("inventions", "invented"),
         ("superseded", "superseded"),
+        ("misstated", "misstated"),
         ("forgeries", "forged structure"),
         ("instructions", "instructions to the assistant"),
     ] {

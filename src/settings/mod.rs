@@ -558,6 +558,8 @@ pub struct AuditSettings {
     /// `--retry`: declines recorded before do not bind.
     pub retry: bool,
     pub strict: bool,
+    /// `--allow-inventions`: inventions, misstated claims and stale values do not decline.
+    pub allow_inventions: bool,
     pub count_tool_results: bool,
 }
 
@@ -648,6 +650,7 @@ impl CompactSettings {
             retry_lossy,
             retry,
             strict_audit,
+            allow_inventions,
             audit_tool_results,
         } = audit;
         let config = load_config(config_path)?;
@@ -852,6 +855,7 @@ impl CompactSettings {
                 retry_lossy,
                 retry,
                 strict: strict_audit,
+                allow_inventions,
                 count_tool_results: audit_tool_results,
             },
         })
@@ -895,6 +899,7 @@ impl CompactSettings {
                 retry_lossy: false,
                 retry: false,
                 strict: false,
+                allow_inventions: false,
                 count_tool_results: false,
             },
         }

@@ -183,7 +183,7 @@ async fn talk<'o>(
             count_tool_results: settings.audit.count_tool_results,
             max_listed: 20,
         };
-        let (min_retention, strict) = (settings.audit.min_retention, settings.audit.strict);
+        let audit_settings = settings.audit;
         let system = request.system.as_str();
         let mut judge = |p: &Preview<'_>| -> Result<(), audit::Faults> {
             let mut read: Vec<Piece> = p
@@ -221,7 +221,11 @@ async fn talk<'o>(
                 }
                 a
             };
-            let verdict = a.verdict(min_retention, strict);
+            let verdict = a.verdict_allowing(
+                audit_settings.min_retention,
+                audit_settings.strict,
+                audit_settings.allow_inventions,
+            );
             if let Some(v) = ctx.redactor.scrubbed_json(&a) {
                 audits.insert((round, p.name.to_string()), v);
             }

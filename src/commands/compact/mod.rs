@@ -91,6 +91,7 @@ pub(super) fn audit_rules(settings: &CompactSettings) -> AuditRules {
         strict: a.strict,
         count_tool_results: a.count_tool_results,
         retry_lossy: a.retry_lossy,
+        allow_inventions: a.allow_inventions,
         panic_on: crate::settings::debug_panic_on(),
     }
 }

@@ -54,7 +54,8 @@ pub(super) const CHANGE_VERBS: &[&str] = &[
 pub(super) const INFERRED_MARKERS: &[&str] = &[
     "actually", "correction", "update:", "updated:", "is now ", "are now ", "'s now ", "now it's ",
     "now it is ", "now is ", "should be ", "corrected", "i misspoke", "i was wrong",
-    "got that wrong", "my mistake",
+    "got that wrong", "my mistake", "from now on", "moved to ", "move it to ", "instead",
+    "replaced by ", "switch to ", "switched to ", "withdrawn", "no longer ",
 ];
 
 pub(super) fn word_at(lower: &str, at: usize, w: &str) -> bool {
@@ -137,9 +138,21 @@ pub(super) fn content_words(text: &str, items: &[Item], base: usize) -> HashSet<
 }
 
 /// Direct corrections in one sentence: `X, not Y`, `X rather than Y`, `not Y but X`,
-/// `X instead of Y`, `instead of Y, X`, `changed from Y to X`, `Y -> X`, `no longer Y, now X`.
+/// `X instead of Y`, `instead of Y, X`, `changed from Y to X`, `Y -> X`, `no longer Y, now X`,
+/// `X, no longer Y`, `Y was withdrawn` (next to X), `Y, replaced by X`, `replace Y with X`.
 /// Items' ranges are relative to `text` plus `base`. Returns (old, new) item indices.
 pub(super) fn direct_corrections(text: &str, items: &[Item], base: usize) -> Vec<(usize, usize)> {
+    direct_corrections_in(text, items, base, true)
+}
+
+/// [`direct_corrections`]; `arrows_count` false for text whose arrows are never corrections
+/// (a tool's output).
+fn direct_corrections_in(
+    text: &str,
+    items: &[Item],
+    base: usize,
+    arrows_count: bool,
+) -> Vec<(usize, usize)> {
     let f = Finder {
         lower: text.to_ascii_lowercase(),
         items,
@@ -158,8 +171,12 @@ pub(super) fn direct_corrections(text: &str, items: &[Item], base: usize) -> Vec
     not_or_rather_than(&f, &mut add);
     instead_of(&f, &mut add);
     changed_from_to(&f, &mut add);
-    arrows(&f, &mut add);
+    if arrows_count {
+        arrows(&f, &mut add);
+    }
     no_longer(&f, &mut add);
+    withdrawn(&f, &mut add);
+    replaced_by(&f, &mut add);
     out.sort_unstable();
     out.dedup();
     out
@@ -293,20 +310,32 @@ fn changed_from_to(f: &Finder<'_>, add: &mut impl FnMut(Option<usize>, Option<us
     }
 }
 
-/// `Y -> X`, `Y → X`, `Y => X`.
+/// `Y -> X`, `Y → X`, `Y => X`: a value changed, said with an arrow. Not a chain
+/// (`parse → plan → fold`, `a.rs -> b.rs -> c.rs`), not a table row, not code (a return type
+/// after `)`), and not what a process does (`spawns worker-1 → worker-2`): an arrow between
+/// anything but figures and dates is a correction only in a sentence that says a change.
 fn arrows(f: &Finder<'_>, add: &mut impl FnMut(Option<usize>, Option<usize>)) {
     let (lower, items) = (&f.lower, f.items);
-    for arrow in ["->", "→", "=>"] {
-        for (p, _) in lower.match_indices(arrow) {
-            // `fn f(v: u64) -> i64`, `def f(x) -> int`, `(a) => b`: a return type or a
-            // closure in code, not a value changed.
-            if lower[..p].trim_end().ends_with(')') {
-                continue;
-            }
-            if let Some(o) = f.before(p, 3, None) {
-                add(Some(o), f.after(p + arrow.len(), 3, Some(items[o].class)));
-            }
-        }
+    let all: Vec<(usize, &str)> = ["->", "→", "=>"]
+        .iter()
+        .flat_map(|a| lower.match_indices(a).map(|(p, _)| (p, *a)))
+        .collect();
+    if all.len() != 1 || lower.trim_start().starts_with('|') || lower.matches('|').count() >= 2 {
+        return;
+    }
+    let (p, arrow) = all[0];
+    // `fn f(v: u64) -> i64`, `def f(x) -> int`, `(a) => b`: a return type or a closure in
+    // code, not a value changed.
+    if lower[..p].trim_end().ends_with(')') {
+        return;
+    }
+    let says_change = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| CHANGE_VERBS.contains(&w) || matches!(w, "now" | "update" | "updated"));
+    if let Some(o) = f.before(p, 3, None)
+        && (says_change || matches!(items[o].class, ItemClass::Number | ItemClass::Date))
+    {
+        add(Some(o), f.after(p + arrow.len(), 3, Some(items[o].class)));
     }
 }
 
@@ -323,8 +352,95 @@ fn no_longer(f: &Finder<'_>, add: &mut impl FnMut(Option<usize>, Option<usize>))
             .iter()
             .enumerate()
             .find(|(_, it)| it.class == class && f.rel(it).0 >= oe && f.rel(it).0 - oe <= 60)
+            .map(|(k, _)| k)
+            // `X, no longer Y`: the current value before the marker.
+            .or_else(|| {
+                items
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, it)| it.class == class && f.rel(it).1 <= p && p - f.rel(it).1 <= 60)
+                    .map(|(k, _)| k)
+                    .next_back()
+            });
+        add(Some(o), n);
+    }
+}
+
+/// Words after a value that withdraw it (`$3750 was withdrawn`, `Austin is off`).
+#[rustfmt::skip]
+const WITHDRAWN: &[&str] = &[
+    "was withdrawn", "is withdrawn", "withdrawn", "was dropped", "is dropped", "was cancelled",
+    "is cancelled", "was canceled", "is canceled", "is off", "is off the table", "no longer applies",
+    "no longer stands", "is out", "was wrong", "is wrong", "is obsolete", "is superseded",
+    "was superseded", "is void", "was retracted", "is retracted", "does not apply",
+    "doesn't apply", "no longer holds",
+];
+
+/// Words before a value that withdraw it (`withdraw $3750`, `forget Austin`, `scratch 8080`).
+#[rustfmt::skip]
+const WITHDRAW: &[&str] = &["withdraw ", "withdrew ", "scratch ", "forget ", "drop ", "cancel "];
+
+/// `Y was withdrawn` / `withdraw Y` next to X: the other value of Y's class in the sentence
+/// (the nearest) replaces it.
+fn withdrawn(f: &Finder<'_>, add: &mut impl FnMut(Option<usize>, Option<usize>)) {
+    let (lower, items) = (&f.lower, f.items);
+    let mut olds: Vec<usize> = Vec::new();
+    for (k, it) in items.iter().enumerate() {
+        let (s, e) = f.rel(it);
+        if e > lower.len() || s > lower.len() {
+            continue;
+        }
+        let after = lower[e..].trim_start_matches([' ', ',']);
+        let before = lower[..s].trim_end_matches(['"', '\'', '`', ' ']);
+        let before = &lower[..before.len()];
+        let by_after = WITHDRAWN.iter().any(|w| {
+            after.starts_with(w)
+                && !after[w.len()..]
+                    .chars()
+                    .next()
+                    .is_some_and(char::is_alphanumeric)
+        });
+        let by_before = WITHDRAW.iter().any(|w| {
+            let w = w.trim_end();
+            before.ends_with(w) && word_at(lower, before.len() - w.len(), w)
+        });
+        if by_after || by_before {
+            olds.push(k);
+        }
+    }
+    for o in olds {
+        let (os, _) = f.rel(&items[o]);
+        let n = items
+            .iter()
+            .enumerate()
+            .filter(|(k, it)| *k != o && it.class == items[o].class && it.key != items[o].key)
+            .min_by_key(|(_, it)| f.rel(it).0.abs_diff(os))
             .map(|(k, _)| k);
         add(Some(o), n);
+    }
+}
+
+/// `Y, replaced by X`, `Y was replaced by X`, `replace Y with X`, `swap Y for X`.
+fn replaced_by(f: &Finder<'_>, add: &mut impl FnMut(Option<usize>, Option<usize>)) {
+    let (lower, items) = (&f.lower, f.items);
+    for p in find_words(lower, "replaced by ") {
+        let o = f.before(p, 4, None);
+        if let Some(o) = o {
+            add(Some(o), f.after(p + "replaced by ".len(), 4, Some(items[o].class)));
+        }
+    }
+    for (verb, with) in [("replace ", " with "), ("swap ", " for "), ("replacing ", " with ")] {
+        for p in find_words(lower, verb) {
+            let Some(o) = f.after(p + verb.len(), 4, None) else {
+                continue;
+            };
+            let (_, oe) = f.rel(&items[o]);
+            if let Some(w) = lower[oe..].find(with)
+                && gap_ok(&lower[oe..oe + w], 4)
+            {
+                add(Some(o), f.after(oe + w + with.len(), 4, Some(items[o].class)));
+            }
+        }
     }
 }
 
@@ -339,7 +455,12 @@ pub fn corrections(pieces: &[Piece], units: &[Unit]) -> Vec<Correction> {
         let text = &pieces[unit.piece].text[unit.range.clone()];
         let lower = text.to_ascii_lowercase();
         let turn = pieces[unit.piece].turn;
-        let direct = direct_corrections(text, &unit.items, unit.range.start);
+        let direct = direct_corrections_in(
+            text,
+            &unit.items,
+            unit.range.start,
+            unit.source != Source::ToolResult,
+        );
         for &(o, n) in &direct {
             let (old, new) = (&unit.items[o], &unit.items[n]);
             out.push(Correction::of(old, new, turn, ui));

@@ -370,8 +370,10 @@ impl<'a> Extractor<'a> {
                     return true;
                 }
             }
-            if core.chars().next().is_some_and(char::is_uppercase) {
-                self.push(ItemClass::Date, i, i, core.to_ascii_lowercase(), None);
+            if core.chars().next().is_some_and(char::is_uppercase)
+                && let Some(key) = weekday_key(core)
+            {
+                self.push(ItemClass::Date, i, i, key, None);
             }
             return true;
         }

@@ -542,7 +542,11 @@ fn a_summary_that_invents_figures_is_flagged() {
         a.verdict(0.5, false).unwrap().names("193468027 ms"),
         "an invented figure declines by default"
     );
-    assert_eq!(a.verdict(0.0, false), None, "0 turns the refusal off");
+    assert!(
+        a.verdict(0.0, false).unwrap().names("193468027 ms"),
+        "0 turns the retention check off, not the invention check"
+    );
+    assert_eq!(a.verdict_allowing(0.0, false, true), None, "--allow-inventions");
     assert!(a.verdict(0.0, true).unwrap().names("193468027 ms"));
 }
 
@@ -671,7 +675,11 @@ fn a_summary_that_restates_a_corrected_value_is_flagged() {
                 .contains(&Fault::Superseded(vec![("8080".into(), "9090".into())])),
             "a superseded value declines by default"
         );
-        assert!(a.verdict(0.0, false).is_none());
+        assert!(
+            a.verdict(0.0, false).is_some(),
+            "a stale value declines at every threshold"
+        );
+        assert!(a.verdict_allowing(0.0, false, true).is_none());
         assert!(
             a.verdict(0.0, true)
                 .unwrap()
@@ -1006,5 +1014,216 @@ fn the_appendix_carries_what_the_summary_left_out_verbatim_with_turn_and_kind() 
     assert_eq!(
         appendix(&pieces, summary, &AuditOptions::default(), 2000).0,
         section
+    );
+}
+
+// ---- claims: what a summary binds its values to ----------------------------------------------
+
+/// A test run, an agent that read a config file, and figures that occur elsewhere in the span.
+fn test_run() -> Vec<Piece> {
+    vec![
+        piece(1, Role::User, "Run the billing tests and tell me what fails."),
+        piece(
+            1,
+            Role::Assistant,
+            "[calls Read({\"file_path\":\"src/billing/config.rs\"})]",
+        ),
+        tool(
+            1,
+            "     1\tpub const RETRIES: u32 = 5;\n(87 lines read from src/billing/config.rs)",
+        ),
+        piece(
+            1,
+            Role::Assistant,
+            "[calls Bash({\"command\":\"cargo test --lib billing\"})]",
+        ),
+        tool(
+            1,
+            "test result: FAILED. 142 passed; 13 failed; 0 ignored; finished in 4.20s",
+        ),
+        piece(
+            1,
+            Role::Assistant,
+            "The suite ran: 142 passed and 13 failed, all in the refund module. The billing tests fail on rounding.",
+        ),
+    ]
+}
+
+#[test]
+fn a_summary_that_swaps_a_figure_for_another_of_the_span_is_misstated() {
+    let faithful = "Ran `cargo test --lib billing`: 142 passed, 13 failed (refund module). \
+                    Read src/billing/config.rs (87 lines). The billing tests fail on rounding.";
+    let a = run(&test_run(), faithful);
+    assert!(a.misstated.is_empty(), "{:?}", a.misstated);
+    assert!(a.inventions.is_empty(), "{:?}", a.inventions);
+    // 87 occurs in the span, as the lines read: bound to "failed" it is wrong.
+    let swapped = faithful.replace("13 failed", "87 failed");
+    let a = run(&test_run(), &swapped);
+    assert!(a.inventions.is_empty(), "every figure occurs in the span");
+    assert_eq!(a.misstated.len(), 1, "{:?}", a.misstated);
+    let m = &a.misstated[0];
+    assert_eq!(
+        (m.kind, m.claim.as_str(), m.span_says.as_str()),
+        (BindingKind::Figure, "87 failed", "13 failed")
+    );
+    let why = a.verdict(0.0, false).expect("a misstated claim declines at every threshold");
+    assert!(why.0.iter().any(|f| matches!(f, Fault::Misstated(_))), "{why:?}");
+    assert!(a.verdict_allowing(0.0, false, true).is_none());
+    assert!(a.retry_note().contains("13 failed"));
+    // A paraphrase keeps the binding: the value and its word in the same sentence of the span.
+    for ok in [
+        "13 tests failed and 142 passed.",
+        "Failures: 13; passes: 142.",
+        "The config file has 87 lines.",
+    ] {
+        let a = run(&test_run(), ok);
+        assert!(a.misstated.is_empty(), "{ok}: {:?}", a.misstated);
+    }
+}
+
+#[test]
+fn a_summary_that_says_a_file_only_read_was_created_is_misstated() {
+    let a = run(&test_run(), "Created src/billing/config.rs with RETRIES = 5.");
+    assert_eq!(a.misstated.len(), 1, "{:?}", a.misstated);
+    let m = &a.misstated[0];
+    assert_eq!(
+        (m.kind, m.claim.as_str(), m.span_says.as_str()),
+        (
+            BindingKind::Action,
+            "created src/billing/config.rs",
+            "read src/billing/config.rs"
+        )
+    );
+    for ok in [
+        "Read src/billing/config.rs.",
+        "Looked at src/billing/config.rs (RETRIES = 5).",
+    ] {
+        assert!(run(&test_run(), ok).misstated.is_empty(), "{ok}");
+    }
+    // Written by a call, or by a shell command, or said to be changed: created stands.
+    let mut wrote = test_run();
+    wrote.push(piece(
+        2,
+        Role::Assistant,
+        "[calls Bash({\"command\":\"sed -i 's/5/7/' src/billing/config.rs\"})]",
+    ));
+    assert!(
+        run(&wrote, "Edited src/billing/config.rs: RETRIES 7.")
+            .misstated
+            .is_empty()
+    );
+    // Deleted, where nothing deleted it.
+    let a = run(&test_run(), "Deleted src/billing/config.rs.");
+    assert_eq!(a.misstated.len(), 1, "{:?}", a.misstated);
+}
+
+#[test]
+fn a_summary_that_flips_the_latest_status_is_misstated() {
+    let mut p = test_run();
+    p.push(piece(
+        2,
+        Role::Assistant,
+        "Fixed the rounding; the billing tests pass now.",
+    ));
+    for ok in [
+        "The billing tests pass after the rounding fix.",
+        "The billing tests failed (13 failures), then the rounding fix made them pass.",
+        "Earlier the tests were failing; now the billing tests pass.",
+    ] {
+        let a = run(&p, ok);
+        assert!(a.misstated.is_empty(), "{ok}: {:?}", a.misstated);
+    }
+    let a = run(&p, "The rounding fix is in; the billing tests fail.");
+    assert_eq!(a.misstated.len(), 1, "{:?}", a.misstated);
+    assert_eq!(
+        (a.misstated[0].claim.as_str(), a.misstated[0].span_says.as_str()),
+        ("tests fail", "tests pass")
+    );
+}
+
+#[test]
+fn a_day_bound_to_another_event_is_misstated() {
+    let p = [piece(
+        1,
+        Role::User,
+        "The standup is on Thursday and the retro is on Friday. The deploy window opens at 16:00 UTC.",
+    )];
+    assert!(
+        run(&p, "Standup Thursday, retro Friday, deploy window 16:00 UTC.")
+            .misstated
+            .is_empty()
+    );
+    let a = run(&p, "The standup is on Friday.");
+    assert_eq!(a.misstated.len(), 1, "{:?}", a.misstated);
+}
+
+#[test]
+fn corrections_in_plain_words_and_inflected_forms_are_found() {
+    let cases = [
+        (
+            "Ship it to the Austin office. Actually it is the Denver office; Austin was withdrawn.",
+            "Austin",
+            "Denver",
+        ),
+        (
+            "The cap is $3750. Actually the cap is $4200; $3750 was withdrawn.",
+            "$3750",
+            "$4200",
+        ),
+        ("The cap was $3750, replaced by $4200.", "$3750", "$4200"),
+        ("From now on the cap is $4200, no longer $3750.", "$3750", "$4200"),
+    ];
+    for (text, old, new) in cases {
+        let p = [piece(1, Role::User, text)];
+        let c = corrections(&p, &units(&p));
+        assert!(
+            c.iter().any(|c| (c.old.as_str(), c.new.as_str()) == (old, new)),
+            "{text}: {c:?}"
+        );
+    }
+    // A meeting moved away from a weekday said in the plural.
+    let p = [
+        piece(1, Role::User, "The sync meeting is on Tuesdays at 10:00."),
+        piece(2, Role::User, "Move the sync meeting to Thursday from now on."),
+    ];
+    let c = corrections(&p, &units(&p));
+    assert_eq!(c.len(), 1, "{c:?}");
+    assert_eq!((c[0].old.as_str(), c[0].new.as_str()), ("Tuesdays", "Thursday"));
+    let a = run(&p, "The sync meeting is on Tuesdays at 10:00.");
+    assert_eq!(a.superseded.len(), 1, "{:?}", a.superseded);
+    assert!(a.verdict(0.0, false).is_some(), "declined at every threshold");
+    assert!(run(&p, "The sync meeting moved from Tuesdays to Thursday.").superseded.is_empty());
+}
+
+#[test]
+fn arrows_in_prose_and_code_are_not_corrections() {
+    for text in [
+        "The launcher spawns worker-1 → worker-2 for each job.",
+        "The pipeline is parse → plan → fold → write.",
+        "Requests go client.rs -> server.rs -> db.rs.",
+        "| step | from | to |\n| 1 | 2026-01-03 -> 2026-01-04 |",
+    ] {
+        let p = [piece(1, Role::Assistant, text)];
+        let c = corrections(&p, &units(&p));
+        assert!(c.is_empty(), "{text}: {c:?}");
+    }
+    // Still a correction: a value changed, said with an arrow.
+    for text in ["PORT 8080 -> 9090", "Bumped the timeout 30s → 45s."] {
+        let p = [piece(1, Role::User, text)];
+        assert_eq!(corrections(&p, &units(&p)).len(), 1, "{text}");
+    }
+}
+
+#[test]
+fn invented_figures_decline_at_every_threshold_unless_allowed() {
+    let a = run(&incident(), "Dana Kim approved CR-9999 on port 9090.");
+    assert!(!a.inventions.is_empty());
+    for min in [0.0, 0.3, 0.5] {
+        let why = a.verdict(min, false).expect("an invention declines");
+        assert!(why.0.iter().any(|f| matches!(f, Fault::Invented(_))), "{min}: {why:?}");
+    }
+    assert!(
+        a.verdict_allowing(0.0, false, true).is_none(),
+        "--allow-inventions with the retention check off"
     );
 }

@@ -4,11 +4,23 @@
 use super::*;
 
 impl Audit {
-    /// Why the summary should be declined, or `None` to accept it: retention under
-    /// `min_retention`, an invented figure, a corrected value stated as current (0 turns these
-    /// three off), an echo of the instruction, a forgery; with `strict` also any other invention
-    /// and a renamed path stated as current, whatever `min_retention`.
+    /// [`Audit::verdict_allowing`] with inventions not allowed: what `compact` does unless
+    /// `--allow-inventions`.
     pub fn verdict(&self, min_retention: f64, strict: bool) -> Option<Faults> {
+        self.verdict_allowing(min_retention, strict, false)
+    }
+
+    /// Why the summary should be declined, or `None` to accept it: retention under
+    /// `min_retention` (0 turns this off); at every threshold an invented figure, a misstated
+    /// claim, a corrected value stated as current (`allow_inventions` turns these three off), an
+    /// echo of the instruction, a forgery; with `strict` also any other invention and a renamed
+    /// path stated as current.
+    pub fn verdict_allowing(
+        &self,
+        min_retention: f64,
+        strict: bool,
+        allow_inventions: bool,
+    ) -> Option<Faults> {
         let mut faults = Vec::new();
         if !self.forgeries.is_empty() {
             faults.push(Fault::Forged(
@@ -40,9 +52,9 @@ impl Audit {
                 missing: self.missing.iter().map(|m| m.text.clone()).collect(),
             });
         }
-        // `min_retention` 0 turns the audit's refusals off (echoes and forgeries aside), unless
-        // `strict`.
-        let judged = strict || min_retention > 0.0;
+        // `min_retention` governs retention only: what is wrong declines at every threshold,
+        // unless the user allows inventions (`strict` overrides that).
+        let judged = strict || !allow_inventions;
         let invented: Vec<String> = self
             .inventions
             .iter()
@@ -62,6 +74,20 @@ impl Audit {
             .collect();
         if !superseded.is_empty() {
             faults.push(Fault::Superseded(superseded));
+        }
+        if judged && !self.misstated.is_empty() {
+            faults.push(Fault::Misstated(
+                self.misstated
+                    .iter()
+                    .map(|m| crate::fold::fault::Misstated {
+                        kind: m.kind.as_str(),
+                        claim: m.claim.clone(),
+                        span_says: m.span_says.clone(),
+                        turn: m.turn,
+                        line: m.line,
+                    })
+                    .collect(),
+            ));
         }
         (!faults.is_empty()).then_some(Faults(faults))
     }
@@ -97,6 +123,15 @@ impl Audit {
                 note.push_str(&format!(
                     "\n- {} (not {}; corrected in turn {})",
                     s.new, s.old, s.turn
+                ));
+            }
+        }
+        if !self.misstated.is_empty() {
+            note.push_str("\nThese claims say otherwise than the transcript; state what it says:");
+            for m in &self.misstated {
+                note.push_str(&format!(
+                    "\n- not \"{}\": the transcript says \"{}\" (turn {})",
+                    m.claim, m.span_says, m.turn
                 ));
             }
         }

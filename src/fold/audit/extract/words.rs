@@ -205,8 +205,21 @@ pub(in crate::fold::audit) fn month_index(w: &str) -> Option<usize> {
     })
 }
 
+/// A weekday's name, or its plural (`Tuesdays`: a day a thing happens on, week after week).
 pub(in crate::fold::audit) fn weekday(w: &str) -> bool {
-    (6..=9).contains(&w.len()) && WEEKDAYS.iter().any(|d| w.eq_ignore_ascii_case(d))
+    weekday_key(w).is_some()
+}
+
+/// The weekday a word names, singular and lowercase (`Tuesdays` → `tuesday`).
+pub(in crate::fold::audit) fn weekday_key(w: &str) -> Option<String> {
+    let one = match w.len() {
+        7..=10 if w.ends_with(['s', 'S']) && !w.ends_with("ss") => &w[..w.len() - 1],
+        _ => w,
+    };
+    [w, one]
+        .into_iter()
+        .find(|c| (6..=9).contains(&c.len()) && WEEKDAYS.iter().any(|d| c.eq_ignore_ascii_case(d)))
+        .map(str::to_ascii_lowercase)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,686 @@
+//! Claims: what a summary binds its values to, checked against what the span binds them to.
+//!
+//! Words alone do not make a summary right: "142 passed, 87 failed" uses only figures the span
+//! says, yet the span may say 13 failed and 87 lines read. The audit binds each salient value to
+//! what it is about and checks the binding:
+//! - a figure or a day/time with its noun ([`BindingKind::Figure`]): `13 failed`, `port 9090`,
+//!   `cap $3750`, `standup on Thursday` — the word right after the value, else the word before
+//!   it past filler (`the port is 9090`);
+//! - a path with its verb ([`BindingKind::Action`]): `created src/config.rs` where the agent only
+//!   read it;
+//! - a status with its subject ([`BindingKind::Status`]): `tests pass` where the span's latest word
+//!   on the tests is that they fail.
+//!
+//! A claim is *misstated* when the span never says the value next to its word and binds that word
+//! to another value (or, for a path, shows only reads of it; for a status, last said the
+//! opposite). Loose where the span is read (a value and its word in the same or a neighbouring
+//! sentence support a claim), tight where the summary is read (only the word bound to the value):
+//! a paraphrase stands, a swapped value does not.
+
+use std::sync::OnceLock;
+
+use rust_stemmers::{Algorithm, Stemmer};
+
+use super::*;
+
+/// What a claim binds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BindingKind {
+    /// A figure or a day/time with its noun.
+    Figure,
+    /// A path with what was done to it.
+    Action,
+    /// A status with its subject.
+    Status,
+}
+
+impl BindingKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BindingKind::Figure => "figure",
+            BindingKind::Action => "action",
+            BindingKind::Status => "status",
+        }
+    }
+}
+
+/// A claim of the summary that the span binds otherwise.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Misstatement {
+    pub kind: BindingKind,
+    /// The summary's words (`87 failed`, `created src/config.rs`, `tests pass`).
+    pub claim: String,
+    /// What the span says instead (`13 failed`, `read src/config.rs`, `tests fail`).
+    pub span_says: String,
+    /// The turn that says it.
+    pub turn: u64,
+    /// The piece (of the span) that says it: the caller maps it to a line.
+    #[serde(skip)]
+    pub piece: usize,
+    /// The transcript line that says it, when the caller knows it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+}
+
+fn stemmer() -> &'static Stemmer {
+    static S: OnceLock<Stemmer> = OnceLock::new();
+    S.get_or_init(|| Stemmer::create(Algorithm::English))
+}
+
+fn stem(w: &str) -> String {
+    stemmer().stem(&w.to_lowercase()).into_owned()
+}
+
+/// Words between a value and the noun before it that do not change what it is bound to.
+#[rustfmt::skip]
+const FILLER: &[&str] = &[
+    "is", "are", "was", "were", "be", "been", "of", "at", "on", "for", "by", "until", "to", "set",
+    "now", "about", "around", "approximately", "roughly", "exactly", "only", "just", "every",
+    "each", "the", "a", "an", "its", "their", "our", "all", "total", "totals", "totalling",
+    "equals", "equal", "reached", "hit", "down", "up",
+];
+
+/// Words a value is never bound to: too general to say what it is about.
+#[rustfmt::skip]
+const UNBOUND: &[&str] = &[
+    "and", "or", "but", "than", "then", "with", "from", "into", "onto", "over", "under", "after",
+    "before", "between", "via", "per", "vs", "versus", "times", "more", "less", "fewer", "most",
+    "least", "other", "another", "same", "new", "old", "first", "last", "next", "previous",
+    "line", "lines", "turn", "turns", "step", "steps", "item", "items", "see", "also", "which",
+    "that", "this", "these", "those", "there", "here", "when", "while", "where", "what", "who",
+    "how", "why", "not", "no", "yes", "if", "so", "as", "like", "out", "off", "in", "it", "they",
+    "we", "you", "i", "he", "she", "them", "us", "me", "him", "her", "his", "has", "have", "had",
+    "do", "does", "did", "will", "would", "can", "could", "should", "may", "might", "must",
+    "got", "get", "gets", "let", "make", "made", "says", "said", "use", "used", "using",
+];
+
+/// A word of a text: its range and its lowercase form.
+struct Word {
+    at: Range<usize>,
+    lower: String,
+}
+
+/// The words of `text` outside every item's range (`ms` of `250ms` is the item's).
+fn words_of(text: &str, items: &[Item], base: usize) -> Vec<Word> {
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    let inside = |s: usize, e: usize| {
+        items
+            .iter()
+            .any(|it| it.at.start < base + e && base + s < it.at.end)
+    };
+    let push = |s: usize, e: usize, out: &mut Vec<Word>| {
+        if !inside(s, e) {
+            out.push(Word {
+                at: s..e,
+                lower: text[s..e].to_lowercase(),
+            });
+        }
+    };
+    for (i, c) in text.char_indices() {
+        let wordy = c.is_alphabetic() || (c == '\'' && start.is_some());
+        match (wordy, start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                push(s, i, &mut out);
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        push(s, text.len(), &mut out);
+    }
+    out
+}
+
+fn content(w: &str) -> bool {
+    w.chars().count() >= 3
+        && !UNBOUND.contains(&w)
+        && !FILLER.contains(&w)
+        && !STOP_WORDS.contains(&w)
+        && !w.contains('\'')
+}
+
+/// Only spaces (no line break) between: a value and the word it is bound to sit together.
+fn tight(gap: &str) -> bool {
+    gap.len() <= 3 && gap.chars().all(|c| c == ' ' || c == '\t')
+}
+
+/// Before a value: spaces and a colon or an equals sign (`port: 9090`, `PORT=9090`).
+fn tight_before(gap: &str) -> bool {
+    gap.len() <= 4 && !gap.contains('\n') && gap.chars().all(|c| matches!(c, ' ' | '\t' | ':' | '='))
+}
+
+/// A value bound to a word.
+#[derive(Debug, Clone)]
+struct Binding {
+    item: Item,
+    /// The stem of the word it is bound to.
+    word: String,
+    /// The value and its word as written (`87 failed`).
+    text: String,
+}
+
+/// The values of a text (figures and days/times) and the word each is bound to: the content
+/// word right after it, else the content word before it past filler words.
+fn bindings(text: &str, items: &[Item], base: usize) -> Vec<Binding> {
+    let words = words_of(text, items, base);
+    let mut out = Vec::new();
+    for it in items {
+        if !matches!(it.class, ItemClass::Number | ItemClass::Date) {
+            continue;
+        }
+        let (s, e) = (it.at.start - base, it.at.end - base);
+        if e > text.len() || !text.is_char_boundary(s) || !text.is_char_boundary(e) {
+            continue;
+        }
+        let right = words
+            .iter()
+            .find(|w| w.at.start >= e)
+            .filter(|w| tight(&text[e..w.at.start]) && content(&w.lower));
+        let left = || {
+            let mut end = s;
+            let mut skipped = 0;
+            for w in words.iter().rev().filter(|w| w.at.end <= s) {
+                let gap = &text[w.at.end..end];
+                let ok = if end == s {
+                    tight_before(gap)
+                } else {
+                    tight(gap)
+                };
+                if !ok {
+                    return None;
+                }
+                if FILLER.contains(&w.lower.as_str()) && skipped < 2 {
+                    skipped += 1;
+                    end = w.at.start;
+                    continue;
+                }
+                return content(&w.lower).then_some(w);
+            }
+            None
+        };
+        let Some(w) = right.or_else(left) else {
+            continue;
+        };
+        let shown = if w.at.start >= e {
+            text[s..w.at.end].to_string()
+        } else {
+            text[w.at.start..e].to_string()
+        };
+        out.push(Binding {
+            item: it.clone(),
+            word: stem(&w.lower),
+            text: shown.split_whitespace().collect::<Vec<_>>().join(" "),
+        });
+    }
+    out
+}
+
+/// Status words: what a subject is (`tests pass`, `the build is failing`).
+fn status_of(w: &str, present_only: bool) -> Option<bool> {
+    match w {
+        "pass" | "passes" | "passing" | "green" | "succeeds" | "succeeding" => Some(true),
+        "fail" | "fails" | "failing" | "broken" | "red" => Some(false),
+        "passed" | "succeeded" if !present_only => Some(true),
+        "failed" | "broke" if !present_only => Some(false),
+        _ => None,
+    }
+}
+
+/// A subject with its status.
+struct Status {
+    subject: String,
+    ok: bool,
+    text: String,
+}
+
+/// The statuses a text states: a content word, then optionally `is/are/now/still/all`, then a
+/// status word (present tense only in a summary: `failed` is history).
+fn statuses(text: &str, items: &[Item], base: usize, present_only: bool) -> Vec<Status> {
+    let words = words_of(text, items, base);
+    let mut out = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        let Some(ok) = status_of(&w.lower, present_only) else {
+            continue;
+        };
+        let mut j = i;
+        let mut end = w.at.start;
+        let mut skipped = 0;
+        while j > 0 {
+            j -= 1;
+            let prev = &words[j];
+            if !tight(&text[prev.at.end..end]) {
+                break;
+            }
+            if matches!(
+                prev.lower.as_str(),
+                "is" | "are" | "now" | "still" | "all" | "currently"
+            ) && skipped < 2
+            {
+                skipped += 1;
+                end = prev.at.start;
+                continue;
+            }
+            if content(&prev.lower) && status_of(&prev.lower, false).is_none() {
+                out.push(Status {
+                    subject: stem(&prev.lower),
+                    ok,
+                    text: text[prev.at.start..w.at.end]
+                        .split_whitespace()
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                });
+            }
+            break;
+        }
+    }
+    out
+}
+
+/// What a summary says was done to a path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Done {
+    Created,
+    Edited,
+    Deleted,
+}
+
+fn done_of(w: &str) -> Option<Done> {
+    match w {
+        "created" | "creates" | "create" | "creating" | "added" | "adds" | "wrote" | "writes"
+        | "written" | "generated" | "scaffolded" => Some(Done::Created),
+        "edited" | "edits" | "modified" | "modifies" | "updated" | "updates" | "changed"
+        | "patched" | "rewrote" | "rewritten" | "refactored" => Some(Done::Edited),
+        "deleted" | "deletes" | "removed" | "removes" | "erased" => Some(Done::Deleted),
+        _ => None,
+    }
+}
+
+/// Words that, near a path in the span, say it was (or is to be) changed: the span leaves room
+/// for a summary's "created" or "edited".
+#[rustfmt::skip]
+const CHANGE_WORDS: &[&str] = &[
+    "created", "create", "creates", "creating", "wrote", "write", "writes", "writing", "written",
+    "edited", "edit", "edits", "editing", "modified", "modify", "updated", "update", "updating",
+    "changed", "change", "added", "add", "adding", "generated", "generate", "saved", "save",
+    "patched", "patch", "moved", "move", "renamed", "rename", "copied", "copy", "replaced",
+    "deleted", "delete", "removed", "remove", "fixed", "fix", "refactored", "rewrote",
+    "overwrote", "overwritten", "touched", "applied", "apply", "made", "make", "new",
+];
+
+#[rustfmt::skip]
+const DELETE_WORDS: &[&str] = &[
+    "deleted", "delete", "deletes", "deleting", "removed", "remove", "removes", "removing", "rm",
+    "unlink", "unlinked", "erased", "erase", "dropped", "moved", "renamed", "mv", "trash",
+];
+
+/// Programs that only read what they name.
+#[rustfmt::skip]
+const READ_ONLY: &[&str] = &[
+    "cat", "less", "more", "head", "tail", "wc", "grep", "rg", "ls", "stat", "file", "diff",
+    "nl", "bat", "od", "xxd", "hexdump", "md5sum", "sha256sum", "jq", "awk", "find", "tree",
+    "git", "du",
+];
+
+/// A shell command that only reads: one read-only program, no redirect, no `tee`, no `-i`.
+fn read_only_command(cmd: &str) -> bool {
+    let first = cmd.split_whitespace().next().unwrap_or("");
+    let first = first.rsplit('/').next().unwrap_or(first);
+    READ_ONLY.contains(&first)
+        && !cmd.contains('>')
+        && !cmd.contains("tee ")
+        && !cmd.contains(" -i")
+        && !cmd.contains("&&")
+        && !cmd.contains(';')
+        && !cmd.contains('|')
+        && !(first == "git"
+            && !cmd
+                .split_whitespace()
+                .nth(1)
+                .is_some_and(|s| matches!(s, "show" | "log" | "diff" | "status" | "blame")))
+        && !(first == "find" && (cmd.contains("-delete") || cmd.contains("-exec")))
+}
+
+/// The same file: equal, or one ends with the other at a `/` (`src/a.rs`, `/repo/src/a.rs`).
+fn same_path(a: &str, b: &str) -> bool {
+    let (a, b) = (a.trim_start_matches("./"), b.trim_start_matches("./"));
+    let (long, short) = if a.len() >= b.len() { (a, b) } else { (b, a) };
+    long == short || (long.ends_with(short) && long[..long.len() - short.len()].ends_with('/'))
+}
+
+/// The claims a summary makes that the span binds otherwise.
+pub(super) fn misstated(
+    pieces: &[Piece],
+    units: &[Unit],
+    summary: &str,
+    max: usize,
+) -> Vec<Misstatement> {
+    let span = SpanClaims::new(pieces, units);
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    let expanded = pattern::expand(summary);
+    for line in expanded.lines() {
+        for r in sentence_ranges(line) {
+            let s = &line[r.clone()];
+            let items = extract(s);
+            let old = marks_old(s);
+            for b in bindings(s, &items, 0) {
+                if let Some(m) = span.figure(&b)
+                    && seen.insert((BindingKind::Figure, b.text.clone()))
+                {
+                    out.push(m);
+                }
+            }
+            for it in items.iter().filter(|i| i.class == ItemClass::Path) {
+                if let Some(done) = said_done(s, it)
+                    && let Some(m) = span.action(it, done, s)
+                    && seen.insert((BindingKind::Action, m.claim.clone()))
+                {
+                    out.push(m);
+                }
+            }
+            if !old {
+                for st in statuses(s, &items, 0, true) {
+                    if let Some(m) = span.status(&st, &expanded)
+                        && seen.insert((BindingKind::Status, st.text.clone()))
+                    {
+                        out.push(m);
+                    }
+                }
+            }
+        }
+    }
+    out.truncate(max.max(1));
+    out
+}
+
+/// What the summary's sentence says was done to the path `it`: a verb in the three words
+/// before it (`created the file src/a.rs`), or right after it (`src/a.rs was deleted`).
+fn said_done(s: &str, it: &Item) -> Option<Done> {
+    let words = words_of(s, std::slice::from_ref(it), 0);
+    let before: Vec<&Word> = words.iter().filter(|w| w.at.end <= it.at.start).collect();
+    for w in before.iter().rev().take(3) {
+        if let Some(d) = done_of(&w.lower) {
+            return Some(d);
+        }
+        if !matches!(
+            w.lower.as_str(),
+            "the" | "a" | "an" | "new" | "file" | "files" | "config" | "script" | "module"
+        ) {
+            break;
+        }
+    }
+    let after: Vec<&Word> = words.iter().filter(|w| w.at.start >= it.at.end).collect();
+    let mut k = 0;
+    while k < after.len().min(3) {
+        let w = after[k];
+        if let Some(d) = done_of(&w.lower) {
+            return Some(d);
+        }
+        if !matches!(w.lower.as_str(), "was" | "is" | "were" | "has" | "been" | "got") {
+            break;
+        }
+        k += 1;
+    }
+    None
+}
+
+/// The span's bindings, indexed for the checks.
+struct SpanClaims<'a> {
+    pieces: &'a [Piece],
+    units: &'a [Unit],
+    /// Every value bound to a word: (stem, unit, binding).
+    bound: HashMap<String, Vec<(usize, Binding)>>,
+    /// Units that say a value, by key.
+    saying: HashMap<String, Vec<usize>>,
+}
+
+impl<'a> SpanClaims<'a> {
+    fn new(pieces: &'a [Piece], units: &'a [Unit]) -> Self {
+        let mut bound: HashMap<String, Vec<(usize, Binding)>> = HashMap::new();
+        let mut saying: HashMap<String, Vec<usize>> = HashMap::new();
+        for (ui, u) in units.iter().enumerate() {
+            for it in &u.items {
+                for k in it.registered() {
+                    saying.entry(k).or_default().push(ui);
+                }
+            }
+            if u.call.is_some() {
+                continue;
+            }
+            let text = &pieces[u.piece].text[u.range.clone()];
+            for b in bindings(text, &u.items, u.range.start) {
+                bound.entry(b.word.clone()).or_default().push((ui, b));
+            }
+        }
+        Self {
+            pieces,
+            units,
+            bound,
+            saying,
+        }
+    }
+
+    fn text(&self, ui: usize) -> &str {
+        let u = &self.units[ui];
+        &self.pieces[u.piece].text[u.range.clone()]
+    }
+
+    /// Whether unit `ui` (with its neighbours in the same piece) says the value of `b` next to
+    /// its word: the word in a call's arguments, or in the text with no other value of the same
+    /// class between the two (`standup on Thursday and retro on Friday` does not bind Friday to
+    /// the standup).
+    fn supports(&self, ui: usize, b: &Binding) -> bool {
+        let u = &self.units[ui];
+        if let Some(c) = &u.call {
+            return c
+                .values
+                .iter()
+                .flat_map(|v| words_of(v, &[], 0))
+                .any(|w| stem(&w.lower) == b.word);
+        }
+        let near: Vec<&Unit> = (ui.saturating_sub(1)..=(ui + 1).min(self.units.len() - 1))
+            .map(|j| &self.units[j])
+            .filter(|n| n.piece == u.piece && n.call.is_none())
+            .collect();
+        let text = &self.pieces[u.piece].text;
+        let (lo, hi) = (
+            near.iter().map(|n| n.range.start).min().unwrap_or(0),
+            near.iter().map(|n| n.range.end).max().unwrap_or(0),
+        );
+        let values: Vec<&Item> = near
+            .iter()
+            .flat_map(|n| n.items.iter())
+            .filter(|it| it.class == b.item.class)
+            .collect();
+        let is_v = |it: &Item| {
+            it.key == b.item.key || b.item.lookups().iter().any(|k| it.registered().contains(k))
+        };
+        let words: Vec<usize> = words_of(&text[lo..hi], &[], 0)
+            .into_iter()
+            .filter(|w| stem(&w.lower) == b.word)
+            .map(|w| w.at.start + lo)
+            .collect();
+        values.iter().filter(|v| is_v(v)).any(|v| {
+            words.iter().any(|&w| {
+                let (a, z) = if w < v.at.start {
+                    (w, v.at.start)
+                } else {
+                    (v.at.end, w)
+                };
+                !values
+                    .iter()
+                    .any(|o| !is_v(o) && o.at.start >= a && o.at.end <= z)
+            })
+        })
+    }
+
+    /// A figure claim the span binds otherwise: the span never says the value near the word,
+    /// says the value somewhere, and binds the word to another value of the same class.
+    fn figure(&self, b: &Binding) -> Option<Misstatement> {
+        let units: Vec<usize> = b
+            .item
+            .lookups()
+            .iter()
+            .filter_map(|k| self.saying.get(k))
+            .flatten()
+            .copied()
+            .collect();
+        if units.is_empty() {
+            return None; // not in the span: an invention, not a misstatement
+        }
+        let others = self.bound.get(&b.word)?;
+        let same = |o: &Binding| {
+            o.item.key == b.item.key
+                || o.item.lookups().iter().any(|k| b.item.registered().contains(k))
+                || b.item.lookups().iter().any(|k| o.item.registered().contains(k))
+        };
+        if others.iter().any(|(_, o)| same(o)) {
+            return None;
+        }
+        let (ui, other) = others
+            .iter()
+            .rev()
+            .find(|(_, o)| o.item.class == b.item.class)?;
+        if units.iter().any(|&u| self.supports(u, b)) {
+            return None;
+        }
+        Some(self.cite(BindingKind::Figure, b.text.clone(), other.text.clone(), *ui))
+    }
+
+    /// A path the summary says was created, edited or deleted, where the span shows only reads
+    /// of it (for a deletion: no deletion at all) and no word of changing it.
+    fn action(&self, it: &Item, done: Done, _sentence: &str) -> Option<Misstatement> {
+        let mut first_read: Option<(usize, &'static str)> = None;
+        let mut changed = false;
+        let mut deleted = false;
+        let mut named = false;
+        for (ui, u) in self.units.iter().enumerate() {
+            let has = u
+                .items
+                .iter()
+                .any(|x| x.class == ItemClass::Path && same_path(&x.text, &it.text));
+            if !has {
+                continue;
+            }
+            named = true;
+            match &u.call {
+                Some(c) => {
+                    let act = action_of(&c.name);
+                    let cmd = c.values.first().map(String::as_str).unwrap_or("");
+                    match act {
+                        Some("read" | "searched") => {
+                            first_read.get_or_insert((ui, act.unwrap_or("read")));
+                        }
+                        Some("ran") if read_only_command(cmd) => {
+                            first_read.get_or_insert((ui, "read"));
+                        }
+                        Some("ran") => {
+                            changed = true;
+                            let l = cmd.to_ascii_lowercase();
+                            deleted |= l
+                                .split(|c: char| !c.is_alphanumeric())
+                                .any(|w| DELETE_WORDS.contains(&w));
+                        }
+                        _ => {
+                            changed = true;
+                            let l = c.name.to_ascii_lowercase();
+                            deleted |= ["delete", "remove", "unlink"].iter().any(|w| l.contains(w));
+                        }
+                    }
+                }
+                None => {
+                    let words = words_of(self.text(ui), &[], 0);
+                    changed |= words.iter().any(|w| CHANGE_WORDS.contains(&w.lower.as_str()));
+                    deleted |= words.iter().any(|w| DELETE_WORDS.contains(&w.lower.as_str()));
+                }
+            }
+        }
+        if !named {
+            return None;
+        }
+        let verb = match done {
+            Done::Created => "created",
+            Done::Edited => "edited",
+            Done::Deleted => "deleted",
+        };
+        let wrong = match done {
+            Done::Created | Done::Edited => !changed,
+            Done::Deleted => !deleted,
+        };
+        if !wrong {
+            return None;
+        }
+        let (ui, how) = first_read.or_else(|| {
+            // Deleted, but the span only wrote or named it.
+            self.units
+                .iter()
+                .position(|u| {
+                    u.items
+                        .iter()
+                        .any(|x| x.class == ItemClass::Path && same_path(&x.text, &it.text))
+                })
+                .map(|ui| (ui, if changed { "changed" } else { "named" }))
+        })?;
+        if done != Done::Deleted && first_read.is_none() {
+            return None;
+        }
+        Some(self.cite(
+            BindingKind::Action,
+            format!("{verb} {}", it.text),
+            format!("{how} {}", it.text),
+            ui,
+        ))
+    }
+
+    /// A present status the span's latest word on the same subject contradicts, when the
+    /// summary nowhere states that latest status.
+    fn status(&self, st: &Status, summary: &str) -> Option<Misstatement> {
+        let mut latest: Option<(usize, Status)> = None;
+        for (ui, u) in self.units.iter().enumerate() {
+            if u.call.is_some() {
+                continue;
+            }
+            let text = self.text(ui);
+            if !text.to_lowercase().contains(&st.subject[..st.subject.len().min(4)]) {
+                continue;
+            }
+            for s in statuses(text, &u.items, u.range.start, false) {
+                if s.subject == st.subject {
+                    latest = Some((ui, s));
+                }
+            }
+        }
+        let (ui, last) = latest?;
+        if last.ok == st.ok {
+            return None;
+        }
+        // The summary states the latest status too (a history: "failed, then passes").
+        let also = summary.lines().any(|l| {
+            let items = extract(l);
+            statuses(l, &items, 0, false)
+                .iter()
+                .any(|s| s.subject == st.subject && s.ok == last.ok)
+        });
+        if also {
+            return None;
+        }
+        Some(self.cite(BindingKind::Status, st.text.clone(), last.text, ui))
+    }
+
+    fn cite(&self, kind: BindingKind, claim: String, span_says: String, ui: usize) -> Misstatement {
+        let piece = self.units[ui].piece;
+        Misstatement {
+            kind,
+            claim: capped(&claim, 160),
+            span_says: capped(&span_says, 160),
+            turn: self.pieces[piece].turn,
+            piece,
+            line: None,
+        }
+    }
+}
