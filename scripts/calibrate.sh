@@ -11,6 +11,9 @@
 #   (c1) (a) with four sentences in five removed, figures changed   expected: declined
 #   (c2) (a) with every figure changed                   expected: declined
 #   (c3) one fluent generic paragraph                    expected: declined
+#   (m-*) (a) with one claim changed: a figure swapped for another of the span, a created path
+#       swapped for one only read, `Read X` made `Created X`, a status flipped, a corrected value
+#       put back (scripts/calibration/mutate.py)                       expected: declined
 #   (d) saved small-model replies, CALIBRATION_REPLIES/NAME.d*.txt (by hand)   expected: declined
 #       (over a corpus case NAME, or the committed session fixtures/NAME.jsonl)
 # Fresh agent sessions (FRESH_DIR, default /work/wt/fresh) add (b) cases.
@@ -70,8 +73,10 @@ print("\t".join([
     name, kind, expect, verdict,
     pct(a.get("modelRetention", a.get("retention"))), pct(a.get("retention")),
     f"{a.get('kept', '')}/{a.get('found', '')}",
-    str(len(figures)), str(len(a.get("superseded") or [])),
-    ";".join(i["text"] for i in figures[:3]) or (r.get("reason", "")[:90] if verdict != expect else ""),
+    str(len(figures)), str(len(a.get("superseded") or [])), str(len(a.get("misstated") or [])),
+    ";".join(i["text"] for i in figures[:3])
+    or "; ".join(f'{m["claim"]} ≠ {m["spanSays"]}' for m in (a.get("misstated") or [])[:2])
+    or (r.get("reason", "")[:90] if verdict != expect else ""),
 ]))
 PY
 }
@@ -82,6 +87,9 @@ for f in "$work"/cases/*.jsonl; do
     run "$n" a accepted "$f" "$rec" "$work/cases/$n.a.txt"
     run "$n" b accepted "$f" "$rec" ""
     for c in c1 c2 c3; do run "$n" "$c" declined "$f" "$rec" "$work/cases/$n.$c.txt"; done
+    for m in "$work/cases/$n".m-*.txt; do
+        [ -f "$m" ] && run "$n" "$(basename "$m" .txt | sed 's/^[^.]*\.//; s/^[^m]*\(m-\)/\1/')" declined "$f" "$rec" "$m"
+    done
     for d in "$REPLIES/$n".d*.txt; do
         [ -f "$d" ] && run "$n" "$(basename "$d" .txt | sed 's/.*\.//')" declined "$f" "$rec" "$d"
     done
@@ -100,9 +108,9 @@ for d in "$REPLIES"/*.d1.txt; do
     run "fixture:$n" d1 declined "fixtures/$n.jsonl" "" "$d" --trigger 0 --max-span-tokens 2500
 done
 
-printf '| case | kind | expected | verdict | model retention | final retention | items kept | invented figures | superseded | notes |\n'
-printf '|---|---|---|---|---|---|---|---|---|---|\n'
-awk -F'\t' '{printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1,$2,$3,$4,$5,$6,$7,$8,$9,$10}' "$work/rows"
+printf '| case | kind | expected | verdict | model retention | final retention | items kept | invented figures | superseded | misstated | notes |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|---|\n'
+awk -F'\t' '{printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11}' "$work/rows"
 echo
 awk -F'\t' '
     { n[$3 "," $4]++ }

@@ -309,8 +309,20 @@ pub async fn ask_span(
         .expect("the semaphore is never closed");
     let mut redacted = Counts::default();
     let pieces = pieces_of(t, ledger, span, redactor, &mut redacted)?;
+    // What the request left out of the originals (secrets replaced) is still no invention.
+    let verbatim = if redacted.values().any(|&n| n > 0) {
+        let mut all = (**context).clone();
+        all.extend(
+            span.items
+                .iter()
+                .filter_map(|&it| t.text(it as usize).ok()),
+        );
+        Arc::new(all)
+    } else {
+        Arc::clone(context)
+    };
     let context = &Arc::new(AuditContext {
-        verbatim: Arc::clone(context),
+        verbatim,
         lines: span
             .items
             .iter()

@@ -10,6 +10,13 @@ number of entries the agent kept verbatim (NAME.recent), and these replies to se
   NAME.c1.txt  (a) with four sentences in five removed and its figures changed (declined)
   NAME.c2.txt  (a) with every figure changed                  (to be declined)
   NAME.c3.txt  one fluent generic paragraph                   (to be declined)
+  NAME.m-*.txt (a) with one claim changed (to be declined: misstated), from mutate.py:
+               m-figure-K  a figure swapped for another figure of the same span, one the span
+                           never says next to the figure's noun;
+               m-path      a path the summary says was created or changed swapped for one the
+                           agent only read;
+               m-status    a status flipped (tests passed -> failed);
+               m-stale     a corrected value put back (only where the span states a correction).
 Case (b), the extractive summary, is made by mf itself; (d), the small model's, by hand.
 Deterministic: the same corpus gives the same files.
 """
@@ -17,6 +24,9 @@ import json
 import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mutate  # noqa: E402
 
 corpus, out = sys.argv[1], sys.argv[2]
 os.makedirs(out, exist_ok=True)
@@ -42,6 +52,9 @@ def change_figures(text):
 
 
 def write_case(name, lines, recent, summary):
+    for suffix, text in mutate.mutations(summary, lines):
+        with open(os.path.join(out, f"{name}.{suffix}.txt"), "w", encoding="utf-8") as f:
+            f.write(text.strip() + "\n")
     with open(os.path.join(out, name + ".jsonl"), "w", encoding="utf-8") as f:
         f.writelines(lines)
     with open(os.path.join(out, name + ".recent"), "w") as f:

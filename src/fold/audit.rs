@@ -685,7 +685,7 @@ pub fn audit_with(
     let inventions = inventions(pieces, context, found_items, summary, instruction, opts);
 
     let superseded = superseded_in(summary, &corrections, opts.max_listed);
-    let misstated = claims::misstated(pieces, &span.units, summary, opts.max_listed);
+    let misstated = claims::misstated(pieces, &span.units, context, summary, opts.max_listed);
     let (echo_ratio, grams) = echo_ratio(summary, instruction);
     let echo = grams >= 3 && echo_ratio >= 0.5;
 

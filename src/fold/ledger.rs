@@ -786,6 +786,23 @@ impl<'a> Ledger<'a> {
         }
     }
 
+    /// The originals a summary stands for, all levels down, in conversation order.
+    pub fn originals_under(&self, summary: Item) -> Vec<Item> {
+        let mut out = Vec::new();
+        let mut stack = vec![summary];
+        while let Some(s) = stack.pop() {
+            for c in self.children_in_order(s).into_iter().rev() {
+                if self.summaries.contains_key(&c) {
+                    stack.push(c);
+                } else {
+                    out.push(c);
+                }
+            }
+        }
+        out.sort_by_key(|&i| self.position(i));
+        out
+    }
+
     /// A summary's children in conversation order (a nested summary where its originals were).
     pub fn children_in_order(&self, summary: Item) -> Vec<Item> {
         let mut c = self.summaries[&summary].children.clone();

@@ -65,6 +65,9 @@ pub mod env_vars {
     pub const MF_CACHE_MIN_BYTES: &str = "MF_CACHE_MIN_BYTES";
     /// `--min-retention` when the flag is not given (a share, 0 to 1; 0 turns the check off).
     pub const MF_MIN_RETENTION: &str = "MF_MIN_RETENTION";
+    /// Set to anything but `0` to write summaries that state invented figures, misstated claims
+    /// or corrected values (as `--allow-inventions`).
+    pub const MF_ALLOW_INVENTIONS: &str = "MF_ALLOW_INVENTIONS";
     /// Debug builds only (the test suite's fault injection): panic in the audit of any span
     /// whose text holds this string. A release build never reads it.
     #[cfg(debug_assertions)]
@@ -855,7 +858,8 @@ impl CompactSettings {
                 retry_lossy,
                 retry,
                 strict: strict_audit,
-                allow_inventions,
+                allow_inventions: allow_inventions
+                    || var(ev::MF_ALLOW_INVENTIONS).is_some_and(|v| v.trim() != "0"),
                 count_tool_results: audit_tool_results,
             },
         })

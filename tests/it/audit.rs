@@ -490,7 +490,13 @@ fn an_echo_of_the_instruction_is_declined_even_without_a_retention_minimum() {
 fn forged_headings_delimiters_and_role_markers_are_declined() {
     let server = TestServer::start(vec![openai_ok(FORGED)]);
     let (env, f, original) = setup();
-    let out = compact(&env, &server, MODEL, &["--min-retention", "0"]);
+    // Neither the retention check nor the invention check: a forgery declines whatever else.
+    let out = compact(
+        &env,
+        &server,
+        MODEL,
+        &["--min-retention", "0", "--allow-inventions"],
+    );
     let rec = record(&out);
     let a = audit_of(&rec).clone();
     assert_eq!(a["retention"], 1.0, "every item is there: {a}");

@@ -9,6 +9,7 @@ mod ci_failure;
 mod ci_output;
 mod cited;
 mod cited_appendix;
+mod claims;
 mod cli;
 mod compact;
 mod concurrency;

@@ -81,10 +81,11 @@ impl TestEnv {
     }
 
     /// A temp dir whose `mf` runs accept any summary the audit would call lossy
-    /// (`MF_MIN_RETENTION=0`): for tests of what mf writes and hides, not of what a summary keeps.
+    /// (`MF_MIN_RETENTION=0`) or wrong (`MF_ALLOW_INVENTIONS=1`): for tests of what mf writes and
+    /// hides, not of what a summary keeps.
     pub fn without_audit() -> Self {
         Self {
-            vars: vec![("MF_MIN_RETENTION", "0")],
+            vars: vec![("MF_MIN_RETENTION", "0"), ("MF_ALLOW_INVENTIONS", "1")],
             ..Self::new()
         }
     }

@@ -63,13 +63,26 @@ pub(super) async fn rollup(
             .map(|g| Span::of(&ledger, g.clone()))
             .collect();
         let (t_ref, ledger_ref, rules) = (&t2, &ledger, &super::rules(settings));
-        let none = Arc::new(Vec::new());
-        let none_ref = &none;
-        let asked: Vec<Result<call::Asked>> = call::join_all(spans.iter().map(|span| async move {
-            // What is rolled up is mf's own summaries: already scrubbed when they were written.
-            call::ask_span(t_ref, ledger_ref, span, None, rules, ctx.caller(), none_ref).await
-        }))
-        .await;
+        // A rollup is judged against what its summaries stand for, not only their words: a
+        // name the originals say is no invention because a summary under it left it out.
+        let originals: Vec<Arc<Vec<String>>> = spans
+            .iter()
+            .map(|span| {
+                Arc::new(
+                    span.items
+                        .iter()
+                        .flat_map(|&s| ledger.originals_under(s))
+                        .filter_map(|i| t2.text(i as usize).ok())
+                        .collect(),
+                )
+            })
+            .collect();
+        let asked: Vec<Result<call::Asked>> =
+            call::join_all(spans.iter().zip(&originals).map(|(span, context)| async move {
+                // What is rolled up is mf's own summaries: already scrubbed when they were written.
+                call::ask_span(t_ref, ledger_ref, span, None, rules, ctx.caller(), context).await
+            }))
+            .await;
         let asked: Vec<call::Asked> = asked.into_iter().collect::<Result<_>>()?;
         r.calls += asked.iter().map(|a| a.calls.len()).sum::<usize>();
         if ctx.interrupt.received().is_some() {

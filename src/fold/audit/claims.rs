@@ -88,7 +88,7 @@ const UNBOUND: &[&str] = &[
     "and", "or", "but", "than", "then", "with", "from", "into", "onto", "over", "under", "after",
     "before", "between", "via", "per", "vs", "versus", "times", "more", "less", "fewer", "most",
     "least", "other", "another", "same", "new", "old", "first", "last", "next", "previous",
-    "line", "lines", "turn", "turns", "step", "steps", "item", "items", "see", "also", "which",
+    "turn", "turns", "step", "steps", "item", "items", "see", "also", "which",
     "that", "this", "these", "those", "there", "here", "when", "while", "where", "what", "who",
     "how", "why", "not", "no", "yes", "if", "so", "as", "like", "out", "off", "in", "it", "they",
     "we", "you", "i", "he", "she", "them", "us", "me", "him", "her", "his", "has", "have", "had",
@@ -164,8 +164,9 @@ struct Binding {
     text: String,
 }
 
-/// The values of a text (figures and days/times) and the word each is bound to: the content
-/// word right after it, else the content word before it past filler words.
+/// The values of a text (figures and days/times) and the words each is bound to: the content
+/// word right after it, and the content word before it past filler words (`port 9090 latency`
+/// binds 9090 both ways: a claim stands when either binding does).
 fn bindings(text: &str, items: &[Item], base: usize) -> Vec<Binding> {
     let words = words_of(text, items, base);
     let mut out = Vec::new();
@@ -203,30 +204,29 @@ fn bindings(text: &str, items: &[Item], base: usize) -> Vec<Binding> {
             }
             None
         };
-        let Some(w) = right.or_else(left) else {
-            continue;
-        };
-        let shown = if w.at.start >= e {
-            text[s..w.at.end].to_string()
-        } else {
-            text[w.at.start..e].to_string()
-        };
-        out.push(Binding {
-            item: it.clone(),
-            word: stem(&w.lower),
-            text: shown.split_whitespace().collect::<Vec<_>>().join(" "),
-        });
+        for w in right.into_iter().chain(left()) {
+            let shown = if w.at.start >= e {
+                &text[s..w.at.end]
+            } else {
+                &text[w.at.start..e]
+            };
+            out.push(Binding {
+                item: it.clone(),
+                word: stem(&w.lower),
+                text: shown.split_whitespace().collect::<Vec<_>>().join(" "),
+            });
+        }
     }
     out
 }
 
-/// Status words: what a subject is (`tests pass`, `the build is failing`).
-fn status_of(w: &str, present_only: bool) -> Option<bool> {
+/// Status words: what a subject is (`tests pass`, `the build is failing`): (ok, present).
+fn status_of(w: &str) -> Option<(bool, bool)> {
     match w {
-        "pass" | "passes" | "passing" | "green" | "succeeds" | "succeeding" => Some(true),
-        "fail" | "fails" | "failing" | "broken" | "red" => Some(false),
-        "passed" | "succeeded" if !present_only => Some(true),
-        "failed" | "broke" if !present_only => Some(false),
+        "pass" | "passes" | "passing" | "green" | "succeeds" | "succeeding" => Some((true, true)),
+        "fail" | "fails" | "failing" | "broken" | "red" => Some((false, true)),
+        "passed" | "succeeded" => Some((true, false)),
+        "failed" | "broke" => Some((false, false)),
         _ => None,
     }
 }
@@ -235,18 +235,39 @@ fn status_of(w: &str, present_only: bool) -> Option<bool> {
 struct Status {
     subject: String,
     ok: bool,
+    /// Said in the present tense (`pass`, `failing`): what is so now, not history.
+    present: bool,
     text: String,
 }
 
 /// The statuses a text states: a content word, then optionally `is/are/now/still/all`, then a
-/// status word (present tense only in a summary: `failed` is history).
-fn statuses(text: &str, items: &[Item], base: usize, present_only: bool) -> Vec<Status> {
+/// status word.
+fn statuses(text: &str, items: &[Item], base: usize) -> Vec<Status> {
     let words = words_of(text, items, base);
     let mut out = Vec::new();
     for (i, w) in words.iter().enumerate() {
-        let Some(ok) = status_of(&w.lower, present_only) else {
+        let Some((ok, present)) = status_of(&w.lower) else {
             continue;
         };
+        // A command right before: `cargo test` passes, `npm run build` fails.
+        if let Some(cmd) = items.iter().find(|it| {
+            it.class == ItemClass::Command
+                && it.at.end <= base + w.at.start
+                && text
+                    .get(it.at.end.saturating_sub(base)..w.at.start)
+                    .is_some_and(|g| g.len() <= 3 && g.chars().all(|c| matches!(c, ' ' | '`' | '\'')))
+        }) {
+            let l = cmd.text.to_lowercase();
+            if let Some(subject) = ["test", "build", "lint", "check"].iter().find(|s| l.contains(*s)) {
+                out.push(Status {
+                    subject: stem(subject),
+                    ok,
+                    present,
+                    text: format!("{} {}", cmd.text, w.lower),
+                });
+                continue;
+            }
+        }
         let mut j = i;
         let mut end = w.at.start;
         let mut skipped = 0;
@@ -265,10 +286,11 @@ fn statuses(text: &str, items: &[Item], base: usize, present_only: bool) -> Vec<
                 end = prev.at.start;
                 continue;
             }
-            if content(&prev.lower) && status_of(&prev.lower, false).is_none() {
+            if content(&prev.lower) && status_of(&prev.lower).is_none() {
                 out.push(Status {
                     subject: stem(&prev.lower),
                     ok,
+                    present,
                     text: text[prev.at.start..w.at.end]
                         .split_whitespace()
                         .collect::<Vec<_>>()
@@ -356,10 +378,12 @@ fn same_path(a: &str, b: &str) -> bool {
 pub(super) fn misstated(
     pieces: &[Piece],
     units: &[Unit],
+    context: &[&str],
     summary: &str,
     max: usize,
 ) -> Vec<Misstatement> {
-    let span = SpanClaims::new(pieces, units);
+    let mut span = SpanClaims::new(pieces, units);
+    span.context = context;
     let mut out = Vec::new();
     let mut seen = HashSet::new();
     let expanded = pattern::expand(summary);
@@ -368,9 +392,12 @@ pub(super) fn misstated(
             let s = &line[r.clone()];
             let items = extract(s);
             let old = marks_old(s);
-            for b in bindings(s, &items, 0) {
-                if let Some(m) = span.figure(&b)
-                    && seen.insert((BindingKind::Figure, b.text.clone()))
+            // A value bound both ways is misstated only when both bindings are.
+            for sides in bindings(s, &items, 0).chunk_by(|a, b| a.item.at == b.item.at) {
+                let found: Vec<Option<Misstatement>> = sides.iter().map(|b| span.figure(b)).collect();
+                if found.iter().all(Option::is_some)
+                    && let Some(Some(m)) = found.into_iter().next()
+                    && seen.insert((BindingKind::Figure, m.claim.clone()))
                 {
                     out.push(m);
                 }
@@ -383,13 +410,15 @@ pub(super) fn misstated(
                     out.push(m);
                 }
             }
-            if !old {
-                for st in statuses(s, &items, 0, true) {
-                    if let Some(m) = span.status(&st, &expanded)
-                        && seen.insert((BindingKind::Status, st.text.clone()))
-                    {
-                        out.push(m);
-                    }
+            for st in statuses(s, &items, 0) {
+                // A present status marked as old ("was failing before") is history.
+                if st.present && old {
+                    continue;
+                }
+                if let Some(m) = span.status(&st, &expanded)
+                    && seen.insert((BindingKind::Status, st.text.clone()))
+                {
+                    out.push(m);
                 }
             }
         }
@@ -437,6 +466,9 @@ struct SpanClaims<'a> {
     bound: HashMap<String, Vec<(usize, Binding)>>,
     /// Units that say a value, by key.
     saying: HashMap<String, Vec<usize>>,
+    /// What the summarizer also read, after the span (the verbatim tail): a claim it supports
+    /// stands, and its word on a status is the latest.
+    context: &'a [&'a str],
 }
 
 impl<'a> SpanClaims<'a> {
@@ -462,7 +494,17 @@ impl<'a> SpanClaims<'a> {
             units,
             bound,
             saying,
+            context: &[],
         }
+    }
+
+    /// Lines of the context that hold `needle` (case-insensitive).
+    fn context_lines<'s>(&'s self, needle: &'s str) -> impl Iterator<Item = &'s str> + 's {
+        let needle = needle.to_lowercase();
+        self.context
+            .iter()
+            .flat_map(|t| t.lines())
+            .filter(move |l| l.to_lowercase().contains(&needle))
     }
 
     fn text(&self, ui: usize) -> &str {
@@ -549,6 +591,13 @@ impl<'a> SpanClaims<'a> {
         if units.iter().any(|&u| self.supports(u, b)) {
             return None;
         }
+        if self.context_lines(&b.item.text).any(|l| {
+            words_of(l, &[], 0)
+                .iter()
+                .any(|w| stem(&w.lower) == b.word)
+        }) {
+            return None;
+        }
         Some(self.cite(BindingKind::Figure, b.text.clone(), other.text.clone(), *ui))
     }
 
@@ -603,6 +652,12 @@ impl<'a> SpanClaims<'a> {
         if !named {
             return None;
         }
+        // The tail the summarizer also read may say it.
+        for l in self.context_lines(&it.text) {
+            let words = words_of(l, &[], 0);
+            changed |= words.iter().any(|w| CHANGE_WORDS.contains(&w.lower.as_str()));
+            deleted |= words.iter().any(|w| DELETE_WORDS.contains(&w.lower.as_str()));
+        }
         let verb = match done {
             Done::Created => "created",
             Done::Edited => "edited",
@@ -637,10 +692,12 @@ impl<'a> SpanClaims<'a> {
         ))
     }
 
-    /// A present status the span's latest word on the same subject contradicts, when the
-    /// summary nowhere states that latest status.
+    /// A status the span contradicts: in the present tense, one the span's latest word on the
+    /// same subject contradicts, when the summary nowhere states that latest status; in the past
+    /// tense (history), one the span never says of the subject while it says the opposite.
     fn status(&self, st: &Status, summary: &str) -> Option<Misstatement> {
         let mut latest: Option<(usize, Status)> = None;
+        let mut ever = false;
         for (ui, u) in self.units.iter().enumerate() {
             if u.call.is_some() {
                 continue;
@@ -649,20 +706,31 @@ impl<'a> SpanClaims<'a> {
             if !text.to_lowercase().contains(&st.subject[..st.subject.len().min(4)]) {
                 continue;
             }
-            for s in statuses(text, &u.items, u.range.start, false) {
+            for s in statuses(text, &u.items, u.range.start) {
                 if s.subject == st.subject {
+                    ever |= s.ok == st.ok;
                     latest = Some((ui, s));
                 }
             }
         }
         let (ui, last) = latest?;
-        if last.ok == st.ok {
+        if last.ok == st.ok || (!st.present && ever) {
+            return None;
+        }
+        // The tail the summarizer also read has the last word when it says the same.
+        let prefix = &st.subject[..st.subject.len().min(4)];
+        let tail: Vec<Status> = self
+            .context_lines(prefix)
+            .flat_map(|l| statuses(l, &extract(l), 0))
+            .filter(|s| s.subject == st.subject)
+            .collect();
+        if tail.iter().any(|s| s.ok == st.ok) {
             return None;
         }
         // The summary states the latest status too (a history: "failed, then passes").
         let also = summary.lines().any(|l| {
             let items = extract(l);
-            statuses(l, &items, 0, false)
+            statuses(l, &items, 0)
                 .iter()
                 .any(|s| s.subject == st.subject && s.ok == last.ok)
         });

@@ -1227,3 +1227,15 @@ fn invented_figures_decline_at_every_threshold_unless_allowed() {
         "--allow-inventions with the retention check off"
     );
 }
+
+#[test]
+fn a_status_the_span_never_gave_its_subject_is_misstated_even_as_history() {
+    let p = [
+        piece(1, Role::User, "Run the suite."),
+        piece(1, Role::Assistant, "All 397 tests passed, credo clean."),
+    ];
+    assert!(run(&p, "All 397 tests passed.").misstated.is_empty());
+    let a = run(&p, "All 397 tests failed.");
+    assert_eq!(a.misstated.len(), 1, "{:?}", a.misstated);
+    assert_eq!(a.misstated[0].kind, BindingKind::Status);
+}
