@@ -29,12 +29,19 @@ CHANGE = re.compile(r"\b(Created|Modified|Updated|Edited|Added|Wrote|Rewrote)\s+
                     r"|\b(?:created|modified|updated|edited|added)\s+\(`([\w./~-]+\.[A-Za-z]{1,5})`\)")
 
 
+# Bookkeeping a model never reads: its figures are not the span's.
+META = {"usage", "cost", "timestamp", "id", "parentId", "uuid", "parentUuid", "requestId",
+        "signature", "cwd", "sessionId", "version", "model", "provider", "api", "stopReason",
+        "leafUuid", "logicalParentUuid", "gitBranch", "userType", "tokensBefore", "details"}
+
+
 def strings(o):
     if isinstance(o, str):
         yield o
     elif isinstance(o, dict):
-        for v in o.values():
-            yield from strings(v)
+        for k, v in o.items():
+            if k not in META:
+                yield from strings(v)
     elif isinstance(o, list):
         for v in o:
             yield from strings(v)
@@ -90,6 +97,7 @@ def figure_swaps(summary, text, limit=8):
         cands = sorted(
             (k for k in span_numbers
              if k != n.replace(",", "") and k not in summary
+             and not (len(k) == 4 and 1990 <= int(k) <= 2100)
              and not any(re.search(r"(?<!\d)" + k + r"(?!\d)", s) for s in near)),
             key=lambda k: (abs(len(k) - len(n)), -span_numbers[k], k),
         )

@@ -96,6 +96,14 @@ const UNBOUND: &[&str] = &[
     "got", "get", "gets", "let", "make", "made", "says", "said", "use", "used", "using",
 ];
 
+/// Words between a figure and the noun it counts.
+#[rustfmt::skip]
+const MODIFIERS: &[&str] = &[
+    "new", "more", "other", "additional", "extra", "old", "existing", "separate", "distinct",
+    "unique", "open", "remaining", "total", "unit", "integration", "failing", "passing", "broken",
+    "flaky", "skipped", "ignored",
+];
+
 /// A word of a text: its range and its lowercase form.
 struct Word {
     at: Range<usize>,
@@ -178,10 +186,23 @@ fn bindings(text: &str, items: &[Item], base: usize) -> Vec<Binding> {
         if e > text.len() || !text.is_char_boundary(s) || !text.is_char_boundary(e) {
             continue;
         }
-        let right = words
-            .iter()
-            .find(|w| w.at.start >= e)
-            .filter(|w| tight(&text[e..w.at.start]) && content(&w.lower));
+        // The noun a figure counts, past a modifier or two (`13 new tests`, `3 failing checks`).
+        let right = {
+            let mut end = e;
+            let mut found = None;
+            for w in words.iter().filter(|w| w.at.start >= e).take(3) {
+                if !tight(&text[end..w.at.start]) {
+                    break;
+                }
+                if MODIFIERS.contains(&w.lower.as_str()) {
+                    end = w.at.end;
+                    continue;
+                }
+                found = content(&w.lower).then_some(w);
+                break;
+            }
+            found
+        };
         let left = || {
             let mut end = s;
             let mut skipped = 0;
@@ -340,31 +361,30 @@ const DELETE_WORDS: &[&str] = &[
     "unlink", "unlinked", "erased", "erase", "dropped", "moved", "renamed", "mv", "trash",
 ];
 
-/// Programs that only read what they name.
-#[rustfmt::skip]
-const READ_ONLY: &[&str] = &[
-    "cat", "less", "more", "head", "tail", "wc", "grep", "rg", "ls", "stat", "file", "diff",
-    "nl", "bat", "od", "xxd", "hexdump", "md5sum", "sha256sum", "jq", "awk", "find", "tree",
-    "git", "du",
-];
-
-/// A shell command that only reads: one read-only program, no redirect, no `tee`, no `-i`.
-fn read_only_command(cmd: &str) -> bool {
-    let first = cmd.split_whitespace().next().unwrap_or("");
-    let first = first.rsplit('/').next().unwrap_or(first);
-    READ_ONLY.contains(&first)
-        && !cmd.contains('>')
-        && !cmd.contains("tee ")
-        && !cmd.contains(" -i")
-        && !cmd.contains("&&")
-        && !cmd.contains(';')
-        && !cmd.contains('|')
-        && !(first == "git"
-            && !cmd
-                .split_whitespace()
-                .nth(1)
-                .is_some_and(|s| matches!(s, "show" | "log" | "diff" | "status" | "blame")))
-        && !(first == "find" && (cmd.contains("-delete") || cmd.contains("-exec")))
+/// Whether a shell command may change the files it names: a redirect into a file, an in-place
+/// edit, a copy, move, removal, creation, patch or checkout. Anything else (a test run, a build,
+/// `cat`, `grep`, `git diff`) only uses them.
+fn writes_command(cmd: &str) -> bool {
+    let l = cmd.to_ascii_lowercase();
+    let l = l.replace("2>&1", "").replace(">/dev/null", "").replace("> /dev/null", "");
+    if l.contains('>') || l.contains(" -i") || l.contains("--in-place") {
+        return true;
+    }
+    let words: Vec<&str> = l
+        .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.iter().enumerate().any(|(k, w)| {
+        let w = w.rsplit('/').next().unwrap_or(w);
+        matches!(
+            w,
+            "tee" | "mv" | "cp" | "rm" | "touch" | "mkdir" | "install" | "patch" | "truncate"
+                | "ln" | "rsync" | "dd" | "unzip" | "tar" | "rmdir" | "shred" | "chmod"
+        ) || (w == "git"
+            && words.get(k + 1).is_some_and(|s| {
+                matches!(*s, "checkout" | "restore" | "apply" | "mv" | "rm" | "reset" | "stash" | "am" | "cherry-pick" | "revert" | "merge" | "rebase" | "pull")
+            }))
+    })
 }
 
 /// The same file: equal, or one ends with the other at a `/` (`src/a.rs`, `/repo/src/a.rs`).
@@ -432,7 +452,13 @@ pub(super) fn misstated(
 fn said_done(s: &str, it: &Item) -> Option<Done> {
     let words = words_of(s, std::slice::from_ref(it), 0);
     let before: Vec<&Word> = words.iter().filter(|w| w.at.end <= it.at.start).collect();
+    let joined = |gap: &str| gap.chars().all(|c| matches!(c, ' ' | '`' | '\'' | '"' | '*'));
+    let mut start = it.at.start;
     for w in before.iter().rev().take(3) {
+        if !joined(&s[w.at.end..start]) {
+            break;
+        }
+        start = w.at.start;
         if let Some(d) = done_of(&w.lower) {
             return Some(d);
         }
@@ -443,17 +469,22 @@ fn said_done(s: &str, it: &Item) -> Option<Done> {
             break;
         }
     }
-    let after: Vec<&Word> = words.iter().filter(|w| w.at.start >= it.at.end).collect();
-    let mut k = 0;
-    while k < after.len().min(3) {
-        let w = after[k];
-        if let Some(d) = done_of(&w.lower) {
+    // After it, only a passive (`src/a.rs was deleted`, `src/a.rs (created)`): words joined by
+    // spaces, not a heading's colon (`a.rs: Removed the cap` removed something from it).
+    let mut end = it.at.end;
+    for w in words.iter().filter(|w| w.at.start >= it.at.end).take(3) {
+        if !joined(&s[end..w.at.start].replace('(', "")) {
+            break;
+        }
+        if let Some(d) = done_of(&w.lower)
+            && w.lower.ends_with("ed")
+        {
             return Some(d);
         }
         if !matches!(w.lower.as_str(), "was" | "is" | "were" | "has" | "been" | "got") {
             break;
         }
-        k += 1;
+        end = w.at.end;
     }
     None
 }
@@ -466,6 +497,8 @@ struct SpanClaims<'a> {
     bound: HashMap<String, Vec<(usize, Binding)>>,
     /// Units that say a value, by key.
     saying: HashMap<String, Vec<usize>>,
+    /// Units (not calls) that say a word, by stem.
+    word_units: HashMap<String, Vec<usize>>,
     /// What the summarizer also read, after the span (the verbatim tail): a claim it supports
     /// stands, and its word on a status is the latest.
     context: &'a [&'a str],
@@ -475,6 +508,7 @@ impl<'a> SpanClaims<'a> {
     fn new(pieces: &'a [Piece], units: &'a [Unit]) -> Self {
         let mut bound: HashMap<String, Vec<(usize, Binding)>> = HashMap::new();
         let mut saying: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut word_units: HashMap<String, Vec<usize>> = HashMap::new();
         for (ui, u) in units.iter().enumerate() {
             for it in &u.items {
                 for k in it.registered() {
@@ -485,6 +519,19 @@ impl<'a> SpanClaims<'a> {
                 continue;
             }
             let text = &pieces[u.piece].text[u.range.clone()];
+            if u.items.is_empty() {
+                continue;
+            }
+            let mut stems: Vec<String> = words_of(text, &[], 0)
+                .into_iter()
+                .filter(|w| content(&w.lower))
+                .map(|w| stem(&w.lower))
+                .collect();
+            stems.sort_unstable();
+            stems.dedup();
+            for st in stems {
+                word_units.entry(st).or_default().push(ui);
+            }
             for b in bindings(text, &u.items, u.range.start) {
                 bound.entry(b.word.clone()).or_default().push((ui, b));
             }
@@ -494,6 +541,7 @@ impl<'a> SpanClaims<'a> {
             units,
             bound,
             saying,
+            word_units,
             context: &[],
         }
     }
@@ -512,21 +560,32 @@ impl<'a> SpanClaims<'a> {
         &self.pieces[u.piece].text[u.range.clone()]
     }
 
-    /// Whether unit `ui` (with its neighbours in the same piece) says the value of `b` next to
-    /// its word: the word in a call's arguments, or in the text with no other value of the same
-    /// class between the two (`standup on Thursday and retro on Friday` does not bind Friday to
-    /// the standup).
-    fn supports(&self, ui: usize, b: &Binding) -> bool {
+    /// The values of `class` that unit `ui` (with its neighbours in the same piece) says next to
+    /// the word `word` (a stem): in a call's arguments, any of the call's values when the word is
+    /// among them; in text, a value with no other value of the class between it and the word
+    /// (`standup on Thursday and retro on Friday` does not bind Friday to the standup). Each with
+    /// the text from the word to the value.
+    fn adjacent(&self, ui: usize, word: &str, class: ItemClass) -> Vec<(&'a Item, String)> {
         let u = &self.units[ui];
         if let Some(c) = &u.call {
-            return c
+            let has = c
                 .values
                 .iter()
                 .flat_map(|v| words_of(v, &[], 0))
-                .any(|w| stem(&w.lower) == b.word);
+                .any(|w| stem(&w.lower) == word);
+            return if has {
+                u.items
+                    .iter()
+                    .filter(|it| it.class == class)
+                    .map(|it| (it, it.text.clone()))
+                    .collect()
+            } else {
+                Vec::new()
+            };
         }
-        let near: Vec<&Unit> = (ui.saturating_sub(1)..=(ui + 1).min(self.units.len() - 1))
-            .map(|j| &self.units[j])
+        let units = self.units;
+        let near: Vec<&'a Unit> = (ui.saturating_sub(1)..=(ui + 1).min(units.len() - 1))
+            .map(|j| &units[j])
             .filter(|n| n.piece == u.piece && n.call.is_none())
             .collect();
         let text = &self.pieces[u.piece].text;
@@ -534,35 +593,46 @@ impl<'a> SpanClaims<'a> {
             near.iter().map(|n| n.range.start).min().unwrap_or(0),
             near.iter().map(|n| n.range.end).max().unwrap_or(0),
         );
-        let values: Vec<&Item> = near
+        let values: Vec<&'a Item> = near
             .iter()
             .flat_map(|n| n.items.iter())
-            .filter(|it| it.class == b.item.class)
+            .filter(|it| it.class == class)
             .collect();
-        let is_v = |it: &Item| {
-            it.key == b.item.key || b.item.lookups().iter().any(|k| it.registered().contains(k))
-        };
-        let words: Vec<usize> = words_of(&text[lo..hi], &[], 0)
+        let words: Vec<Range<usize>> = words_of(&text[lo..hi], &[], 0)
             .into_iter()
-            .filter(|w| stem(&w.lower) == b.word)
-            .map(|w| w.at.start + lo)
+            .filter(|w| stem(&w.lower) == word)
+            .map(|w| w.at.start + lo..w.at.end + lo)
             .collect();
-        values.iter().filter(|v| is_v(v)).any(|v| {
-            words.iter().any(|&w| {
-                let (a, z) = if w < v.at.start {
-                    (w, v.at.start)
+        let mut out = Vec::new();
+        for v in &values {
+            for w in &words {
+                let (a, z) = if w.start < v.at.start {
+                    (w.end, v.at.start)
                 } else {
-                    (v.at.end, w)
+                    (v.at.end, w.start)
                 };
-                !values
+                let between = values
                     .iter()
-                    .any(|o| !is_v(o) && o.at.start >= a && o.at.end <= z)
-            })
-        })
+                    .any(|o| o.key != v.key && o.at.start >= a && o.at.end <= z);
+                if !between && z.saturating_sub(a) <= 80 {
+                    let (s, e) = (w.start.min(v.at.start), w.end.max(v.at.end));
+                    let shown = text
+                        .get(s..e)
+                        .unwrap_or(&v.text)
+                        .split_whitespace()
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    out.push((*v, shown));
+                    break;
+                }
+            }
+        }
+        out
     }
 
-    /// A figure claim the span binds otherwise: the span never says the value near the word,
-    /// says the value somewhere, and binds the word to another value of the same class.
+    /// A figure claim the span binds otherwise: the span never says the value next to the word
+    /// (nor does the tail the summarizer read), says the value somewhere, and says the word next
+    /// to another value of the same class.
     fn figure(&self, b: &Binding) -> Option<Misstatement> {
         let units: Vec<usize> = b
             .item
@@ -575,20 +645,20 @@ impl<'a> SpanClaims<'a> {
         if units.is_empty() {
             return None; // not in the span: an invention, not a misstatement
         }
-        let others = self.bound.get(&b.word)?;
-        let same = |o: &Binding| {
-            o.item.key == b.item.key
-                || o.item.lookups().iter().any(|k| b.item.registered().contains(k))
-                || b.item.lookups().iter().any(|k| o.item.registered().contains(k))
+        let is_v = |o: &Item| {
+            o.key == b.item.key
+                || o.lookups().iter().any(|k| b.item.registered().contains(k))
+                || b.item.lookups().iter().any(|k| o.registered().contains(k))
         };
-        if others.iter().any(|(_, o)| same(o)) {
+        if let Some(others) = self.bound.get(&b.word)
+            && others.iter().any(|(_, o)| is_v(&o.item))
+        {
             return None;
         }
-        let (ui, other) = others
+        if units
             .iter()
-            .rev()
-            .find(|(_, o)| o.item.class == b.item.class)?;
-        if units.iter().any(|&u| self.supports(u, b)) {
+            .any(|&u| self.adjacent(u, &b.word, b.item.class).iter().any(|(v, _)| is_v(v)))
+        {
             return None;
         }
         if self.context_lines(&b.item.text).any(|l| {
@@ -598,7 +668,23 @@ impl<'a> SpanClaims<'a> {
         }) {
             return None;
         }
-        Some(self.cite(BindingKind::Figure, b.text.clone(), other.text.clone(), *ui))
+        // What the span binds the word to instead: tightly, else next to it.
+        let tight = self.bound.get(&b.word).and_then(|others| {
+            others
+                .iter()
+                .rev()
+                .find(|(_, o)| o.item.class == b.item.class)
+                .map(|(ui, o)| (*ui, o.text.clone()))
+        });
+        let (ui, says) = tight.or_else(|| {
+            self.word_units.get(&b.word)?.iter().take(500).find_map(|&ui| {
+                self.adjacent(ui, &b.word, b.item.class)
+                    .into_iter()
+                    .find(|(v, _)| !is_v(v))
+                    .map(|(_, shown)| (ui, shown))
+            })
+        })?;
+        Some(self.cite(BindingKind::Figure, b.text.clone(), says, ui))
     }
 
     /// A path the summary says was created, edited or deleted, where the span shows only reads
@@ -625,7 +711,7 @@ impl<'a> SpanClaims<'a> {
                         Some("read" | "searched") => {
                             first_read.get_or_insert((ui, act.unwrap_or("read")));
                         }
-                        Some("ran") if read_only_command(cmd) => {
+                        Some("ran") if !writes_command(cmd) => {
                             first_read.get_or_insert((ui, "read"));
                         }
                         Some("ran") => {
@@ -643,9 +729,25 @@ impl<'a> SpanClaims<'a> {
                     }
                 }
                 None => {
-                    let words = words_of(self.text(ui), &[], 0);
-                    changed |= words.iter().any(|w| CHANGE_WORDS.contains(&w.lower.as_str()));
-                    deleted |= words.iter().any(|w| DELETE_WORDS.contains(&w.lower.as_str()));
+                    // A word of change next to the path (a tool's own report, `File created
+                    // successfully at: …`, counts: it is what the call did).
+                    let text = self.text(ui);
+                    let base = u.range.start;
+                    for x in u.items.iter().filter(|x| {
+                        x.class == ItemClass::Path && same_path(&x.text, &it.text)
+                    }) {
+                        let (s0, e0) = (x.at.start - base, x.at.end - base);
+                        let words = words_of(text, &u.items, base);
+                        let near: Vec<&Word> = words
+                            .iter()
+                            .filter(|w| w.at.end <= s0)
+                            .rev()
+                            .take(4)
+                            .chain(words.iter().filter(|w| w.at.start >= e0).take(4))
+                            .collect();
+                        changed |= near.iter().any(|w| CHANGE_WORDS.contains(&w.lower.as_str()));
+                        deleted |= near.iter().any(|w| DELETE_WORDS.contains(&w.lower.as_str()));
+                    }
                 }
             }
         }

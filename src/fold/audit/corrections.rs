@@ -54,8 +54,13 @@ pub(super) const CHANGE_VERBS: &[&str] = &[
 pub(super) const INFERRED_MARKERS: &[&str] = &[
     "actually", "correction", "update:", "updated:", "is now ", "are now ", "'s now ", "now it's ",
     "now it is ", "now is ", "should be ", "corrected", "i misspoke", "i was wrong",
-    "got that wrong", "my mistake", "from now on", "moved to ", "move it to ", "instead",
-    "replaced by ", "switch to ", "switched to ", "withdrawn", "no longer ",
+    "got that wrong", "my mistake",
+];
+/// Markers of a correction in the user's own words only (an agent's "moved to" narrates work).
+#[rustfmt::skip]
+pub(super) const USER_MARKERS: &[&str] = &[
+    "from now on", "moved to ", "move it to ", "replaced by ", "switch to ", "switched to ",
+    "withdrawn", "withdraw ", "scratch that", "forget ",
 ];
 
 pub(super) fn word_at(lower: &str, at: usize, w: &str) -> bool {
@@ -468,8 +473,10 @@ pub fn corrections(pieces: &[Piece], units: &[Unit]) -> Vec<Correction> {
         if !direct.is_empty() {
             continue;
         }
+        let user = unit.source == Source::User;
         let Some(marker_at) = INFERRED_MARKERS
             .iter()
+            .chain(USER_MARKERS.iter().filter(|_| user))
             .filter_map(|m| lower.find(m).map(|p| p + m.len()))
             .min()
         else {
