@@ -18,6 +18,7 @@ pub mod decision;
 pub mod digest;
 pub mod entry;
 pub mod error;
+pub mod eval;
 pub mod exit_status;
 pub mod fold;
 pub mod http;
