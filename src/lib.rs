@@ -73,6 +73,12 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
             let cache = settings::cache_options(cli.no_cache);
             commands::search::search(&args, cache.as_ref(), &ui)
         }
+        Command::Eval(args) => {
+            interrupt.graceful();
+            // The folds are compact's own, handed over here: commands never import each other.
+            let compact = |s: &settings::CompactSettings| commands::compact::records(s, ui, &interrupt);
+            commands::eval::eval(*args, config, cli.no_cache, ui, &compact)
+        }
         Command::Mcp(args) => commands::mcp::serve(&args),
         Command::Explain(args) => {
             let config = settings::load_config(config)?;

@@ -10,6 +10,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use crate::decision::{Action, DecisionRecord};
 use crate::settings::{RecordsTo, UiSettings};
 
+pub mod eval;
 pub mod explain;
 pub mod notes;
 pub mod recall;
