@@ -221,7 +221,7 @@ pub fn kept(found: &[Salient], view: &Said) -> Kept {
 }
 
 /// The least, middle and greatest of a figure over runs.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Spread {
     pub min: f64,
     pub median: f64,
@@ -257,6 +257,22 @@ impl Spread {
     /// Whether every run gave the same figure.
     pub fn is_single(&self) -> bool {
         self.min == self.max
+    }
+}
+
+/// A whole figure as an integer (`12`, not `12.0`), any other as it is.
+impl Serialize for Spread {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("Spread", 3)?;
+        for (k, v) in [("min", self.min), ("median", self.median), ("max", self.max)] {
+            if v.fract() == 0.0 && v.abs() < 1e15 {
+                st.serialize_field(k, &(v as i64))?;
+            } else {
+                st.serialize_field(k, &v)?;
+            }
+        }
+        st.end()
     }
 }
 

@@ -65,7 +65,6 @@ struct Measured {
 pub fn eval(
     args: EvalArgs,
     config: Option<&Path>,
-    no_cache: bool,
     ui: Ui,
     compact: Compact<'_>,
 ) -> Result<ExitStatus> {
@@ -81,16 +80,13 @@ pub fn eval(
         ModelChoice::Extractive => Some(crate::summarizer::extractive::NAME.to_string()),
         ModelChoice::Remote(r) => Some(r.model.id.clone()),
     };
-    // The input is read with the user's checkpoint (it is the file at its path); the copies
-    // never are.
-    let input = ReadOptions {
-        cache: crate::settings::cache_options(no_cache),
-        ..settings.read.clone()
-    };
+    // Read in full, the input and the copies alike: no checkpoint is used or kept (eval writes
+    // nothing, not even to the cache).
     let private = ReadOptions {
         cache: None,
         ..settings.read.clone()
     };
+    let input = private.clone();
     let dir = tempfile::Builder::new()
         .prefix("mf-eval-")
         .tempdir()
