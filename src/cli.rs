@@ -783,12 +783,13 @@ pub struct VerifyArgs {
 }
 
 /// The commands with a man page of their own (every visible one; a test keeps the list whole).
-pub const MAN_PAGES: [&str; 13] = [
+pub const MAN_PAGES: [&str; 14] = [
     "compact",
     "summarize",
     "recall",
     "expand",
     "search",
+    "eval",
     "mcp",
     "explain",
     "verify",

@@ -242,7 +242,7 @@ impl Spread {
         }
         v.sort_by(f64::total_cmp);
         let m = v.len() / 2;
-        let median = if v.len() % 2 == 0 {
+        let median = if v.len().is_multiple_of(2) {
             (v[m - 1] + v[m]) / 2.0
         } else {
             v[m]
@@ -265,7 +265,11 @@ impl Serialize for Spread {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("Spread", 3)?;
-        for (k, v) in [("min", self.min), ("median", self.median), ("max", self.max)] {
+        for (k, v) in [
+            ("min", self.min),
+            ("median", self.median),
+            ("max", self.max),
+        ] {
             if v.fract() == 0.0 && v.abs() < 1e15 {
                 st.serialize_field(k, &(v as i64))?;
             } else {

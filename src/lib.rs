@@ -76,7 +76,8 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
         Command::Eval(args) => {
             interrupt.graceful();
             // The folds are compact's own, handed over here: commands never import each other.
-            let compact = |s: &settings::CompactSettings| commands::compact::records(s, ui, &interrupt);
+            let compact =
+                |s: &settings::CompactSettings| commands::compact::records(s, ui, &interrupt);
             commands::eval::eval(*args, config, ui, &compact)
         }
         Command::Mcp(args) => commands::mcp::serve(&args),

@@ -17,8 +17,8 @@ use crate::exit_status::ExitStatus;
 use crate::fold::Ledger;
 use crate::fold::audit::Item;
 use crate::render::eval::{
-    ClassView, CutView, EvalView, FoldView, FutureUseView, LostView, QuestionView,
-    QuestionsView, ViewSize, strategy_name,
+    ClassView, CutView, EvalView, FoldView, FutureUseView, LostView, QuestionView, QuestionsView,
+    ViewSize, strategy_name,
 };
 use crate::render::{self, Ui};
 use crate::search::Query;
@@ -50,6 +50,8 @@ struct Prepared {
     cut_turn: u64,
     found: Vec<Item>,
     copies: Vec<PathBuf>,
+    /// Estimated tokens of the copy's recall view before the fold.
+    view_before: usize,
 }
 
 /// What one run's fold left.
@@ -164,14 +166,18 @@ pub fn eval(
             let rec = match record {
                 Ok(rec) => rec,
                 Err(e) => {
-                    let code = classify(&e);
-                    status = status.worst(code);
-                    render::error(&e, &hints(&e));
+                    // Said of the file, not of its private copy.
+                    let named = |s: &str| s.replace(&copy.display().to_string(), &row.file);
+                    status = status.worst(classify(&e));
+                    let message = named(&e.to_string());
+                    let hints: Vec<String> = hints(&e).iter().map(|h| named(h)).collect();
+                    render::error(&anyhow::anyhow!("{message}"), &hints);
+                    row.error.get_or_insert_with(|| message.clone());
                     row.folds.push(FoldView {
                         action: Action::Error,
                         reason: Reason::Unsaid,
                         calls: 0,
-                        error: Some(e.to_string()),
+                        error: Some(message),
                     });
                     continue;
                 }
@@ -206,9 +212,8 @@ pub fn eval(
             continue;
         }
         let found = p.found.len();
-        let of = |f: &dyn Fn(&Measured) -> f64| {
-            Spread::of(&measured.iter().map(f).collect::<Vec<_>>())
-        };
+        let of =
+            |f: &dyn Fn(&Measured) -> f64| Spread::of(&measured.iter().map(f).collect::<Vec<_>>());
         let mut by_class = std::collections::BTreeMap::new();
         for (class, n) in eval::by_class(&p.found) {
             by_class.insert(
@@ -236,7 +241,7 @@ pub fn eval(
                 .collect(),
         });
         row.view = Some(ViewSize {
-            before: p.cut.past_tokens,
+            before: p.view_before,
             after: of(&|m| m.view_tokens as f64),
         });
         if asks {
@@ -351,11 +356,9 @@ fn read_questions(path: &Path) -> Result<Vec<Question>> {
         out.push(q);
     }
     if out.is_empty() {
-        return Err(MfError::refused(
-            format!("`{}` holds no question", path.display()),
-            None,
-        )
-        .into());
+        return Err(
+            MfError::refused(format!("`{}` holds no question", path.display()), None).into(),
+        );
     }
     Ok(out)
 }
@@ -400,9 +403,10 @@ fn prepare(
     let said = Said::new(&past.join("\n"));
     drop(past);
     let found = eval::found(&said, future.iter().map(String::as_str));
-    let name = path
-        .file_name()
-        .map_or_else(|| "stdin.jsonl".into(), |n| n.to_string_lossy().into_owned());
+    let name = path.file_name().map_or_else(
+        || "stdin.jsonl".into(),
+        |n| n.to_string_lossy().into_owned(),
+    );
     let mut copies = Vec::with_capacity(runs);
     for r in 0..runs {
         let d = dir.join(format!("{k}-{r}"));
@@ -412,6 +416,10 @@ fn prepare(
         transcript::write_prefix(&t, upto, &copy)?;
         copies.push(copy);
     }
+    let view_before = {
+        let c = transcript::read(&copies[0], read)?;
+        estimate_tokens(Ledger::new(c.conversation()).view_chars())
+    };
     Ok(Prepared {
         format: t.format.name().to_string(),
         tokens: cut.past_tokens + cut.future_tokens,
@@ -420,6 +428,7 @@ fn prepare(
         cut_turn: u64::from(ledger.turns[cut.at]),
         found,
         copies,
+        view_before,
     })
 }
 

@@ -171,7 +171,10 @@ fn found_counts_each_item_the_future_uses_that_the_past_holds_once() {
     assert!(texts.iter().any(|t| t.contains("9090")), "{texts:?}");
     // Said again, counted once; new in the future, not found.
     assert_eq!(
-        texts.iter().filter(|t| **t == "/etc/app/config.toml").count(),
+        texts
+            .iter()
+            .filter(|t| **t == "/etc/app/config.toml")
+            .count(),
         1
     );
     assert!(!texts.iter().any(|t| t.contains("new_module")), "{texts:?}");

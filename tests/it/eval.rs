@@ -41,7 +41,9 @@ fn one(out: &Output) -> serde_json::Value {
 }
 
 fn median(v: &serde_json::Value) -> f64 {
-    v["median"].as_f64().unwrap_or_else(|| panic!("a spread: {v}"))
+    v["median"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("a spread: {v}"))
 }
 
 #[test]
@@ -78,7 +80,10 @@ fn eval_measures_a_read_only_file_and_writes_nothing() {
         assert!(found >= 10, "{r}");
         let kept = median(&fu["kept"]);
         assert!(kept <= found as f64);
-        assert!((median(&fu["share"]) - kept / found as f64).abs() < 0.001, "{r}");
+        assert!(
+            (median(&fu["share"]) - kept / found as f64).abs() < 0.001,
+            "{r}"
+        );
         let by_class: u64 = fu["byClass"]
             .as_object()
             .unwrap()
@@ -117,7 +122,10 @@ fn the_summary_fold_loses_what_its_recall_view_lacks_and_mask_and_cited_lose_les
     };
     let (summary_action, summary) = share("summary");
     assert_eq!(summary_action, "folded");
-    assert!(summary < 1.0, "the extractive summary keeps some, not all: {summary}");
+    assert!(
+        summary < 1.0,
+        "the extractive summary keeps some, not all: {summary}"
+    );
     let (cited_action, cited) = share("cited");
     assert_eq!(cited_action, "folded");
     assert!(cited >= summary, "{cited} < {summary}");
@@ -130,10 +138,7 @@ fn the_summary_fold_loses_what_its_recall_view_lacks_and_mask_and_cited_lose_les
 /// The first `line - 1` lines of a one-entry-a-line chat file: the session at the cut.
 fn prefix(env: &TestEnv, file: &Path, line: u64, name: &str) -> PathBuf {
     let text = std::fs::read_to_string(file).unwrap();
-    let head: String = text
-        .split_inclusive('\n')
-        .take(line as usize - 1)
-        .collect();
+    let head: String = text.split_inclusive('\n').take(line as usize - 1).collect();
     env.write(name, &head)
 }
 
@@ -169,7 +174,9 @@ fn questions_are_answered_as_recall_and_search_answer_them_after_compact_on_the_
     // The oracle: the session as it stood at the cut, compacted and read by the real commands.
     let cut = prefix(&env, &f, r["cut"]["line"].as_u64().unwrap(), "cut.jsonl");
     env.mf_ok(&["compact", "cut.jsonl", "--model", "extractive"]);
-    let recall = env.mf_ok(&["recall", "cut.jsonl", "--format", "text"]).stdout;
+    let recall = env
+        .mf_ok(&["recall", "cut.jsonl", "--format", "text"])
+        .stdout;
     for (k, (question, answer)) in questions.iter().enumerate() {
         let hits = env.mf(&["search", "cut.jsonl", question, "--limit", "3", "--json"]);
         let by_search = json_lines(&hits.stdout)
@@ -182,7 +189,11 @@ fn questions_are_answered_as_recall_and_search_answer_them_after_compact_on_the_
     }
     // The three kinds are there: in the summary, only behind search, nowhere.
     assert_eq!(
-        (median(&qs["recall"]), median(&qs["search"]), median(&qs["either"])),
+        (
+            median(&qs["recall"]),
+            median(&qs["search"]),
+            median(&qs["either"])
+        ),
         (1.0, 2.0, 2.0),
         "{qs}"
     );
@@ -195,7 +206,10 @@ fn questions_are_answered_as_recall_and_search_answer_them_after_compact_on_the_
     }
 
     // A bad questions file is refused, naming the line.
-    env.write("bad.jsonl", "{\"question\": \"a\", \"answer\": \"b\"}\nnot json\n");
+    env.write(
+        "bad.jsonl",
+        "{\"question\": \"a\", \"answer\": \"b\"}\nnot json\n",
+    );
     let out = env.mf(&[
         "eval",
         "incident-northwind.jsonl",
@@ -227,11 +241,13 @@ fn a_table_on_a_pipe_is_tab_separated_and_a_file_with_no_seam_is_an_error_beside
     assert_eq!(out.code, 1, "{out:?}");
     let lines: Vec<&str> = out.stdout.lines().collect();
     assert_eq!(
-        lines[0],
-        "file\tfold\tcut\tfound\tkept\tshare\tview tokens",
+        lines[0], "file\tfold\tcut\tfound\tkept\tshare\tview tokens",
         "{out:?}"
     );
-    assert!(lines[1].starts_with("incident-northwind.jsonl\tfolded\t"), "{out:?}");
+    assert!(
+        lines[1].starts_with("incident-northwind.jsonl\tfolded\t"),
+        "{out:?}"
+    );
     assert!(lines[2].starts_with("one.jsonl\t—\t—"), "{out:?}");
     assert!(out.stderr.contains("no seam to cut at"), "{out:?}");
     // --json carries the error in the file's object.
@@ -279,9 +295,17 @@ fn a_remote_model_is_called_once_a_run_and_each_figure_is_given_over_the_runs() 
     assert_eq!(r["runs"], 2);
     let folds = r["folds"].as_array().unwrap();
     assert_eq!(folds.len(), 2);
-    assert!(folds.iter().all(|f| f["action"] == "folded" && f["calls"] == 1), "{r}");
+    assert!(
+        folds
+            .iter()
+            .all(|f| f["action"] == "folded" && f["calls"] == 1),
+        "{r}"
+    );
     let kept = &r["futureUse"]["kept"];
-    assert!(kept["min"].as_f64() < kept["max"].as_f64(), "the runs differ: {r}");
+    assert!(
+        kept["min"].as_f64() < kept["max"].as_f64(),
+        "the runs differ: {r}"
+    );
     assert_eq!(
         median(kept),
         (kept["min"].as_f64().unwrap() + kept["max"].as_f64().unwrap()) / 2.0
@@ -335,7 +359,10 @@ fn eval_measures_every_corpus_session_it_can_cut_and_writes_nothing() {
         let action = r["folds"][0]["action"].as_str().unwrap();
         if action == "folded" {
             folded += 1;
-            assert!(median(&r["view"]["after"]) < r["view"]["before"].as_f64().unwrap(), "{r}");
+            assert!(
+                median(&r["view"]["after"]) < r["view"]["before"].as_f64().unwrap(),
+                "{r}"
+            );
         } else {
             // Nothing folded: the verbatim view keeps everything.
             assert_eq!(kept, found, "{r}");
