@@ -242,7 +242,7 @@ pub fn notes(rows: &[EvalView]) -> Vec<String> {
         for f in &r.folds {
             if f.error.is_none() && !matches!(f.action, Action::Folded | Action::Masked) {
                 let n = format!(
-                    "{}: {}: {} (the folded part's view is what stayed verbatim)",
+                    "{}: {}: {} (as `mf compact` would decide; nothing was written, and the folded part's view is the verbatim one)",
                     r.file,
                     f.action.as_str(),
                     f.reason
