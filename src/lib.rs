@@ -78,7 +78,7 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
             // The folds are compact's own, handed over here: commands never import each other.
             let compact =
                 |s: &settings::CompactSettings| commands::compact::records(s, ui, &interrupt);
-            commands::eval::eval(*args, config, ui, &compact)
+            commands::eval::eval(*args, config, ui, &interrupt, &compact)
         }
         Command::Mcp(args) => commands::mcp::serve(&args),
         Command::Explain(args) => {

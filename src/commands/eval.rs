@@ -16,6 +16,7 @@ use crate::eval::{self, Cut, Said, Spread};
 use crate::exit_status::ExitStatus;
 use crate::fold::Ledger;
 use crate::fold::audit::Item;
+use crate::interrupt::Interrupt;
 use crate::render::eval::{
     ClassView, CutView, EvalView, FoldView, FutureUseView, LostView, QuestionView, QuestionsView,
     ViewSize, strategy_name,
@@ -68,6 +69,7 @@ pub fn eval(
     args: EvalArgs,
     config: Option<&Path>,
     ui: Ui,
+    interrupt: &Interrupt,
     compact: Compact<'_>,
 ) -> Result<ExitStatus> {
     let (runs, split, json) = (args.runs, args.split, args.json);
@@ -168,10 +170,13 @@ pub fn eval(
                 Err(e) => {
                     // Said of the file, not of its private copy.
                     let named = |s: &str| s.replace(&copy.display().to_string(), &row.file);
-                    status = status.worst(classify(&e));
+                    let code = classify(&e);
+                    status = status.worst(code);
                     let message = named(&e.to_string());
                     let hints: Vec<String> = hints(&e).iter().map(|h| named(h)).collect();
-                    render::error(&anyhow::anyhow!("{message}"), &hints);
+                    if !matches!(code, ExitStatus::Interrupted(_)) {
+                        render::error(&anyhow::anyhow!("{message}"), &hints);
+                    }
                     row.error.get_or_insert_with(|| message.clone());
                     row.folds.push(FoldView {
                         action: Action::Error,
@@ -267,6 +272,10 @@ pub fn eval(
         }
     }
     drop(dir);
+    if let Some(sig) = interrupt.received() {
+        // What was measured before the signal is printed; nothing was written either way.
+        status = ExitStatus::Interrupted(sig);
+    }
 
     for n in render::eval::notes(&rows) {
         ui.note(&n);
