@@ -76,8 +76,10 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
         Command::Eval(args) => {
             interrupt.graceful();
             // The folds are compact's own, handed over here: commands never import each other.
-            let compact =
-                |s: &settings::CompactSettings| commands::compact::records(s, ui, &interrupt);
+            // (Without progress displays: they would name the private copies.)
+            let compact = |s: &settings::CompactSettings| {
+                commands::compact::records(s, ui.without_progress(), &interrupt)
+            };
             commands::eval::eval(*args, config, ui, &interrupt, &compact)
         }
         Command::Mcp(args) => commands::mcp::serve(&args),

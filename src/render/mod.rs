@@ -33,6 +33,17 @@ impl Ui {
         Self { settings }
     }
 
+    /// The same printer with no progress displays (for work whose file names are not the
+    /// user's: `mf eval`'s private copies).
+    pub fn without_progress(self) -> Self {
+        Self {
+            settings: UiSettings {
+                progress: false,
+                ..self.settings
+            },
+        }
+    }
+
     /// A warning on stderr (unless `--quiet`).
     pub fn warn(&self, message: &str) {
         if !self.settings.quiet {
