@@ -78,7 +78,18 @@ pub fn eval(
         None => Vec::new(),
     };
     let asks = args.questions.is_some();
-    let settings = CompactSettings::resolve(compact_args(args), config)?;
+    // Standard input is read once, into the input's unnamed copy; compact's check that it is
+    // not compacted in place concerns a write eval never makes.
+    let inputs = args.files.clone();
+    if inputs.iter().filter(|f| f.as_os_str() == "-").count() > 1 {
+        return Err(MfError::usage(
+            "standard input can be read once: give `-` as one file",
+            None,
+        )
+        .into());
+    }
+    let mut settings = CompactSettings::resolve(compact_args(args), config)?;
+    settings.files = inputs;
     let model = match &settings.model {
         _ if !settings.policy.strategy.summarizes() => None,
         ModelChoice::Extractive => Some(crate::summarizer::extractive::NAME.to_string()),
@@ -296,7 +307,17 @@ pub fn eval(
 /// The compact flags `mf eval` takes, as compact's own arguments (for the same settings).
 fn compact_args(a: EvalArgs) -> CompactArgs {
     CompactArgs {
-        files: a.files,
+        files: a
+            .files
+            .into_iter()
+            .map(|f| {
+                if f.as_os_str() == "-" {
+                    PathBuf::from("stdin.jsonl")
+                } else {
+                    f
+                }
+            })
+            .collect(),
         latest: None,
         cwd: None,
         files_from: None,

@@ -256,6 +256,20 @@ fn a_table_on_a_pipe_is_tab_separated_and_a_file_with_no_seam_is_an_error_beside
     let r = one(&out);
     assert!(r["error"].as_str().unwrap().contains("no seam"), "{r}");
     assert!(r["futureUse"].is_null());
+    // Standard input is measured like a file (read once, into mf's unnamed copy).
+    let piped = env.sh(&format!(
+        "{} eval - --model extractive < incident-northwind.jsonl",
+        mf_bin()
+    ));
+    assert!(piped.status.success(), "{piped:?}");
+    let text = String::from_utf8(piped.stdout).unwrap();
+    assert!(
+        text.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("<stdin>\tfolded\t"),
+        "{text}"
+    );
     // No model named: a usage error, as compact's.
     let out = env.mf(&["eval", "incident-northwind.jsonl"]);
     assert_eq!(out.code, 2, "{out:?}");
