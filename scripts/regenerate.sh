@@ -11,6 +11,6 @@ done
 mkdir -p man
 rm -f man/*.1
 "$mf" man > man/mf.1
-for c in compact summarize recall expand search mcp explain verify models sessions hook completions man; do  # cli::MAN_PAGES
+for c in compact summarize recall expand search eval mcp explain verify models sessions hook completions man; do  # cli::MAN_PAGES
   "$mf" man "$c" > "man/mf-$c.1"
 done

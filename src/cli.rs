@@ -102,6 +102,17 @@ pub enum Command {
         "Examples:\n  mf search chat.jsonl Rotterdam\n  mf search SESSION.jsonl OPS-4471 --all --limit 10\n  mf search SESSION.jsonl src/main.rs --json | jq -r .id"
     ))]
     Search(SearchArgs),
+    /// Measure what a fold keeps that the rest of the session goes on to use; writes nothing
+    #[command(after_help = concat!(
+        "Each FILE is cut at 70 % of its tokens (--split), at a turn's start (else between tool units); a private copy of the first part is folded in memory as `mf compact` would fold it, with the same flags. ",
+        "futureUse: of the salient items (paths, commands, numbers, identifiers, … as the audit finds them) that the rest of the session says or calls and that the first part holds (found), how many the recall view of the folded part still carries (kept), and kept/found (share). ",
+        "With --questions (JSONL, one {\"question\", \"answer\"} a line): whether the answer occurs in that recall view, and whether it is in the top 3 hits of `mf search` for the question over the folded copy. ",
+        "With --runs N, the fold is made N times and each figure is given as min/median/max. FILE is only read.\n\n",
+        "With --json, one object per file: {\"file\", \"format\", \"model\", \"strategy\", \"tokens\", \"cut\", \"runs\", \"folds\", \"futureUse\": {\"found\", \"kept\", \"share\", \"byClass\", \"lost\"}, \"view\", \"questions\", \"costUsd\", \"error\"}.\n\n",
+        "Exit codes: 0 every file measured (also a fold that was declined or skipped: its view is the verbatim one); 1 a file or the questions cannot be read, or a file has no seam to cut at; 2 usage error; 3 the summarizer failed (a figure of a span left verbatim is no summary's); 130/143/129 interrupted.\n\n",
+        "Examples:\n  mf eval SESSION.jsonl --model extractive\n  mf eval SESSION.jsonl --model extractive --strategy cited --json\n  mf eval chat.jsonl --model haiku --runs 3 --questions questions.jsonl"
+    ))]
+    Eval(Box<EvalArgs>),
     /// Serve search, expand and folds to an agent over MCP (stdio); never writes
     #[command(after_help = concat!(
         "Tools: search {query, file?, limit?, all?}; expand {id, file?, max_tokens?, cursor?}; folds {file?}. Without `file`, the session is --file, else the newest session of --agent run in --cwd (default: the directory the server starts in).\n\n",
@@ -452,6 +463,54 @@ pub struct SummarizeArgs {
     pub provider: ProviderArgs,
 }
 
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// Transcript files (only read; `-` reads one from standard input)
+    #[arg(value_name = "FILE", required = true)]
+    pub files: Vec<PathBuf>,
+
+    /// Summarizer model (required, except with --strategy mask); `extractive` is the built-in offline one [env: MF_MODEL]
+    #[arg(short, long, value_name = "MODEL", value_parser = ModelName, hide_possible_values = true)]
+    pub model: Option<String>,
+
+    /// Questions to ask of the folded part: JSONL, one {"question", "answer"} a line
+    #[arg(long, value_name = "FILE")]
+    pub questions: Option<PathBuf>,
+
+    /// Fold each file N times (a model's summary varies) and give each figure as min/median/max
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = positive_usize)]
+    pub runs: usize,
+
+    /// The share of a session's tokens that is folded; the rest is what it is measured against
+    #[arg(long, value_name = "SHARE", default_value_t = crate::eval::DEFAULT_SPLIT, value_parser = parse_split)]
+    pub split: f64,
+
+    /// Print one JSON object per file, one per line
+    #[arg(long)]
+    pub json: bool,
+
+    /// Folds, and summarizer calls in flight, at once
+    #[arg(short = 'j', long, value_name = "N", default_value_t = 4, value_parser = positive_usize)]
+    pub jobs: usize,
+
+    #[command(flatten)]
+    pub policy: PolicyArgs,
+
+    /// Replace the summarizer instruction: TEXT, or @FILE to read it from a file
+    #[arg(long, value_name = "TEXT|@FILE", help_heading = "Summarizer model")]
+    pub system_prompt: Option<String>,
+
+    #[command(flatten)]
+    pub audit: AuditArgs,
+
+    #[command(flatten)]
+    pub provider: ProviderArgs,
+}
+
+fn parse_split(s: &str) -> Result<f64, String> {
+    number_in(s, 0.1, 0.95, "the split")
+}
+
 /// How summaries are audited before they are written.
 #[derive(Debug, Args, Clone, Default)]
 #[command(next_help_heading = "Fidelity audit")]
@@ -729,12 +788,13 @@ pub struct VerifyArgs {
 }
 
 /// The commands with a man page of their own (every visible one; a test keeps the list whole).
-pub const MAN_PAGES: [&str; 13] = [
+pub const MAN_PAGES: [&str; 14] = [
     "compact",
     "summarize",
     "recall",
     "expand",
     "search",
+    "eval",
     "mcp",
     "explain",
     "verify",

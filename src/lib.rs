@@ -18,6 +18,7 @@ pub mod decision;
 pub mod digest;
 pub mod entry;
 pub mod error;
+pub mod eval;
 pub mod exit_status;
 pub mod fold;
 pub mod http;
@@ -71,6 +72,15 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
         Command::Search(args) => {
             let cache = settings::cache_options(cli.no_cache);
             commands::search::search(&args, cache.as_ref(), &ui)
+        }
+        Command::Eval(args) => {
+            interrupt.graceful();
+            // The folds are compact's own, handed over here: commands never import each other.
+            // (Without progress displays: they would name the private copies.)
+            let compact = |s: &settings::CompactSettings| {
+                commands::compact::records(s, ui.without_progress(), &interrupt)
+            };
+            commands::eval::eval(*args, config, ui, &interrupt, &compact)
         }
         Command::Mcp(args) => commands::mcp::serve(&args),
         Command::Explain(args) => {

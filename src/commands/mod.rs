@@ -2,6 +2,7 @@
 
 pub mod compact;
 pub mod completions;
+pub mod eval;
 pub mod expand;
 pub mod explain;
 pub mod hook;

@@ -10,6 +10,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use crate::decision::{Action, DecisionRecord};
 use crate::settings::{RecordsTo, UiSettings};
 
+pub mod eval;
 pub mod explain;
 pub mod notes;
 pub mod recall;
@@ -30,6 +31,17 @@ pub struct Ui {
 impl Ui {
     pub fn new(settings: UiSettings) -> Self {
         Self { settings }
+    }
+
+    /// The same printer with no progress displays (for work whose file names are not the
+    /// user's: `mf eval`'s private copies).
+    pub fn without_progress(self) -> Self {
+        Self {
+            settings: UiSettings {
+                progress: false,
+                ..self.settings
+            },
+        }
     }
 
     /// A warning on stderr (unless `--quiet`).

@@ -74,6 +74,30 @@ pub fn stage(
     )
 }
 
+/// The transcript's first `upto` bytes (the file as it stood when it was that long), written to
+/// a new file `dest` that must not exist yet: a private copy for `mf eval` to fold, never the
+/// input itself.
+pub fn write_prefix(t: &Transcript, upto: u64, dest: &Path) -> Result<(), TranscriptError> {
+    let upto = upto.min(t.len);
+    let copy = || -> std::io::Result<()> {
+        let mut src = t.file.try_clone()?;
+        src.seek(SeekFrom::Start(0))?;
+        let mut out = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(dest)?;
+        let copied = std::io::copy(&mut (&mut src).take(upto), &mut out)?;
+        if copied != upto {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "the input became shorter while it was copied",
+            ));
+        }
+        out.flush()
+    };
+    copy().map_err(werr(dest))
+}
+
 /// Write the copy. Without `force`, an existing `dest` is never replaced.
 pub fn write_copy(
     target: &OutputTarget,

@@ -27,7 +27,7 @@ use serde_json::{Map, Value};
 pub use append::{Appended, Locked, open_for_append};
 pub use build::{Note, NoteKind, PieceAt};
 pub use checkpoint::CacheOptions;
-pub use copy::{OutputTarget, stage, write_copy};
+pub use copy::{OutputTarget, stage, write_copy, write_prefix};
 pub use error::TranscriptError;
 pub use format::{Adapter, Detected, Format};
 pub use live::{AgentDirs, Guard};

@@ -16,6 +16,7 @@ mod concurrency;
 mod corpus;
 mod crash;
 mod errors;
+mod eval;
 mod expand;
 mod explain;
 mod fidelity;

@@ -345,6 +345,29 @@ fn verify_clean_and_with_problems() {
 }
 
 #[test]
+fn eval_table_and_a_declined_fold() {
+    let env = TestEnv::new();
+    env.copy_fixture(INCIDENT);
+    // On a pipe: tab-separated values on stdout; the file is only read.
+    let out = mf_snapshot!("cli_eval", env, ["eval", INCIDENT, "--model", "extractive"]);
+    assert_eq!(out.code, 0);
+    // A fold the audit declines: reported, its view the verbatim one.
+    let out = mf_snapshot!(
+        "cli_eval_declined",
+        env,
+        [
+            "eval",
+            INCIDENT,
+            "--model",
+            "extractive",
+            "--min-retention",
+            "1"
+        ]
+    );
+    assert_eq!(out.code, 0);
+}
+
+#[test]
 fn models_table() {
     let env = TestEnv::new();
     let out = mf_snapshot!("cli_models", env, ["models"]);
@@ -361,6 +384,7 @@ fn help_of_every_command() {
         "recall",
         "expand",
         "explain",
+        "eval",
         "verify",
         "models",
         "completions",

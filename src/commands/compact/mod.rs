@@ -108,11 +108,23 @@ pub fn command(
     let mut settings = CompactSettings::resolve(args, config)?;
     settings.read.cache = crate::settings::cache_options(no_cache);
     interrupt.graceful();
+    let results = records(&settings, ui, interrupt)?;
+    report::finish(&settings, &ui, interrupt, results)
+}
+
+/// Set up the summarizer and the run's context, and compact every file of `settings`: each
+/// file's record, or its error. Printing nothing. `mf eval` folds its private copies through
+/// this (the command table hands it over: commands never import each other).
+pub fn records(
+    settings: &CompactSettings,
+    ui: Ui,
+    interrupt: &Interrupt,
+) -> Result<Vec<Result<DecisionRecord>>> {
     let key = match &settings.model {
         ModelChoice::Remote(r) => r.key_value(),
         ModelChoice::Extractive => None,
     };
-    let summarizer = summarizer_for(&settings, ui)?;
+    let summarizer = summarizer_for(settings, ui)?;
     let in_flight = summarizer
         .parallelism()
         .map_or(settings.jobs, |p| p.min(settings.jobs));
@@ -124,8 +136,7 @@ pub fn command(
         calls: Arc::new(Semaphore::new(in_flight)),
         redactor: Redactor::new(key),
     });
-    let results = super::block_on(run(&settings, ctx))??;
-    report::finish(&settings, &ui, interrupt, results)
+    super::block_on(run(settings, ctx))?
 }
 
 /// The summarizer the settings name.
