@@ -94,6 +94,9 @@ const UNBOUND: &[&str] = &[
     "we", "you", "i", "he", "she", "them", "us", "me", "him", "her", "his", "has", "have", "had",
     "do", "does", "did", "will", "would", "can", "could", "should", "may", "might", "must",
     "got", "get", "gets", "let", "make", "made", "says", "said", "use", "used", "using",
+    // Who said it, not what a value is about (`user: 132`, `bash: 15 …`).
+    "user", "assistant", "tool", "tools", "bash", "shell", "system", "result", "results",
+    "output", "input", "call", "calls", "ran", "run", "read", "wrote", "edit", "write",
 ];
 
 /// Words between a figure and the noun it counts.
@@ -225,7 +228,11 @@ fn bindings(text: &str, items: &[Item], base: usize) -> Vec<Binding> {
             }
             None
         };
-        for w in right.into_iter().chain(left()) {
+        // A verb before a counted noun (`Added 13 new tests`) is not what the figure is about.
+        let left = left().filter(|w| {
+            right.is_none() || !(w.lower.ends_with("ed") || w.lower.ends_with("ing") || w.lower.ends_with('s'))
+        });
+        for w in right.into_iter().chain(left) {
             let shown = if w.at.start >= e {
                 &text[s..w.at.end]
             } else {
