@@ -437,6 +437,7 @@ impl Transcript {
             claims: &self.claims,
             records: &self.records,
             placements: &self.placements,
+            one_run: self.format.shows_one_run(),
         }
     }
 

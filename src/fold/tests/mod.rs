@@ -38,6 +38,7 @@ impl Conv {
             claims: &self.claims,
             records: &self.records,
             placements: &self.placements,
+            one_run: false,
         }
     }
 

@@ -1,0 +1,253 @@
+//! pi's chunked folds (issue 24, point 4). A pi session shows one unbroken run of entries after
+//! its latest compaction entry, so a fold there must cover a prefix of what pi sends and keep an
+//! unbroken tail. The planner plans only such folds (so `explain` and `compact` agree on every pi
+//! session), and when one chunk of a chunked fold is declined, what still stands is written as pi
+//! can show it — the chunks before it, or nothing — and the record says which chunk and why; the
+//! run exits as a declined fold does, never as an error after paying.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::server::{Recorded, Reply, TestServer, openai_ok};
+use crate::util::*;
+
+/// What the good chunks get: a short summary with nothing in it the span does not say.
+const BENIGN: &str = "The assistant worked through the request, reading the code and running the tools it needed, and reported what it found.";
+
+/// How the loopback provider answers the chunk it is told to spoil.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Bad {
+    /// It repeats the instruction it was given (the audit declines an echo at any threshold).
+    Echo,
+    /// It answers longer than the span (declined: not smaller).
+    Long,
+    /// It fails (HTTP 500, after mf's retries).
+    Fails,
+}
+
+/// Which request the provider spoils.
+#[derive(Clone, Copy, Debug)]
+enum Which {
+    /// The n-th to arrive (0-based; with `-j 1` the chunks are asked in order).
+    Nth(usize),
+    /// The one whose transcript holds this text.
+    Holding(&'static str),
+}
+
+/// A loopback OpenAI-compatible provider that answers the request `which` names as `how` says
+/// and every other one with [`BENIGN`].
+fn provider(which: Which, how: Bad) -> TestServer {
+    TestServer::respond(move |req: &Recorded, n| {
+        let body = req.json();
+        let spoil = match which {
+            Which::Nth(k) => n == k,
+            Which::Holding(text) => body["messages"][1]["content"]
+                .as_str()
+                .is_some_and(|u| u.contains(text)),
+        };
+        if !spoil {
+            return openai_ok(BENIGN);
+        }
+        match how {
+            Bad::Echo => openai_ok(body["messages"][0]["content"].as_str().unwrap()),
+            Bad::Long => openai_ok(&BENIGN.repeat(400)),
+            Bad::Fails => Reply::json(500, r#"{"error":{"message":"boom","type":"server_error"}}"#),
+        }
+    })
+}
+
+/// What pi sends from a session (its context builder, as `scripts/agents/check-agents.sh pi`
+/// shows it): the path from the leaf; after its latest compaction entry, that entry's summary,
+/// then the path's messages from its first kept entry on. Returns the summary (if any) and the
+/// line numbers of the messages sent.
+fn pi_sends(bytes: &[u8]) -> (Option<String>, Vec<u32>) {
+    let lines = numbered(bytes);
+    let path = pi_path(&lines);
+    let is_message = |v: &Value| v["type"] == "message";
+    let Some(c) = path.iter().rposition(|(_, v)| v["type"] == "compaction") else {
+        let sent = path.iter().filter(|(_, v)| is_message(v)).map(|(n, _)| *n);
+        return (None, sent.collect());
+    };
+    let compaction = &path[c].1;
+    let from = match compaction["firstKeptEntryId"].as_str() {
+        Some(id) => path.iter().position(|(_, v)| v["id"] == id).unwrap_or(c),
+        None => c,
+    };
+    let sent = path[from..]
+        .iter()
+        .enumerate()
+        .filter(|&(k, (_, v))| from + k != c && is_message(v))
+        .map(|(_, (n, _))| *n)
+        .collect();
+    (compaction["summary"].as_str().map(str::to_string), sent)
+}
+
+/// The lines an mf summary line covers.
+fn covered_lines(claim: &Value) -> Vec<u32> {
+    claim["mf"]["coverage"]["lines"]
+        .as_array()
+        .map(|rs| {
+            rs.iter()
+                .flat_map(|r| r[0].as_u64().unwrap() as u32..=r[1].as_u64().unwrap() as u32)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn compact(env: &TestEnv, file: &Path, server: &TestServer, extra: &[&str]) -> (Output, Value) {
+    let url = format!("{}/v1", server.url());
+    let mut args = vec![
+        "compact",
+        file.to_str().unwrap(),
+        "--model",
+        "openai-compatible:loopback",
+        "--base-url",
+        &url,
+        "--retries",
+        "0",
+        "--force",
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    let out = env.mf(&args);
+    let rec = out
+        .stdout
+        .lines()
+        .next()
+        .and_then(|l| serde_json::from_str(l).ok())
+        .unwrap_or(Value::Null);
+    (out, rec)
+}
+
+/// The chunks a fold plans on this file (every request of a run whose replies are all good).
+fn chunk_count(fixture: &str, flags: &[&str]) -> usize {
+    let env = TestEnv::without_audit();
+    let f = env.copy_fixture(fixture);
+    let server = provider(Which::Nth(usize::MAX), Bad::Echo);
+    let (out, rec) = compact(&env, &f, &server, flags);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(rec["action"], "folded", "{rec:#}");
+    server.requests().len()
+}
+
+/// One chunk of a chunked fold on a pi session is declined: the run exits as a declined fold
+/// does, asks about no chunk after it (one call at a time), writes the chunks before it as pi can
+/// show them (or nothing), and its record says which chunk was declined and why.
+fn declined_chunk(fixture: &str, flags: &[&str], bad: usize, how: Bad) {
+    let what = format!("{fixture} {flags:?}, chunk {bad} {how:?}");
+    let env = TestEnv::without_audit();
+    let f = env.copy_fixture(fixture);
+    let original = read(&f);
+    let server = provider(Which::Nth(bad), how);
+    let mut args = flags.to_vec();
+    args.extend(["-j", "1"]);
+    let (out, rec) = compact(&env, &f, &server, &args);
+    let want = if how == Bad::Fails { 3 } else { 0 };
+    assert_eq!(out.code, want, "{what}: {out:?}");
+    assert!(!out.stderr.contains("unbroken run"), "{what}: {out:?}");
+    // Nothing after the declined chunk was asked about.
+    assert_eq!(server.requests().len(), bad + 1, "{what}: {rec:#}");
+    let summaries = rec["summaries"].as_array().unwrap();
+    let written: Vec<&Value> = summaries
+        .iter()
+        .filter(|s| written_outcome(&s["outcome"]))
+        .collect();
+    assert_eq!(written.len(), bad, "{what}: {rec:#}");
+    // The declined chunk is named, with the audit's (or the provider's) reason.
+    let declined = summaries
+        .iter()
+        .chain(rec["failures"].as_array().into_iter().flatten())
+        .find(|s| {
+            s["outcome"].as_str().is_some_and(|o| o.starts_with("declined"))
+                || s["message"].is_string()
+        })
+        .unwrap_or_else(|| panic!("{what}: no declined chunk in {rec:#}"));
+    assert!(declined["fromTurn"].is_u64(), "{what}: {declined:#}");
+    match how {
+        Bad::Echo => assert!(
+            declined["outcome"]
+                .as_str()
+                .unwrap()
+                .contains("it repeats the instruction"),
+            "{what}: {declined:#}"
+        ),
+        Bad::Long => assert!(
+            declined["outcome"]
+                .as_str()
+                .unwrap()
+                .contains("not shorter"),
+            "{what}: {declined:#}"
+        ),
+        Bad::Fails => assert!(
+            declined["message"].as_str().unwrap().contains("500"),
+            "{what}: {declined:#}"
+        ),
+    }
+    let now = read(&f);
+    assert_eq!(&now[..original.len()], &original[..], "{what}");
+    let (summary, sent) = pi_sends(&now);
+    let (_, sent_before) = pi_sends(&original);
+    if bad == 0 {
+        assert_eq!(rec["action"], "declined", "{what}: {rec:#}");
+        assert_eq!(sent, sent_before, "{what}: pi sends something else");
+        assert!(summary.is_none(), "{what}");
+    } else {
+        assert_eq!(rec["action"], "folded", "{what}: {rec:#}");
+        // pi sends the chunks written, as summaries, then an unbroken run: every message of
+        // the original path after what they cover (the prompt of a turn folded inside goes
+        // into the summary pi sends).
+        let summary = summary.unwrap_or_else(|| panic!("{what}: pi sends no summary"));
+        let claims: Vec<Value> = numbered(&now[original.len()..])
+            .into_iter()
+            .map(|(_, v)| v)
+            .filter(|v| v["type"] == "custom" && v["data"]["content"].is_string())
+            .collect();
+        assert_eq!(claims.len(), bad, "{what}");
+        let mut covered: Vec<u32> = Vec::new();
+        for c in &claims {
+            assert!(
+                summary.contains(c["data"]["content"].as_str().unwrap()),
+                "{what}: pi's summary lacks a chunk written"
+            );
+            covered.extend(covered_lines(c));
+        }
+        let last = *covered.iter().max().unwrap();
+        let expected: Vec<u32> = sent_before
+            .iter()
+            .copied()
+            .filter(|n| *n > last)
+            .collect();
+        assert_eq!(sent, expected, "{what}: pi does not send the unbroken rest");
+        let (code, report) = crate::trust::verify(&env, &f);
+        assert_eq!(code, 0, "{what}: {report:#}");
+    }
+    // `explain` now says what `compact` would do: nothing until the declined span grows (a
+    // chunk the summarizer failed on is asked again).
+    let file = f.to_str().unwrap();
+    let args = [
+        &["explain", file, "--model", "openai-compatible:loopback", "--json"][..],
+        flags,
+    ]
+    .concat();
+    let ex: Value = serde_json::from_str(&env.mf_ok(&args).stdout).unwrap();
+    if how != Bad::Fails {
+        assert_eq!(ex["now"]["action"], "skipped", "{what}: {:#}", ex["now"]);
+    }
+}
+
+#[test]
+fn a_pi_chunk_declined_leaves_the_chunks_before_it_written_and_exits_as_a_declined_fold() {
+    for (fixture, flags) in [
+        ("pi-0.73.1-long-run.jsonl", &["--max-span-tokens", "1500"][..]),
+        ("pi-session-v3.jsonl", &["--max-span-tokens", "1500"][..]),
+    ] {
+        let n = chunk_count(fixture, flags);
+        assert!(n >= 2, "{fixture}: {n} chunks");
+        for bad in 0..n {
+            declined_chunk(fixture, flags, bad, Bad::Echo);
+        }
+        declined_chunk(fixture, flags, n - 1, Bad::Long);
+        declined_chunk(fixture, flags, 1, Bad::Fails);
+    }
+}
