@@ -251,3 +251,142 @@ fn a_pi_chunk_declined_leaves_the_chunks_before_it_written_and_exits_as_a_declin
         declined_chunk(fixture, flags, 1, Bad::Fails);
     }
 }
+
+// ---- explain and compact agree on every pi session -----------------------------------------
+
+/// The flag sets the agreement is checked under: the defaults, chunked folds, and every flag
+/// that keeps entries verbatim inside a fold's reach.
+const FLAG_SETS: &[&[&str]] = &[
+    &[],
+    &["--trigger", "2", "--recent", "2"],
+    &["--max-span-tokens", "1000", "--trigger", "2"],
+    &["--max-span-tokens", "1500"],
+    &["--max-span-tokens", "2000"],
+    &["--protect", "user", "--trigger", "2"],
+    &["--size", "30", "--recent", "4", "--trigger", "2"],
+    &["--target-tokens", "1500", "--max-span-tokens", "1200"],
+];
+
+/// `explain --json`'s "now" for `file` under `flags`, then `compact --model extractive` on it
+/// under the same flags: the fold explain plans is the fold compact plans and asks about (the
+/// same span, chunks and verbatim entries), or the same skip; compact never refuses it.
+/// Returns whether compact wrote anything.
+fn explain_then_compact(env: &TestEnv, file: &Path, flags: &[&str], what: &str) -> bool {
+    let name = file.to_str().unwrap();
+    let mut args = vec!["explain", name, "--model", "extractive", "--json"];
+    args.extend_from_slice(flags);
+    let ex: Value = serde_json::from_str(&env.mf_ok(&args).stdout).unwrap();
+    let plan = &ex["now"];
+    let mut args = vec!["compact", name, "--model", "extractive", "--json", "--force"];
+    args.extend_from_slice(flags);
+    let out = env.mf(&args);
+    let rec: Value = serde_json::from_str(out.stdout.lines().next().unwrap_or("null"))
+        .unwrap_or_else(|_| panic!("{what}: {out:?}"));
+    assert_eq!(out.code, 0, "{what}: explain planned {plan:#}\ncompact: {out:?}");
+    match plan["action"].as_str().unwrap() {
+        "skipped" => {
+            assert_eq!(rec["action"], "skipped", "{what}: {plan:#}\n{rec:#}");
+            assert_eq!(rec["reason"], plan["reason"], "{what}");
+            assert_eq!(rec["span"], plan["span"], "{what}");
+        }
+        "planned" => {
+            assert!(
+                rec["action"] == "folded" || rec["action"] == "declined",
+                "{what}: explain planned {plan:#}\ncompact: {rec:#}"
+            );
+            assert_eq!(rec["span"], plan["span"], "{what}: {plan:#}\n{rec:#}");
+            assert_eq!(rec["verbatim"], plan["verbatim"], "{what}: {plan:#}\n{rec:#}");
+            // As many chunks asked about (or, after a decline, left unasked) as planned calls.
+            let calls = plan["reason"]
+                .as_str()
+                .unwrap()
+                .split(" in ")
+                .nth(1)
+                .and_then(|s| s.split(' ').next())
+                .map_or(1, |n| if n == "one" { 1 } else { n.parse().unwrap() });
+            assert_eq!(
+                rec["summaries"].as_array().unwrap().len(),
+                calls,
+                "{what}: {plan:#}\n{rec:#}"
+            );
+            for note in plan["notes"].as_array().into_iter().flatten() {
+                assert!(
+                    rec["notes"].as_array().unwrap().contains(note),
+                    "{what}: {note} in explain, not in compact: {rec:#}"
+                );
+            }
+        }
+        other => panic!("{what}: explain says {other}: {plan:#}"),
+    }
+    rec["written"] == true
+}
+
+/// For one pi session: under every flag set, explain and compact agree on the session as it is,
+/// again on what that compact left (an earlier mf fold), and on the session after an earlier mf
+/// fold made with other flags. Returns how many of the checks compacted something.
+fn explain_agrees_with_compact(env: &TestEnv, source: &Path) -> usize {
+    let name = source.file_name().unwrap().to_str().unwrap();
+    let fresh = |tag: &str| {
+        let f = env.path(&format!("{tag}-{name}"));
+        std::fs::copy(source, &f).unwrap();
+        f
+    };
+    let mut folded = 0;
+    for (k, flags) in FLAG_SETS.iter().enumerate() {
+        let f = fresh(&format!("a{k}"));
+        for round in 1..=2 {
+            let what = format!("{name} {flags:?} round {round}");
+            folded += usize::from(explain_then_compact(env, &f, flags, &what));
+        }
+        // An earlier mf fold made with other flags.
+        let f = fresh(&format!("b{k}"));
+        let earlier = &["--trigger", "2", "--recent", "8"];
+        explain_then_compact(env, &f, earlier, &format!("{name} earlier fold"));
+        let what = format!("{name} {flags:?} after an earlier fold");
+        folded += usize::from(explain_then_compact(env, &f, flags, &what));
+    }
+    folded
+}
+
+#[test]
+fn explain_plans_what_compact_does_on_every_pi_fixture() {
+    let env = TestEnv::without_audit();
+    let mut fixtures: Vec<_> = std::fs::read_dir(fixture(""))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .starts_with("pi-")
+        })
+        .collect();
+    fixtures.sort();
+    assert!(fixtures.len() >= 8, "{fixtures:?}");
+    let folded: usize = fixtures
+        .iter()
+        .map(|f| explain_agrees_with_compact(&env, f))
+        .sum();
+    // The checks fold often enough to mean something (most flag sets fold each fixture).
+    assert!(folded >= fixtures.len() * FLAG_SETS.len() / 2, "{folded}");
+}
+
+#[test]
+#[ignore = "needs MF_CORPUS (the shared corpus; .ci/run sets it)"]
+fn explain_plans_what_compact_does_on_every_pi_corpus_session() {
+    let env = TestEnv::without_audit();
+    let dir = corpus_dir().join("pi");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no pi sessions in {}", dir.display());
+    let folded: usize = files
+        .iter()
+        .map(|f| explain_agrees_with_compact(&env, f))
+        .sum();
+    assert!(folded > 0);
+}
