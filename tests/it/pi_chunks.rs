@@ -390,3 +390,55 @@ fn explain_plans_what_compact_does_on_every_pi_corpus_session() {
         .sum();
     assert!(folded > 0);
 }
+
+// ---- the other formats ---------------------------------------------------------------------
+
+/// On Claude Code, Codex and chat files, which show summaries first and then whatever stays, a
+/// declined chunk never errors either: every other chunk is written, the declined one is named
+/// with the audit's reason, and the file verifies clean.
+#[test]
+fn a_declined_chunk_never_errors_on_claude_code_codex_or_chat_files() {
+    for (fixture, flags) in [
+        ("claude-session.jsonl", &["--max-span-tokens", "2000"][..]),
+        ("codex-rollout.jsonl", &["--max-span-tokens", "2000"][..]),
+        ("codex-0.171.0-multiturn.jsonl", &["--max-span-tokens", "1500"][..]),
+        ("incident-northwind.jsonl", &["--max-span-tokens", "1500"][..]),
+    ] {
+        let n = chunk_count(fixture, flags);
+        assert!(n >= 2, "{fixture}: {n} chunks");
+        for bad in 0..n {
+            let what = format!("{fixture} {flags:?}, chunk {bad}");
+            let env = TestEnv::without_audit();
+            let f = env.copy_fixture(fixture);
+            let server = provider(Which::Nth(bad), Bad::Echo);
+            let mut args = flags.to_vec();
+            args.extend(["-j", "1"]);
+            let (out, rec) = compact(&env, &f, &server, &args);
+            assert_eq!(out.code, 0, "{what}: {out:?}");
+            assert_eq!(server.requests().len(), n, "{what}");
+            let summaries = rec["summaries"].as_array().unwrap();
+            let written = summaries
+                .iter()
+                .filter(|s| written_outcome(&s["outcome"]))
+                .count();
+            // Every other chunk is written, unless all they would save is under a tenth of the
+            // view (then the fold is declined as a whole, as on any file).
+            let under_saving = summaries
+                .iter()
+                .filter(|s| s["outcome"].as_str().unwrap().contains("the fold would save"))
+                .count();
+            assert_eq!(written + under_saving, n - 1, "{what}: {rec:#}");
+            let action = if written > 0 { "folded" } else { "declined" };
+            assert_eq!(rec["action"], action, "{what}: {rec:#}");
+            assert!(
+                summaries[bad]["outcome"]
+                    .as_str()
+                    .unwrap()
+                    .contains("it repeats the instruction"),
+                "{what}: {rec:#}"
+            );
+            let (code, report) = crate::trust::verify(&env, &f);
+            assert_eq!(code, 0, "{what}: {report:#}");
+        }
+    }
+}
