@@ -133,9 +133,14 @@ impl Display for PlanNote {
                 "{n} chunk{} under {MIN_CHUNK_CHARS} characters between units too large to fold stay verbatim (a summary would not be shorter)",
                 plural(*n, "", "s")
             ),
-            PlanNote::OneRun { turn, why, chunks } => write!(
+            PlanNote::OneRun {
+                turn,
+                why,
+                chunks,
+                from_turn,
+            } => write!(
                 f,
-                "{ONE_RUN}: the fold stops before turn {turn}, where {why}; the {chunks} chunk{} planned after it stay{} verbatim",
+                "{ONE_RUN}: at turn {turn} {why}, so the fold stops there and the {chunks} chunk{} planned from turn {from_turn} on stay{} verbatim",
                 plural(*chunks, "", "s"),
                 plural(*chunks, "s", ""),
             ),
@@ -170,7 +175,7 @@ impl Display for KeptFor {
                 "a chunk with nothing new, or too small to come back shorter, stays verbatim"
             }
             KeptFor::Prompt => {
-                "the prompt of a turn folded apart from it stays verbatim (raise --max-span-tokens)"
+                "the prompt of a turn folded in parts stays verbatim (raise --max-span-tokens)"
             }
             KeptFor::Summary => "an earlier summary stands after entries kept verbatim",
         })
@@ -260,8 +265,8 @@ pub enum SummaryOutcome {
     Declined(Decline),
     /// `rejected (code): …` (`--strategy cited`).
     Rejected(Rejection),
-    /// `not written: …` / `not asked: …`: a chunk after one that was declined (turns
-    /// `from_turn`–`to_turn`), on an agent that shows one unbroken run after its summaries.
+    /// `not written: …` / `not asked: …`: a chunk after the one of turns `from_turn`–`to_turn`,
+    /// which was declined, on an agent that shows one unbroken run after its summaries.
     AfterDeclined {
         from_turn: u64,
         to_turn: u64,

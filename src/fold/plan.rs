@@ -238,13 +238,14 @@ pub enum PlanNote {
     NothingNew(usize),
     /// Chunks under `MIN_CHUNK_CHARS` between units too large to fold stay verbatim.
     SmallChunks(usize),
-    /// The agent shows one unbroken run of entries after its summaries (pi): the fold stops
-    /// before the first entry it keeps verbatim (of turn `turn`, kept for `why`), and the
-    /// `chunks` planned after it stay verbatim.
+    /// The agent shows one unbroken run of entries after its summaries (pi): an entry of turn
+    /// `turn` stays verbatim (for `why`) with more to fold after it, so the fold stops there: the
+    /// `chunks` planned from turn `from_turn` on stay verbatim.
     OneRun {
         turn: u64,
         why: KeptFor,
         chunks: usize,
+        from_turn: u64,
     },
 }
 
@@ -465,9 +466,7 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
         };
         if k == 0 {
             return match why {
-                KeptFor::Declined | KeptFor::NotAsked => {
-                    nothing_to_ask(policy, declined, stale, small, &[])
-                }
+                KeptFor::Declined => nothing_to_ask(policy, declined, stale, small, &[]),
                 _ => skip(
                     SkipReason::OneRun {
                         turn: ledger.item_turns(stop).0,
@@ -482,6 +481,7 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
             turn: ledger.item_turns(stop).0,
             why,
             chunks: dropped.len(),
+            from_turn: dropped[0].from_turn,
         });
         idle.extend(dropped.into_iter().flat_map(|s| s.items));
         // The turn folded inside is folded inside only if a chunk that stands reaches it.

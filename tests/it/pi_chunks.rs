@@ -120,24 +120,39 @@ fn compact(env: &TestEnv, file: &Path, server: &TestServer, extra: &[&str]) -> (
     (out, rec)
 }
 
-/// The chunks a fold plans on this file (every request of a run whose replies are all good).
-fn chunk_count(fixture: &str, flags: &[&str]) -> usize {
+/// The chunks a fold plans on this file (every request of a run whose replies are all good):
+/// the turns each covers.
+fn chunks(source: &Path, flags: &[&str]) -> Vec<(u64, u64)> {
     let env = TestEnv::without_audit();
-    let f = env.copy_fixture(fixture);
+    let f = env.path("chunks.jsonl");
+    std::fs::copy(source, &f).unwrap();
     let server = provider(Which::Nth(usize::MAX), Bad::Echo);
     let (out, rec) = compact(&env, &f, &server, flags);
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(rec["action"], "folded", "{rec:#}");
-    server.requests().len()
+    let turns: Vec<(u64, u64)> = rec["summaries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["fromTurn"].as_u64().unwrap(), s["toTurn"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(turns.len(), server.requests().len());
+    turns
+}
+
+fn chunk_count(fixture: &str, flags: &[&str]) -> usize {
+    chunks(&self::fixture(fixture), flags).len()
 }
 
 /// One chunk of a chunked fold on a pi session is declined: the run exits as a declined fold
-/// does, asks about no chunk after it (one call at a time), writes the chunks before it as pi can
-/// show them (or nothing), and its record says which chunk was declined and why.
-fn declined_chunk(fixture: &str, flags: &[&str], bad: usize, how: Bad) {
+/// does, asks about no chunk after it (one call at a time), writes the first `keep` chunks as pi
+/// can show them (or nothing), and its record says which chunk was declined and why.
+fn declined_chunk(source: &Path, flags: &[&str], bad: usize, keep: usize, how: Bad) {
+    let fixture = source.file_name().unwrap().to_str().unwrap();
     let what = format!("{fixture} {flags:?}, chunk {bad} {how:?}");
     let env = TestEnv::without_audit();
-    let f = env.copy_fixture(fixture);
+    let f = env.path(fixture);
+    std::fs::copy(source, &f).unwrap();
     let original = read(&f);
     let server = provider(Which::Nth(bad), how);
     let mut args = flags.to_vec();
@@ -153,16 +168,27 @@ fn declined_chunk(fixture: &str, flags: &[&str], bad: usize, how: Bad) {
         .iter()
         .filter(|s| written_outcome(&s["outcome"]))
         .collect();
-    assert_eq!(written.len(), bad, "{what}: {rec:#}");
-    // The declined chunk is named, with the audit's (or the provider's) reason.
-    let declined = summaries
+    // The chunks before it are written, unless all they would save is under a tenth of the view
+    // (then they are declined as a whole, as on any file).
+    let under_saving = summaries
         .iter()
-        .chain(rec["failures"].as_array().into_iter().flatten())
-        .find(|s| {
-            s["outcome"].as_str().is_some_and(|o| o.starts_with("declined"))
-                || s["message"].is_string()
-        })
-        .unwrap_or_else(|| panic!("{what}: no declined chunk in {rec:#}"));
+        .filter(|s| s["outcome"].as_str().unwrap().contains("the fold would save"))
+        .count();
+    assert_eq!(written.len() + under_saving, keep, "{what}: {rec:#}");
+    let keep = written.len();
+    // The chunks planned that stand neither written nor declined say why.
+    for s in summaries.iter().filter(|s| !written.contains(s)) {
+        let o = s["outcome"].as_str().unwrap();
+        assert!(
+            o.starts_with("declined") || o.starts_with("not written:") || o.starts_with("not asked:"),
+            "{what}: {o}"
+        );
+    }
+    // The declined chunk is named, with the audit's (or the provider's) reason.
+    let declined = match how {
+        Bad::Fails => &rec["failures"][0],
+        _ => &summaries[bad],
+    };
     assert!(declined["fromTurn"].is_u64(), "{what}: {declined:#}");
     match how {
         Bad::Echo => assert!(
@@ -188,7 +214,7 @@ fn declined_chunk(fixture: &str, flags: &[&str], bad: usize, how: Bad) {
     assert_eq!(&now[..original.len()], &original[..], "{what}");
     let (summary, sent) = pi_sends(&now);
     let (_, sent_before) = pi_sends(&original);
-    if bad == 0 {
+    if keep == 0 {
         assert_eq!(rec["action"], "declined", "{what}: {rec:#}");
         assert_eq!(sent, sent_before, "{what}: pi sends something else");
         assert!(summary.is_none(), "{what}");
@@ -203,7 +229,7 @@ fn declined_chunk(fixture: &str, flags: &[&str], bad: usize, how: Bad) {
             .map(|(_, v)| v)
             .filter(|v| v["type"] == "custom" && v["data"]["content"].is_string())
             .collect();
-        assert_eq!(claims.len(), bad, "{what}");
+        assert_eq!(claims.len(), keep, "{what}");
         let mut covered: Vec<u32> = Vec::new();
         for c in &claims {
             assert!(
@@ -223,7 +249,8 @@ fn declined_chunk(fixture: &str, flags: &[&str], bad: usize, how: Bad) {
         assert_eq!(code, 0, "{what}: {report:#}");
     }
     // `explain` now says what `compact` would do: nothing until the declined span grows (a
-    // chunk the summarizer failed on is asked again).
+    // chunk the summarizer failed on is asked again; chunks cut back to a turn seam may fold
+    // anew with that turn's prompt left verbatim).
     let file = f.to_str().unwrap();
     let args = [
         &["explain", file, "--model", "openai-compatible:loopback", "--json"][..],
@@ -231,7 +258,7 @@ fn declined_chunk(fixture: &str, flags: &[&str], bad: usize, how: Bad) {
     ]
     .concat();
     let ex: Value = serde_json::from_str(&env.mf_ok(&args).stdout).unwrap();
-    if how != Bad::Fails {
+    if how != Bad::Fails && keep == bad {
         assert_eq!(ex["now"]["action"], "skipped", "{what}: {:#}", ex["now"]);
     }
 }
@@ -244,11 +271,81 @@ fn a_pi_chunk_declined_leaves_the_chunks_before_it_written_and_exits_as_a_declin
     ] {
         let n = chunk_count(fixture, flags);
         assert!(n >= 2, "{fixture}: {n} chunks");
+        let source = self::fixture(fixture);
         for bad in 0..n {
-            declined_chunk(fixture, flags, bad, Bad::Echo);
+            declined_chunk(&source, flags, bad, bad, Bad::Echo);
         }
-        declined_chunk(fixture, flags, n - 1, Bad::Long);
-        declined_chunk(fixture, flags, 1, Bad::Fails);
+        declined_chunk(&source, flags, n - 1, n - 1, Bad::Long);
+        declined_chunk(&source, flags, 1, 1, Bad::Fails);
+    }
+}
+
+/// A pi session whose first turn is too large for one call, then eight short turns.
+fn big_turn_then_short_ones(env: &TestEnv) -> std::path::PathBuf {
+    let text = std::fs::read_to_string(fixture("pi-0.73.1-long-run.jsonl")).unwrap();
+    let mut last = numbered(text.as_bytes()).last().unwrap().1["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut out = text;
+    for k in 0..8 {
+        let (u, a) = (format!("f{k:03}a00"), format!("f{k:03}b00"));
+        let ask = format!(
+            "turn {}: please check config/service-{k}.toml and report the port it sets; {}",
+            k + 2,
+            "the deploy notes say it changed. ".repeat(20)
+        );
+        let answer = format!(
+            "config/service-{k}.toml sets port {}; {}",
+            9000 + k,
+            "nothing else in it changed since the last deploy. ".repeat(20)
+        );
+        let user = serde_json::json!({"type": "message", "id": u, "parentId": last,
+            "timestamp": "2026-12-01T12:31:00.000Z",
+            "message": {"role": "user", "content": [{"type": "text", "text": ask}], "timestamp": 1796128260000u64}});
+        let assistant = serde_json::json!({"type": "message", "id": a, "parentId": u,
+            "timestamp": "2026-12-01T12:31:01.000Z",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": answer}],
+                "api": "anthropic-messages", "provider": "anthropic", "model": "claude-sonnet-4-5",
+                "stopReason": "stop", "timestamp": 1796128261000u64}});
+        out.push_str(&format!("{user}\n{assistant}\n"));
+        last = a;
+    }
+    env.write("pi-big-turn.jsonl", &out)
+}
+
+/// A turn too large for one call, folded inside at tool-unit seams, keeps its prompt verbatim
+/// (no summary holds a question while part of its answer stays raw), and pi can show only one
+/// run after its summaries: the fold stops before the turn after it, and says so. Before, explain
+/// planned the whole fold and compact refused it (exit 1). A chunk declined among those that
+/// stand leaves the ones before it written.
+#[test]
+fn a_pi_fold_stops_before_what_pi_cannot_show_after_a_turn_too_large_for_one_call() {
+    let env = TestEnv::new();
+    let source = big_turn_then_short_ones(&env);
+    let flags = &["--max-span-tokens", "1500"][..];
+    let ex: Value = serde_json::from_str(
+        &env.mf_ok(&[&["explain", source.to_str().unwrap(), "--model", "extractive", "--json"][..], flags].concat())
+            .stdout,
+    )
+    .unwrap();
+    let plan = &ex["now"];
+    assert_eq!(plan["action"], "planned", "{plan:#}");
+    assert_eq!(plan["span"]["toTurn"], 1, "{plan:#}");
+    let note = mf::decision::Note::Plan(vec![mf::fold::plan::PlanNote::OneRun {
+        turn: 1,
+        why: mf::fold::plan::KeptFor::Prompt,
+        chunks: 5,
+        from_turn: 1,
+    }]);
+    assert!(
+        plan["notes"].as_array().unwrap().contains(&Value::from(note.to_string())),
+        "{plan:#}"
+    );
+    let turns = chunks(&source, flags);
+    assert!(turns.len() >= 2 && turns.iter().all(|t| *t == (1, 1)), "{turns:?}");
+    for bad in 0..turns.len() {
+        declined_chunk(&source, flags, bad, bad, Bad::Echo);
     }
 }
 

@@ -359,9 +359,10 @@ fn failed(
 
 impl Outcome {
     /// On an agent that shows one unbroken run after its summaries (pi): only the chunks before
-    /// the first one not written can be shown folded. The drafts after it are not written (their
-    /// records say why), the chunks never asked about are recorded as such, and a note names the
-    /// chunk that was declined.
+    /// the first one not written can be shown folded (the planner keeps every prompt of a turn
+    /// that spreads over chunks verbatim, so any prefix of them can be shown). The drafts after it
+    /// are not written (their records say why), the chunks never asked about are recorded as
+    /// such, and a note names the chunk that was declined.
     fn keep_prefix(&mut self, plan: &Plan, unasked: &[&Span], r: &mut DecisionRecord) {
         let written = |s: &Span| self.written_spans.iter().any(|w| w.digest == s.digest);
         let Some(first) = plan.spans.iter().position(|s| !written(s)) else {
