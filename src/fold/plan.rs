@@ -455,7 +455,10 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
             KeptFor::Window
         } else if oversized.iter().any(|u| u.contains(&stop)) {
             KeptFor::TooLarge
-        } else if declined.as_ref().is_some_and(|(_, s)| s.items.contains(&stop)) {
+        } else if declined
+            .as_ref()
+            .is_some_and(|(_, s)| s.items.contains(&stop))
+        {
             KeptFor::Declined
         } else if idle.contains(&stop) {
             KeptFor::NotAsked
@@ -486,11 +489,9 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
         idle.extend(dropped.into_iter().flat_map(|s| s.items));
         // The turn folded inside is folded inside only if a chunk that stands reaches it.
         split_turn = split_turn.filter(|&turn| {
-            spans.last().is_some_and(|s| {
-                s.items
-                    .iter()
-                    .any(|&it| ledger.item_turns(it).1 >= turn)
-            })
+            spans
+                .last()
+                .is_some_and(|s| s.items.iter().any(|&it| ledger.item_turns(it).1 >= turn))
         });
     }
     if let Some(room) = squeeze {
@@ -846,10 +847,13 @@ pub fn one_run_prefix(ledger: &Ledger<'_>, spans: &[Span]) -> (usize, Option<Ite
         return (spans.len(), None);
     };
     let stop = view[p];
-    // The prompt of a turn folded inside: the turn's older entries fold after it.
+    // The prompt of a turn folded inside: the turn's older entries fold (or stand folded) after it.
     let mut q = p + 1;
     if ledger.kind(stop) == ItemKind::Message && ledger.starts_turn(stop as usize) {
-        while q < view.len() && chunk_of.contains_key(&view[q]) && !opens_turn(view[q]) {
+        while q < view.len()
+            && (chunk_of.contains_key(&view[q]) || summary(view[q]))
+            && !opens_turn(view[q])
+        {
             q += 1;
         }
     }

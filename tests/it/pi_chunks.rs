@@ -134,7 +134,12 @@ fn chunks(source: &Path, flags: &[&str]) -> Vec<(u64, u64)> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|s| (s["fromTurn"].as_u64().unwrap(), s["toTurn"].as_u64().unwrap()))
+        .map(|s| {
+            (
+                s["fromTurn"].as_u64().unwrap(),
+                s["toTurn"].as_u64().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(turns.len(), server.requests().len());
     turns
@@ -172,7 +177,12 @@ fn declined_chunk(source: &Path, flags: &[&str], bad: usize, keep: usize, how: B
     // (then they are declined as a whole, as on any file).
     let under_saving = summaries
         .iter()
-        .filter(|s| s["outcome"].as_str().unwrap().contains("the fold would save"))
+        .filter(|s| {
+            s["outcome"]
+                .as_str()
+                .unwrap()
+                .contains("the fold would save")
+        })
         .count();
     assert_eq!(written.len() + under_saving, keep, "{what}: {rec:#}");
     let keep = written.len();
@@ -180,7 +190,9 @@ fn declined_chunk(source: &Path, flags: &[&str], bad: usize, keep: usize, how: B
     for s in summaries.iter().filter(|s| !written.contains(s)) {
         let o = s["outcome"].as_str().unwrap();
         assert!(
-            o.starts_with("declined") || o.starts_with("not written:") || o.starts_with("not asked:"),
+            o.starts_with("declined")
+                || o.starts_with("not written:")
+                || o.starts_with("not asked:"),
             "{what}: {o}"
         );
     }
@@ -239,11 +251,7 @@ fn declined_chunk(source: &Path, flags: &[&str], bad: usize, keep: usize, how: B
             covered.extend(covered_lines(c));
         }
         let last = *covered.iter().max().unwrap();
-        let expected: Vec<u32> = sent_before
-            .iter()
-            .copied()
-            .filter(|n| *n > last)
-            .collect();
+        let expected: Vec<u32> = sent_before.iter().copied().filter(|n| *n > last).collect();
         assert_eq!(sent, expected, "{what}: pi does not send the unbroken rest");
         let (code, report) = crate::trust::verify(&env, &f);
         assert_eq!(code, 0, "{what}: {report:#}");
@@ -253,7 +261,13 @@ fn declined_chunk(source: &Path, flags: &[&str], bad: usize, keep: usize, how: B
     // anew with that turn's prompt left verbatim).
     let file = f.to_str().unwrap();
     let args = [
-        &["explain", file, "--model", "openai-compatible:loopback", "--json"][..],
+        &[
+            "explain",
+            file,
+            "--model",
+            "openai-compatible:loopback",
+            "--json",
+        ][..],
         flags,
     ]
     .concat();
@@ -266,7 +280,10 @@ fn declined_chunk(source: &Path, flags: &[&str], bad: usize, keep: usize, how: B
 #[test]
 fn a_pi_chunk_declined_leaves_the_chunks_before_it_written_and_exits_as_a_declined_fold() {
     for (fixture, flags) in [
-        ("pi-0.73.1-long-run.jsonl", &["--max-span-tokens", "1500"][..]),
+        (
+            "pi-0.73.1-long-run.jsonl",
+            &["--max-span-tokens", "1500"][..],
+        ),
         ("pi-session-v3.jsonl", &["--max-span-tokens", "1500"][..]),
     ] {
         let n = chunk_count(fixture, flags);
@@ -325,8 +342,20 @@ fn a_pi_fold_stops_before_what_pi_cannot_show_after_a_turn_too_large_for_one_cal
     let source = big_turn_then_short_ones(&env);
     let flags = &["--max-span-tokens", "1500"][..];
     let ex: Value = serde_json::from_str(
-        &env.mf_ok(&[&["explain", source.to_str().unwrap(), "--model", "extractive", "--json"][..], flags].concat())
-            .stdout,
+        &env.mf_ok(
+            &[
+                &[
+                    "explain",
+                    source.to_str().unwrap(),
+                    "--model",
+                    "extractive",
+                    "--json",
+                ][..],
+                flags,
+            ]
+            .concat(),
+        )
+        .stdout,
     )
     .unwrap();
     let plan = &ex["now"];
@@ -339,11 +368,17 @@ fn a_pi_fold_stops_before_what_pi_cannot_show_after_a_turn_too_large_for_one_cal
         from_turn: 1,
     }]);
     assert!(
-        plan["notes"].as_array().unwrap().contains(&Value::from(note.to_string())),
+        plan["notes"]
+            .as_array()
+            .unwrap()
+            .contains(&Value::from(note.to_string())),
         "{plan:#}"
     );
     let turns = chunks(&source, flags);
-    assert!(turns.len() >= 2 && turns.iter().all(|t| *t == (1, 1)), "{turns:?}");
+    assert!(
+        turns.len() >= 2 && turns.iter().all(|t| *t == (1, 1)),
+        "{turns:?}"
+    );
     for bad in 0..turns.len() {
         declined_chunk(&source, flags, bad, bad, Bad::Echo);
     }
@@ -374,12 +409,22 @@ fn explain_then_compact(env: &TestEnv, file: &Path, flags: &[&str], what: &str) 
     args.extend_from_slice(flags);
     let ex: Value = serde_json::from_str(&env.mf_ok(&args).stdout).unwrap();
     let plan = &ex["now"];
-    let mut args = vec!["compact", name, "--model", "extractive", "--json", "--force"];
+    let mut args = vec![
+        "compact",
+        name,
+        "--model",
+        "extractive",
+        "--json",
+        "--force",
+    ];
     args.extend_from_slice(flags);
     let out = env.mf(&args);
     let rec: Value = serde_json::from_str(out.stdout.lines().next().unwrap_or("null"))
         .unwrap_or_else(|_| panic!("{what}: {out:?}"));
-    assert_eq!(out.code, 0, "{what}: explain planned {plan:#}\ncompact: {out:?}");
+    assert_eq!(
+        out.code, 0,
+        "{what}: explain planned {plan:#}\ncompact: {out:?}"
+    );
     match plan["action"].as_str().unwrap() {
         "skipped" => {
             assert_eq!(rec["action"], "skipped", "{what}: {plan:#}\n{rec:#}");
@@ -392,7 +437,10 @@ fn explain_then_compact(env: &TestEnv, file: &Path, flags: &[&str], what: &str) 
                 "{what}: explain planned {plan:#}\ncompact: {rec:#}"
             );
             assert_eq!(rec["span"], plan["span"], "{what}: {plan:#}\n{rec:#}");
-            assert_eq!(rec["verbatim"], plan["verbatim"], "{what}: {plan:#}\n{rec:#}");
+            assert_eq!(
+                rec["verbatim"], plan["verbatim"],
+                "{what}: {plan:#}\n{rec:#}"
+            );
             // As many chunks asked about (or, after a decline, left unasked) as planned calls.
             let calls = plan["reason"]
                 .as_str()
@@ -451,13 +499,7 @@ fn explain_plans_what_compact_does_on_every_pi_fixture() {
     let mut fixtures: Vec<_> = std::fs::read_dir(fixture(""))
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.file_name()
-                .unwrap()
-                .to_str()
-                .unwrap()
-                .starts_with("pi-")
-        })
+        .filter(|p| p.file_name().unwrap().to_str().unwrap().starts_with("pi-"))
         .collect();
     fixtures.sort();
     assert!(fixtures.len() >= 8, "{fixtures:?}");
@@ -498,8 +540,14 @@ fn a_declined_chunk_never_errors_on_claude_code_codex_or_chat_files() {
     for (fixture, flags) in [
         ("claude-session.jsonl", &["--max-span-tokens", "2000"][..]),
         ("codex-rollout.jsonl", &["--max-span-tokens", "2000"][..]),
-        ("codex-0.171.0-multiturn.jsonl", &["--max-span-tokens", "1500"][..]),
-        ("incident-northwind.jsonl", &["--max-span-tokens", "1500"][..]),
+        (
+            "codex-0.171.0-multiturn.jsonl",
+            &["--max-span-tokens", "1500"][..],
+        ),
+        (
+            "incident-northwind.jsonl",
+            &["--max-span-tokens", "1500"][..],
+        ),
     ] {
         let n = chunk_count(fixture, flags);
         assert!(n >= 2, "{fixture}: {n} chunks");
@@ -522,7 +570,12 @@ fn a_declined_chunk_never_errors_on_claude_code_codex_or_chat_files() {
             // view (then the fold is declined as a whole, as on any file).
             let under_saving = summaries
                 .iter()
-                .filter(|s| s["outcome"].as_str().unwrap().contains("the fold would save"))
+                .filter(|s| {
+                    s["outcome"]
+                        .as_str()
+                        .unwrap()
+                        .contains("the fold would save")
+                })
                 .count();
             assert_eq!(written + under_saving, n - 1, "{what}: {rec:#}");
             let action = if written > 0 { "folded" } else { "declined" };

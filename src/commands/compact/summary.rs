@@ -194,8 +194,9 @@ async fn ask_all(
             if declined.load(Ordering::SeqCst) < k {
                 return Ok(None);
             }
-            let a = call::ask_span_held(t, ledger, span, redactor, rules, ctx.caller(), context_ref)
-                .await?;
+            let a =
+                call::ask_span_held(t, ledger, span, redactor, rules, ctx.caller(), context_ref)
+                    .await?;
             if a.declined() {
                 declined.fetch_min(k, Ordering::SeqCst);
             }
