@@ -55,6 +55,9 @@ pub(super) async fn summarize_file(
 ) -> Result<DecisionRecord> {
     let ledger = ledger_for(&t, settings);
     let policy = &settings.policy;
+    if policy.strategy == fold::Strategy::Cited {
+        t.check_gaps()?;
+    }
     let id_of = |i: Item| t.id_string(i as usize);
     let plan = match fold::plan(&ledger, policy, model) {
         Decision::Skip(skip) => {
