@@ -282,6 +282,18 @@ impl Asked {
             })
     }
 
+    /// Whether what came back cannot be written: the call failed, the reply is unusable, or the
+    /// audit declined it.
+    pub fn declined(&self) -> bool {
+        match &self.reply {
+            Err(_) => true,
+            Ok(r) => {
+                frame::vet(&r.text).is_err()
+                    || self.audit.as_ref().is_none_or(|(_, lossy)| lossy.is_some())
+            }
+        }
+    }
+
     /// The error that stops the whole file (a setup error: bad key, quota, nothing listening).
     pub fn stops(&self) -> Option<&SummarizerError> {
         match (&self.reply, &self.stop) {
@@ -307,6 +319,20 @@ pub async fn ask_span(
         .acquire()
         .await
         .expect("the semaphore is never closed");
+    ask_span_held(t, ledger, span, redactor, rules, caller, context).await
+}
+
+/// [`ask_span`] for a caller that already holds one of the -j permits (to decide, once its turn
+/// has come, whether to ask at all).
+pub async fn ask_span_held(
+    t: &Transcript,
+    ledger: &Ledger<'_>,
+    span: &Span,
+    redactor: Option<&Redactor>,
+    rules: &Rules<'_>,
+    caller: Caller<'_>,
+    context: &Arc<Vec<String>>,
+) -> Result<Asked> {
     let mut redacted = Counts::default();
     let pieces = pieces_of(t, ledger, span, redactor, &mut redacted)?;
     // What the request left out of the originals (secrets replaced) is still no invention.

@@ -347,6 +347,10 @@ pub struct Conversation<'a> {
     /// the entry stands just before entry `before` (an agent's own compaction summary stands
     /// before the first entry it kept). Sorted by `before`.
     pub placements: &'a [(u32, u32)],
+    /// The agent shows one unbroken run of entries after its summaries (pi: one compaction
+    /// entry, then the path from its first kept entry on), so a fold must cover a prefix of
+    /// what it sends (`fold::plan` plans only such folds).
+    pub one_run: bool,
 }
 
 impl<'a> Conversation<'a> {

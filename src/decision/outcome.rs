@@ -10,7 +10,7 @@ use serde::{Serialize, Serializer};
 use crate::entry::{DeclineReason, estimate_tokens};
 use crate::fold::audit::{Fault, Faults};
 use crate::fold::cite::{self, Rejection};
-use crate::fold::plan::{MIN_CHUNK_CHARS, PlanNote, REQUEST_OVERHEAD_CHARS};
+use crate::fold::plan::{KeptFor, MIN_CHUNK_CHARS, PlanNote, REQUEST_OVERHEAD_CHARS};
 use crate::fold::{PolicyError, SkipReason};
 
 /// Serialize a value as its words (the JSON keeps the strings the README documents).
@@ -148,7 +148,52 @@ impl Display for PlanNote {
                 "{n} chunk{} under {MIN_CHUNK_CHARS} characters between units too large to fold stay verbatim (a summary would not be shorter)",
                 plural(*n, "", "s")
             ),
+            PlanNote::OneRun {
+                turn,
+                why,
+                chunks,
+                from_turn,
+            } => write!(
+                f,
+                "{ONE_RUN}: at turn {turn} {why}, so the fold stops there and the {chunks} chunk{} planned from turn {from_turn} on stay{} verbatim",
+                plural(*chunks, "", "s"),
+                plural(*chunks, "s", ""),
+            ),
         }
+    }
+}
+
+/// "turn N" or "turns A–B".
+fn turns(from: u64, to: u64) -> String {
+    if from == to {
+        format!("turn {from}")
+    } else {
+        format!("turns {from}–{to}")
+    }
+}
+
+/// What an agent that shows one unbroken run after its summaries (pi) allows.
+const ONE_RUN: &str = "this agent shows its summaries, then one unbroken run of entries to the end";
+
+impl Display for KeptFor {
+    /// What keeps an entry verbatim, as "where …" goes on.
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            KeptFor::Protected => "a user message stays verbatim (--protect user)",
+            KeptFor::Window => "entries older than the window stay verbatim (--size)",
+            KeptFor::Fixed => "an entry the format pins stays verbatim",
+            KeptFor::TooLarge => {
+                "a tool unit too large for one call stays verbatim (raise --max-span-tokens)"
+            }
+            KeptFor::Declined => "a chunk declined before stays verbatim",
+            KeptFor::NotAsked => {
+                "a chunk with nothing new, or too small to come back shorter, stays verbatim"
+            }
+            KeptFor::Prompt => {
+                "the prompt of a turn folded in parts stays verbatim (raise --max-span-tokens)"
+            }
+            KeptFor::Summary => "an earlier summary stands after entries kept verbatim",
+        })
     }
 }
 
@@ -235,6 +280,13 @@ pub enum SummaryOutcome {
     Declined(Decline),
     /// `rejected (code): …` (`--strategy cited`).
     Rejected(Rejection),
+    /// `not written: …` / `not asked: …`: a chunk after the one of turns `from_turn`–`to_turn`,
+    /// which was declined, on an agent that shows one unbroken run after its summaries.
+    AfterDeclined {
+        from_turn: u64,
+        to_turn: u64,
+        asked: bool,
+    },
 }
 
 impl Display for SummaryOutcome {
@@ -249,6 +301,16 @@ impl Display for SummaryOutcome {
             SummaryOutcome::Declined(d @ Decline::Lossy(_)) => write!(f, "declined as lossy: {d}"),
             SummaryOutcome::Declined(d) => write!(f, "declined: {d}"),
             SummaryOutcome::Rejected(rej) => write!(f, "rejected ({}): {rej}", rej.code()),
+            SummaryOutcome::AfterDeclined {
+                from_turn,
+                to_turn,
+                asked,
+            } => write!(
+                f,
+                "{}: the chunk of {} before it was declined, and {ONE_RUN}",
+                if *asked { "not written" } else { "not asked" },
+                turns(*from_turn, *to_turn)
+            ),
         }
     }
 }
@@ -555,6 +617,15 @@ pub enum Note {
     RollupLossy(Faults),
     /// `--rollup`: the rollup was not shorter.
     RollupNotShorter,
+    /// On an agent that shows one unbroken run after its summaries: the chunk of turns
+    /// `from_turn`–`to_turn` was declined, so the `chunks` after it stay verbatim (`unasked` of
+    /// them were never asked about).
+    AfterDeclined {
+        from_turn: u64,
+        to_turn: u64,
+        chunks: usize,
+        unasked: usize,
+    },
     /// `--strategy cited`: a correction call failed after some summaries were accepted.
     CorrectionFailed {
         from_turn: u64,
@@ -666,6 +737,28 @@ impl Display for Note {
             Note::RollupNotShorter => f.write_str(
                 "a rollup summary was not shorter than the summaries under it; they stand",
             ),
+            Note::AfterDeclined {
+                from_turn,
+                to_turn,
+                chunks,
+                unasked,
+            } => {
+                write!(
+                    f,
+                    "the chunk of {} was declined, and {ONE_RUN}: the {chunks} chunk{} after it stay{} verbatim",
+                    turns(*from_turn, *to_turn),
+                    plural(*chunks, "", "s"),
+                    plural(*chunks, "s", ""),
+                )?;
+                if *unasked > 0 {
+                    write!(
+                        f,
+                        " ({unasked} of them not asked about: nothing was paid for {})",
+                        plural(*unasked, "it", "them")
+                    )?;
+                }
+                Ok(())
+            }
             Note::CorrectionFailed {
                 from_turn,
                 to_turn,
@@ -735,6 +828,9 @@ impl SkipReason {
                 estimate_tokens(*room),
                 estimate_tokens(REQUEST_OVERHEAD_CHARS),
                 if *units == 1 { "it stays" } else { "they stay" }
+            ),
+            SkipReason::OneRun { turn, why } => format!(
+                "nothing this agent can show: {ONE_RUN}, and at turn {turn}, before anything that would fold, {why}"
             ),
             SkipReason::NothingToMask { results, keep } => format!(
                 "nothing to mask: {results} tool result{} in view, and those in the verbatim tail and the {keep} most recent stay verbatim (or the rest are too small to be worth a stub)",

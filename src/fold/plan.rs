@@ -7,7 +7,7 @@
 //! a single tool unit too big for any call stays verbatim.
 
 use crate::entry::{
-    ClaimStrategy, DeclineReason, DeclinedSpan, NONE, RecordKind, SpanRef, estimate_tokens,
+    ClaimStrategy, DeclineReason, DeclinedSpan, NONE, RecordKind, SpanRef, estimate_tokens, flag,
 };
 use crate::fold::ledger::{Item, ItemKind, Ledger};
 use crate::fold::policy::FoldPolicy;
@@ -165,6 +165,32 @@ pub enum SkipReason {
         budget: usize,
         room: usize,
     },
+    /// The agent shows one unbroken run of entries after its summaries (pi), and the first entry
+    /// this fold would keep verbatim (of turn `turn`, kept for `why`) stands before everything it
+    /// would fold: no part of the fold can be shown.
+    OneRun { turn: u64, why: KeptFor },
+}
+
+/// Why an entry inside a fold's reach stays verbatim (what stops a fold on an agent that shows
+/// one unbroken run after its summaries).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeptFor {
+    /// A real user message, `--protect user`.
+    Protected,
+    /// Older than the window `--size` considers.
+    Window,
+    /// The preamble, or an entry the format pins.
+    Fixed,
+    /// A tool unit too large for one call.
+    TooLarge,
+    /// A chunk declined before (its verdict binds).
+    Declined,
+    /// A chunk with nothing new, or too small to come back shorter.
+    NotAsked,
+    /// The prompt of a turn whose other entries fold apart from it.
+    Prompt,
+    /// An earlier summary stands after it.
+    Summary,
 }
 
 /// A fold to make.
@@ -212,6 +238,15 @@ pub enum PlanNote {
     NothingNew(usize),
     /// Chunks under `MIN_CHUNK_CHARS` between units too large to fold stay verbatim.
     SmallChunks(usize),
+    /// The agent shows one unbroken run of entries after its summaries (pi): an entry of turn
+    /// `turn` stays verbatim (for `why`) with more to fold after it, so the fold stops there: the
+    /// `chunks` planned from turn `from_turn` on stay verbatim.
+    OneRun {
+        turn: u64,
+        why: KeptFor,
+        chunks: usize,
+        from_turn: u64,
+    },
 }
 
 /// Where fold boundaries may go among the candidates.
@@ -384,7 +419,7 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
     // to come back shorter; and never a chunk already declined. The others stay verbatim.
     let Asked {
         mut spans,
-        idle,
+        mut idle,
         declined,
         stale,
         small,
@@ -402,9 +437,62 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
     if spans.is_empty() {
         return nothing_to_ask(policy, declined, stale, small, &oversized);
     }
-    let notes: Vec<PlanNote> = note.into_iter().chain(idle_notes(stale, small)).collect();
+    let mut notes: Vec<PlanNote> = note.into_iter().chain(idle_notes(stale, small)).collect();
     for s in &mut spans {
         s.tail_line = chunk_tail(ledger, cands, &s.items);
+    }
+    // An agent that shows one unbroken run of entries after its summaries (pi) can be shown only
+    // a fold of a prefix of what it sends: the chunks before the first entry kept verbatim.
+    let mut split_turn = split_turn;
+    if ledger.conv.one_run
+        && let (k, Some(stop)) = one_run_prefix(ledger, &spans)
+    {
+        let why = if protected.contains(&stop) {
+            KeptFor::Protected
+        } else if ledger.is_fixed(stop) {
+            KeptFor::Fixed
+        } else if cands[..start].contains(&stop) {
+            KeptFor::Window
+        } else if oversized.iter().any(|u| u.contains(&stop)) {
+            KeptFor::TooLarge
+        } else if declined
+            .as_ref()
+            .is_some_and(|(_, s)| s.items.contains(&stop))
+        {
+            KeptFor::Declined
+        } else if idle.contains(&stop) {
+            KeptFor::NotAsked
+        } else if ledger.kind(stop) == ItemKind::Message && ledger.starts_turn(stop as usize) {
+            KeptFor::Prompt
+        } else {
+            KeptFor::Summary
+        };
+        if k == 0 {
+            return match why {
+                KeptFor::Declined => nothing_to_ask(policy, declined, stale, small, &[]),
+                _ => skip(
+                    SkipReason::OneRun {
+                        turn: ledger.item_turns(stop).0,
+                        why,
+                    },
+                    None,
+                ),
+            };
+        }
+        let dropped = spans.split_off(k);
+        notes.push(PlanNote::OneRun {
+            turn: ledger.item_turns(stop).0,
+            why,
+            chunks: dropped.len(),
+            from_turn: dropped[0].from_turn,
+        });
+        idle.extend(dropped.into_iter().flat_map(|s| s.items));
+        // The turn folded inside is folded inside only if a chunk that stands reaches it.
+        split_turn = split_turn.filter(|&turn| {
+            spans
+                .last()
+                .is_some_and(|s| s.items.iter().any(|&it| ledger.item_turns(it).1 >= turn))
+        });
     }
     if let Some(room) = squeeze {
         share_room(&mut spans, room);
@@ -728,6 +816,56 @@ fn fit_target(
         }
     }
     (end, squeeze, note)
+}
+
+/// For an agent that shows one unbroken run of entries after its summaries (pi): how many of
+/// `spans` (in conversation order) can be shown folded — the longest prefix after which what
+/// stays in view is its summaries, then one unbroken run to the end (the prompt of a turn folded
+/// inside may stand first: the agent carries it at the end of its summary) — and, when that is
+/// not all of them, the first entry kept verbatim, which stops the rest. Linear in the view.
+pub fn one_run_prefix(ledger: &Ledger<'_>, spans: &[Span]) -> (usize, Option<Item>) {
+    let mut chunk_of: std::collections::HashMap<Item, usize> = std::collections::HashMap::new();
+    for (c, s) in spans.iter().enumerate() {
+        for &it in &s.items {
+            chunk_of.insert(it, c);
+        }
+    }
+    let summary = |it: Item| {
+        ledger.kind(it) == ItemKind::Summary
+            || ledger.conv.entries[it as usize].has(flag::NATIVE_SUMMARY)
+    };
+    let opens_turn = |it: Item| match ledger.kind(it) {
+        ItemKind::Message => ledger.starts_turn(it as usize),
+        ItemKind::Stub => false,
+        ItemKind::Summary => ledger.starts_turn(ledger.summaries[&it].first_leaf as usize),
+    };
+    let view = &ledger.view;
+    let Some(p) = view
+        .iter()
+        .position(|it| !chunk_of.contains_key(it) && !summary(*it))
+    else {
+        return (spans.len(), None);
+    };
+    let stop = view[p];
+    // The prompt of a turn folded inside: the turn's older entries fold (or stand folded) after it.
+    let mut q = p + 1;
+    if ledger.kind(stop) == ItemKind::Message && ledger.starts_turn(stop as usize) {
+        while q < view.len()
+            && (chunk_of.contains_key(&view[q]) || summary(view[q]))
+            && !opens_turn(view[q])
+        {
+            q += 1;
+        }
+    }
+    for it in &view[q..] {
+        if let Some(&c) = chunk_of.get(it) {
+            return (c, Some(stop));
+        }
+        if summary(*it) {
+            return (0, Some(stop));
+        }
+    }
+    (spans.len(), None)
 }
 
 /// The chunks worth asking about, and what stays verbatim instead (see [`ask`]).

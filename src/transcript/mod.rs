@@ -437,6 +437,7 @@ impl Transcript {
             claims: &self.claims,
             records: &self.records,
             placements: &self.placements,
+            one_run: self.format.shows_one_run(),
         }
     }
 
@@ -577,6 +578,17 @@ impl Transcript {
             format: self.format.describe(),
             why,
         }
+    }
+
+    /// Refuse, before anything is paid, a fold with gaps (`--strategy cited`: a summary covers
+    /// only what it cites) on a session whose agent shows one unbroken run after its summaries.
+    pub fn check_gaps(&self) -> Result<(), TranscriptError> {
+        if self.format.shows_one_run() {
+            return Err(self.unexpressible(
+                "pi shows its summaries, then one unbroken run of entries, and a cited summary covers only what it cites: the entries it leaves between them cannot be shown (--strategy cited does not apply to a pi session)".into(),
+            ));
+        }
+        Ok(())
     }
 
     /// What the agent leaves beside this session while it runs it (see `Adapter::running`).

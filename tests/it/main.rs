@@ -37,6 +37,7 @@ mod long_run;
 mod mask;
 mod model;
 mod oracle;
+mod pi_chunks;
 mod pipeline;
 mod protect;
 mod providers;

@@ -3,6 +3,7 @@
 //! helps is written, the rest declined and remembered.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::Result;
 
@@ -54,6 +55,9 @@ pub(super) async fn summarize_file(
 ) -> Result<DecisionRecord> {
     let ledger = ledger_for(&t, settings);
     let policy = &settings.policy;
+    if policy.strategy == fold::Strategy::Cited {
+        t.check_gaps()?;
+    }
     let id_of = |i: Item| t.id_string(i as usize);
     let plan = match fold::plan(&ledger, policy, model) {
         Decision::Skip(skip) => {
@@ -91,18 +95,25 @@ pub(super) async fn summarize_file(
     let asked = ask_all(&t, &ledger, &plan, settings, ctx, &mut r, model).await?;
     let now = (ctx.now_ms)();
     let mut outcome = Outcome::default();
-    for a in asked {
-        judge(
-            &t,
-            a,
-            &plan,
-            settings,
-            ctx,
-            &mut r,
-            model,
-            now,
-            &mut outcome,
-        );
+    let mut unasked: Vec<&Span> = Vec::new();
+    for (span, a) in plan.spans.iter().zip(asked) {
+        match a {
+            Some(a) => judge(
+                &t,
+                a,
+                &plan,
+                settings,
+                ctx,
+                &mut r,
+                model,
+                now,
+                &mut outcome,
+            ),
+            None => unasked.push(span),
+        }
+    }
+    if ledger.conv.one_run {
+        outcome.keep_prefix(&plan, &unasked, &mut r);
     }
     outcome.unless_worth_it(&plan, &mut r);
     let records = decline_lines(&ledger, model, now, &outcome);
@@ -129,7 +140,9 @@ pub(super) async fn summarize_file(
 /// One call per span, at most -j at once. Each span's request is built only when its turn
 /// comes and dropped once its reply is audited, so that what is held at once is -j requests,
 /// not the whole span; secrets are taken out of anything that leaves the machine. A setup
-/// error (bad key, quota, nothing listening) stops the file.
+/// error (bad key, quota, nothing listening) stops the file. On an agent that shows one
+/// unbroken run after its summaries (pi), only a prefix of the chunks can be written: once a
+/// chunk is declined, no chunk after it is asked about (`None`; those in flight finish).
 async fn ask_all(
     t: &Transcript,
     ledger: &Ledger<'_>,
@@ -138,7 +151,7 @@ async fn ask_all(
     ctx: &Compaction,
     r: &mut DecisionRecord,
     model: &str,
-) -> Result<Vec<Asked>> {
+) -> Result<Vec<Option<Asked>>> {
     let redactor = settings.redact.then_some(&ctx.redactor);
     let spinner = if settings.files.len() == 1 {
         ctx.ui.spinner(format!(
@@ -165,13 +178,37 @@ async fn ask_all(
     );
     let rules = super::rules(settings);
     let (context_ref, rules) = (&context, &rules);
-    let asked: Vec<Result<Asked>> = call::join_all(plan.spans.iter().map(|span| async move {
-        call::ask_span(t, ledger, span, redactor, rules, ctx.caller(), context_ref).await
-    }))
-    .await;
+    let prefix_only = ledger.conv.one_run && plan.spans.len() > 1;
+    // The first chunk declined so far (`usize::MAX`: none).
+    let declined = AtomicUsize::new(usize::MAX);
+    let declined = &declined;
+    let asked: Vec<Result<Option<Asked>>> =
+        call::join_all(plan.spans.iter().enumerate().map(|(k, span)| async move {
+            if !prefix_only {
+                return call::ask_span(t, ledger, span, redactor, rules, ctx.caller(), context_ref)
+                    .await
+                    .map(Some);
+            }
+            let _permit = ctx
+                .calls
+                .acquire()
+                .await
+                .expect("the semaphore is never closed");
+            if declined.load(Ordering::SeqCst) < k {
+                return Ok(None);
+            }
+            let a =
+                call::ask_span_held(t, ledger, span, redactor, rules, ctx.caller(), context_ref)
+                    .await?;
+            if a.declined() {
+                declined.fetch_min(k, Ordering::SeqCst);
+            }
+            Ok(Some(a))
+        }))
+        .await;
     spinner.finish_and_clear();
-    let asked: Vec<Asked> = asked.into_iter().collect::<Result<_>>()?;
-    for a in &asked {
+    let asked: Vec<Option<Asked>> = asked.into_iter().collect::<Result<_>>()?;
+    for a in asked.iter().flatten() {
         r.calls += a.calls.len();
         for (k, n) in &a.redacted {
             *r.redacted.entry(k).or_default() += n;
@@ -180,7 +217,7 @@ async fn ask_all(
     if ctx.interrupt.received().is_some() {
         return Err(MfError::Interrupted.into());
     }
-    if let Some(e) = asked.iter().find_map(|a| a.stops().cloned()) {
+    if let Some(e) = asked.iter().flatten().find_map(|a| a.stops().cloned()) {
         return Err(e.into());
     }
     Ok(asked)
@@ -325,6 +362,71 @@ fn failed(
 }
 
 impl Outcome {
+    /// On an agent that shows one unbroken run after its summaries (pi): only the chunks before
+    /// the first one not written can be shown folded (the planner keeps every prompt of a turn
+    /// that spreads over chunks verbatim, so any prefix of them can be shown). The drafts after it
+    /// are not written (their records say why), the chunks never asked about are recorded as
+    /// such, and a note names the chunk that was declined.
+    fn keep_prefix(&mut self, plan: &Plan, unasked: &[&Span], r: &mut DecisionRecord) {
+        let written = |s: &Span| self.written_spans.iter().any(|w| w.digest == s.digest);
+        let Some(first) = plan.spans.iter().position(|s| !written(s)) else {
+            return;
+        };
+        let (from_turn, to_turn) = (plan.spans[first].from_turn, plan.spans[first].to_turn);
+        let after: Vec<&Span> = plan.spans[first + 1..].iter().collect();
+        if after.is_empty() {
+            return;
+        }
+        let cut = |s: &Span| after.iter().any(|a| a.digest == s.digest);
+        let mut kept_spans = Vec::new();
+        let mut kept_drafts = Vec::new();
+        self.written_chars = (0, 0);
+        for (span, d) in self.written_spans.drain(..).zip(self.drafts.drain(..)) {
+            if cut(&span) {
+                self.taken.retain(|id| *id != d.id);
+                if let Some(rec) = r.summaries.iter_mut().find(|s| s.id == d.id) {
+                    rec.id.clear();
+                    rec.outcome = SummaryOutcome::AfterDeclined {
+                        from_turn,
+                        to_turn,
+                        asked: true,
+                    };
+                }
+            } else {
+                self.written_chars.0 += span.chars;
+                self.written_chars.1 += d.chars();
+                kept_spans.push(span);
+                kept_drafts.push(d);
+            }
+        }
+        self.folds = kept_spans
+            .iter()
+            .enumerate()
+            .map(|(k, s)| (s.items.clone(), k))
+            .collect();
+        self.written_spans = kept_spans;
+        self.drafts = kept_drafts;
+        for span in unasked {
+            r.summaries.push(SummaryRecord {
+                from_turn: span.from_turn,
+                to_turn: span.to_turn,
+                entry_count: span.items.len(),
+                outcome: SummaryOutcome::AfterDeclined {
+                    from_turn,
+                    to_turn,
+                    asked: false,
+                },
+                ..SummaryRecord::default()
+            });
+        }
+        r.notes.push(Note::AfterDeclined {
+            from_turn,
+            to_turn,
+            chunks: after.len(),
+            unasked: unasked.len(),
+        });
+    }
+
     /// A fold that would save under a tenth of the view is not worth its lines: the view stays.
     fn unless_worth_it(&mut self, plan: &Plan, r: &mut DecisionRecord) {
         let saved = self.written_chars.0.saturating_sub(self.written_chars.1);

@@ -5,6 +5,7 @@ mod chunks;
 mod honour;
 mod long_turns;
 mod mask;
+mod one_run;
 mod random;
 mod seams;
 
@@ -27,6 +28,8 @@ struct Conv {
     records: Vec<Record>,
     placements: Vec<(u32, u32)>,
     ids: Vec<String>,
+    /// The agent shows one unbroken run after its summaries (pi).
+    one_run: bool,
 }
 
 impl Conv {
@@ -38,6 +41,7 @@ impl Conv {
             claims: &self.claims,
             records: &self.records,
             placements: &self.placements,
+            one_run: self.one_run,
         }
     }
 

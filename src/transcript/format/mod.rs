@@ -107,6 +107,12 @@ impl Format {
         !matches!(self, Format::Chat)
     }
 
+    /// Whether the agent shows only one unbroken run of entries after its summaries (pi), so that
+    /// a fold must cover a prefix of what it sends.
+    pub fn shows_one_run(self) -> bool {
+        matches!(self, Format::Pi)
+    }
+
     /// Run `job` with this format's reader.
     pub fn with_reader<J: ReaderJob>(self, job: J) -> J::Out {
         match self {
