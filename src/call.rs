@@ -338,11 +338,7 @@ pub async fn ask_span_held(
     // What the request left out of the originals (secrets replaced) is still no invention.
     let verbatim = if redacted.values().any(|&n| n > 0) {
         let mut all = (**context).clone();
-        all.extend(
-            span.items
-                .iter()
-                .filter_map(|&it| t.text(it as usize).ok()),
-        );
+        all.extend(span.items.iter().filter_map(|&it| t.text(it as usize).ok()));
         Arc::new(all)
     } else {
         Arc::clone(context)

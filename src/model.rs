@@ -212,7 +212,7 @@ pub fn short_tokens(n: u64) -> String {
         let m = n as f64 / 1e6;
         let s = format!("{m:.2}");
         format!("{}M", s.trim_end_matches('0').trim_end_matches('.'))
-    } else if n >= 1_000 && n % 1_000 == 0 {
+    } else if n >= 1_000 && n.is_multiple_of(1_000) {
         format!("{}K", n / 1_000)
     } else if n >= 1_000 {
         format!("{:.1}K", n as f64 / 1e3)

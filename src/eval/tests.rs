@@ -55,6 +55,7 @@ impl Conv {
             claims: &[],
             records: &[],
             placements: &[],
+            one_run: false,
         })
     }
 }

@@ -32,8 +32,8 @@ pub mod pattern;
 mod verdict;
 pub use crate::fold::fault::{Fault, Faults};
 
-pub use claims::{BindingKind, Misstatement};
 pub use appendix::{APPENDIX_HEADING, APPENDIX_SHARE, MIN_OWN_SHARE, appendix};
+pub use claims::{BindingKind, Misstatement};
 use corrections::*;
 pub use corrections::{Correction, corrections};
 use extract::*;
@@ -451,11 +451,10 @@ impl Found {
             }
         } else if self.sources & Source::Other.bit() != 0 && prose_class() {
             2
-        } else if self.sources & (Source::Assistant.bit() | Source::ToolCall.bit()) != 0
-            && prose_class()
+        } else if (self.sources & (Source::Assistant.bit() | Source::ToolCall.bit()) != 0
+            && prose_class())
+            || (self.tool_only() && opts.count_tool_results)
         {
-            1
-        } else if self.tool_only() && opts.count_tool_results {
             1
         } else {
             return None;
@@ -684,7 +683,7 @@ pub fn audit_with(
 
     let inventions = inventions(pieces, context, found_items, summary, instruction, opts);
 
-    let superseded = superseded_in(summary, &corrections, opts.max_listed);
+    let superseded = superseded_in(summary, corrections, opts.max_listed);
     let misstated = claims::misstated(pieces, &span.units, context, summary, opts.max_listed);
     let (echo_ratio, grams) = echo_ratio(summary, instruction);
     let echo = grams >= 3 && echo_ratio >= 0.5;

@@ -549,6 +549,7 @@ fn folded_in(ledger: &Ledger<'_>, policy: &FoldPolicy, head: &[Item], range: &[I
 
 /// The whole fold as one span, or the skip when it is too few entries, or (asked in one call)
 /// the very span declined before.
+#[allow(clippy::result_large_err)]
 fn whole_of(
     ledger: &Ledger<'_>,
     policy: &FoldPolicy,
@@ -1046,6 +1047,10 @@ fn is_turn(ledger: &Ledger<'_>, it: Item) -> bool {
     ledger.kind(it) == ItemKind::Message && ledger.starts_turn(it as usize)
 }
 
+/// What [`split`] returns: the chunks, the groups too large for a call, whether the fold stops
+/// early, and the items it leaves verbatim.
+type Split = (Vec<Vec<Item>>, Vec<Vec<Item>>, bool, Vec<Item>);
+
 /// Split candidates `start..end` into chunks whose requests fit `budget` tokens: at turn seams
 /// where possible, inside a turn at tool-unit seams where a turn is too big (its prompt then
 /// stays verbatim: returned last); a tool unit too big on its own is left out (verbatim).
@@ -1059,7 +1064,7 @@ fn split(
     start: usize,
     end: usize,
     budget: usize,
-) -> (Vec<Vec<Item>>, Vec<Vec<Item>>, bool, Vec<Item>) {
+) -> Split {
     // What one request can carry: the framing and instruction, then each piece with its label.
     let room = (budget * 4).saturating_sub(REQUEST_OVERHEAD_CHARS);
     // A turn too big for one call is folded inside: its prompt stays verbatim with what travels

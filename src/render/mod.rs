@@ -556,7 +556,7 @@ fn short_n(n: u64) -> String {
     if n == 0 {
         "—".into()
     } else {
-        crate::model::short_tokens(if n >= 10_000 && n < 1_000_000 {
+        crate::model::short_tokens(if (10_000..1_000_000).contains(&n) {
             n / 1_000 * 1_000
         } else {
             n

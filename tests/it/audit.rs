@@ -183,24 +183,6 @@ fn audit_of(rec: &Value) -> &Value {
     &s[0]["audit"]
 }
 
-fn texts(v: &Value) -> Vec<String> {
-    v.as_array()
-        .unwrap_or_else(|| panic!("a list: {v}"))
-        .iter()
-        .map(|x| x["text"].as_str().unwrap().to_string())
-        .collect()
-}
-
-fn class_tally(audit: &Value, class: &str) -> (u64, u64) {
-    let c = audit["classes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["class"] == class)
-        .unwrap_or_else(|| panic!("no {class} tally: {audit}"));
-    (c["kept"].as_u64().unwrap(), c["found"].as_u64().unwrap())
-}
-
 /// The lines mf appended after the original bytes (which must be unchanged).
 fn appended(f: &std::path::Path, original: &[u8]) -> Vec<Value> {
     let now = read(f);

@@ -49,8 +49,17 @@ const FAITHFUL: &str = "Read src/billing/config.rs (RETRIES 5, 87 lines). Ran `c
 fn compact(env: &TestEnv, server: &TestServer, extra: &[&str]) -> Output {
     let base = format!("{}/v1", server.url());
     let mut args = vec![
-        "compact", "chat.jsonl", "--model", MODEL, "--base-url", &base, "--recent", "2", "--trigger",
-        "0", "--json",
+        "compact",
+        "chat.jsonl",
+        "--model",
+        MODEL,
+        "--base-url",
+        &base,
+        "--recent",
+        "2",
+        "--trigger",
+        "0",
+        "--json",
     ];
     args.extend_from_slice(extra);
     env.mf(&args)
@@ -68,7 +77,10 @@ fn a_faithful_summary_folds() {
     let out = compact(&env, &server, &[]);
     let rec = record(&out);
     assert_eq!(rec["action"], "folded", "{rec}");
-    assert!(rec["summaries"][0]["audit"].get("misstated").is_none(), "{rec}");
+    assert!(
+        rec["summaries"][0]["audit"].get("misstated").is_none(),
+        "{rec}"
+    );
 }
 
 #[test]
@@ -80,7 +92,10 @@ fn a_misstated_claim_is_declined_at_every_threshold_and_cited() {
             "13 failed",
         ),
         (
-            FAITHFUL.replace("Read src/billing/config.rs", "Created src/billing/config.rs"),
+            FAITHFUL.replace(
+                "Read src/billing/config.rs",
+                "Created src/billing/config.rs",
+            ),
             "created src/billing/config.rs",
             "read src/billing/config.rs",
         ),
@@ -109,7 +124,8 @@ fn a_misstated_claim_is_declined_at_every_threshold_and_cited() {
                 .unwrap()
                 .to_string();
             assert!(
-                at.to_lowercase().contains(&says.split(' ').next().unwrap().to_lowercase()),
+                at.to_lowercase()
+                    .contains(&says.split(' ').next().unwrap().to_lowercase()),
                 "line {line} says it: {at}"
             );
             let reason = rec["reason"].as_str().unwrap();
@@ -125,7 +141,11 @@ fn a_misstated_claim_is_declined_at_every_threshold_and_cited() {
             );
             // Nothing folded.
             let recall = json_lines(&env.mf_ok(&["recall", "chat.jsonl"]).stdout);
-            assert!(recall.iter().all(|m| !m["content"].as_str().unwrap_or("").contains(&wrong[..20])));
+            assert!(
+                recall
+                    .iter()
+                    .all(|m| !m["content"].as_str().unwrap_or("").contains(&wrong[..20]))
+            );
         }
         // --allow-inventions writes it (the record still lists the claim).
         let env = TestEnv::new();
@@ -159,9 +179,19 @@ fn invented_figures_decline_with_the_retention_check_off() {
     let server = TestServer::start(vec![openai_ok(&invented)]);
     let out = env.mf_env(
         &[
-            "compact", "chat.jsonl", "--model", MODEL, "--base-url",
-            &format!("{}/v1", server.url()), "--recent", "2", "--trigger", "0", "--json",
-            "--min-retention", "0",
+            "compact",
+            "chat.jsonl",
+            "--model",
+            MODEL,
+            "--base-url",
+            &format!("{}/v1", server.url()),
+            "--recent",
+            "2",
+            "--trigger",
+            "0",
+            "--json",
+            "--min-retention",
+            "0",
         ],
         &[("MF_ALLOW_INVENTIONS", "1")],
     );
@@ -174,12 +204,18 @@ fn a_rollup_is_judged_against_the_originals_under_it() {
     // invention in a rollup over them.
     let env = TestEnv::new();
     let pad = "x ".repeat(1500);
-    let mut lines = vec![msg(serde_json::json!({"id": "sys", "role": "system", "content": "You are an operations assistant."}))];
+    let mut lines = vec![msg(
+        serde_json::json!({"id": "sys", "role": "system", "content": "You are an operations assistant."}),
+    )];
     for k in 1..=6 {
         lines.push(msg(serde_json::json!({"id": format!("u{k}"), "role": "user", "content": format!("Step {k} of the deploy. {pad}")})));
         lines.push(msg(serde_json::json!({"id": format!("a{k}"), "role": "assistant", "content": format!("Checking step {k}."),
             "tool_calls": [{"id": format!("c{k}"), "type": "function", "function": {"name": "shell", "arguments": "{\"cmd\":\"deploy status\"}"}}]})));
-        let out = if k == 2 { format!("deployed by build_8812 {pad}") } else { format!("ok {pad}") };
+        let out = if k == 2 {
+            format!("deployed by build_8812 {pad}")
+        } else {
+            format!("ok {pad}")
+        };
         lines.push(msg(serde_json::json!({"id": format!("t{k}"), "role": "tool", "tool_call_id": format!("c{k}"), "name": "shell", "content": out})));
     }
     env.write("chat.jsonl", &(lines.join("\n") + "\n"));
@@ -192,8 +228,21 @@ fn a_rollup_is_judged_against_the_originals_under_it() {
     });
     let base = format!("{}/v1", server.url());
     let out = env.mf(&[
-        "compact", "chat.jsonl", "--rollup", "--model", MODEL, "--base-url", &base,
-        "--max-span-tokens", "2000", "--min-retention", "0", "--recent", "2", "--trigger", "0",
+        "compact",
+        "chat.jsonl",
+        "--rollup",
+        "--model",
+        MODEL,
+        "--base-url",
+        &base,
+        "--max-span-tokens",
+        "2000",
+        "--min-retention",
+        "0",
+        "--recent",
+        "2",
+        "--trigger",
+        "0",
         "--json",
     ]);
     assert_eq!(out.code, 0, "{out:?}");
@@ -205,5 +254,8 @@ fn a_rollup_is_judged_against_the_originals_under_it() {
         .filter(|s| s["outcome"] == "written (rollup)")
         .collect();
     assert!(!rollups.is_empty(), "the rollup is written: {rec}");
-    assert_eq!(rollups.last().unwrap()["audit"]["inventions"], serde_json::json!([]));
+    assert_eq!(
+        rollups.last().unwrap()["audit"]["inventions"],
+        serde_json::json!([])
+    );
 }

@@ -172,7 +172,7 @@ fn questions_are_answered_as_recall_and_search_answer_them_after_compact_on_the_
     let qs = &r["questions"];
     assert_eq!(qs["asked"], 3);
     // The oracle: the session as it stood at the cut, compacted and read by the real commands.
-    let cut = prefix(&env, &f, r["cut"]["line"].as_u64().unwrap(), "cut.jsonl");
+    let _cut = prefix(&env, &f, r["cut"]["line"].as_u64().unwrap(), "cut.jsonl");
     env.mf_ok(&["compact", "cut.jsonl", "--model", "extractive"]);
     let recall = env
         .mf_ok(&["recall", "cut.jsonl", "--format", "text"])

@@ -375,6 +375,7 @@ mod agent_shaped {
     ];
 
     /// A planted fact and where the session says it.
+    #[allow(dead_code)]
     struct Planted {
         text: String,
         user: bool,

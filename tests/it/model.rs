@@ -642,7 +642,7 @@ fn check(
                 && !covers(k)
                 // A tool result stays with its call: one whose call stays raw (pinned before
                 // the conversation) is not the question's answer left out.
-                && call_of[k].is_none_or(|c| covers(c))
+                && call_of[k].is_none_or(&covers)
                 && (recorded || !later_covers(e.no))
             {
                 return Err("covers a question but not its answer".into());

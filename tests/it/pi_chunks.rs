@@ -32,6 +32,7 @@ enum Which {
     /// The n-th to arrive (0-based; with `-j 1` the chunks are asked in order).
     Nth(usize),
     /// The one whose transcript holds this text.
+    #[allow(dead_code)]
     Holding(&'static str),
 }
 

@@ -1578,7 +1578,7 @@ fn dry_run_count_tokens_asks_anthropic_for_the_exact_count() {
         plan,
         requests,
         model,
-        tokens_in: exact as u64,
+        tokens_in: exact,
         tokens_out,
         counted: true,
         cost_usd: rec["cost"]["usd"].as_f64(),
@@ -1748,7 +1748,7 @@ fn explain_shows_the_tokens_and_cost_of_every_recorded_fold_and_decline_and_the_
         let d = n.to_string();
         let mut out = String::new();
         for (k, c) in d.chars().enumerate() {
-            if k > 0 && (d.len() - k) % 3 == 0 {
+            if k > 0 && (d.len() - k).is_multiple_of(3) {
                 out.push(',');
             }
             out.push(c);

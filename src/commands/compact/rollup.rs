@@ -77,12 +77,13 @@ pub(super) async fn rollup(
                 )
             })
             .collect();
-        let asked: Vec<Result<call::Asked>> =
-            call::join_all(spans.iter().zip(&originals).map(|(span, context)| async move {
+        let asked: Vec<Result<call::Asked>> = call::join_all(spans.iter().zip(&originals).map(
+            |(span, context)| async move {
                 // What is rolled up is mf's own summaries: already scrubbed when they were written.
                 call::ask_span(t_ref, ledger_ref, span, None, rules, ctx.caller(), context).await
-            }))
-            .await;
+            },
+        ))
+        .await;
         let asked: Vec<call::Asked> = asked.into_iter().collect::<Result<_>>()?;
         r.calls += asked.iter().map(|a| a.calls.len()).sum::<usize>();
         if ctx.interrupt.received().is_some() {

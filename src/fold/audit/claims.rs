@@ -162,7 +162,9 @@ fn tight(gap: &str) -> bool {
 
 /// Before a value: spaces and a colon or an equals sign (`port: 9090`, `PORT=9090`).
 fn tight_before(gap: &str) -> bool {
-    gap.len() <= 4 && !gap.contains('\n') && gap.chars().all(|c| matches!(c, ' ' | '\t' | ':' | '='))
+    gap.len() <= 4
+        && !gap.contains('\n')
+        && gap.chars().all(|c| matches!(c, ' ' | '\t' | ':' | '='))
 }
 
 /// A value bound to a word.
@@ -230,7 +232,8 @@ fn bindings(text: &str, items: &[Item], base: usize) -> Vec<Binding> {
         };
         // A verb before a counted noun (`Added 13 new tests`) is not what the figure is about.
         let left = left().filter(|w| {
-            right.is_none() || !(w.lower.ends_with("ed") || w.lower.ends_with("ing") || w.lower.ends_with('s'))
+            right.is_none()
+                || !(w.lower.ends_with("ed") || w.lower.ends_with("ing") || w.lower.ends_with('s'))
         });
         for w in right.into_iter().chain(left) {
             let shown = if w.at.start >= e {
@@ -283,10 +286,15 @@ fn statuses(text: &str, items: &[Item], base: usize) -> Vec<Status> {
                 && it.at.end <= base + w.at.start
                 && text
                     .get(it.at.end.saturating_sub(base)..w.at.start)
-                    .is_some_and(|g| g.len() <= 3 && g.chars().all(|c| matches!(c, ' ' | '`' | '\'')))
+                    .is_some_and(|g| {
+                        g.len() <= 3 && g.chars().all(|c| matches!(c, ' ' | '`' | '\''))
+                    })
         }) {
             let l = cmd.text.to_lowercase();
-            if let Some(subject) = ["test", "build", "lint", "check"].iter().find(|s| l.contains(*s)) {
+            if let Some(subject) = ["test", "build", "lint", "check"]
+                .iter()
+                .find(|s| l.contains(*s))
+            {
                 out.push(Status {
                     subject: stem(subject),
                     ok,
@@ -373,7 +381,10 @@ const DELETE_WORDS: &[&str] = &[
 /// `cat`, `grep`, `git diff`) only uses them.
 fn writes_command(cmd: &str) -> bool {
     let l = cmd.to_ascii_lowercase();
-    let l = l.replace("2>&1", "").replace(">/dev/null", "").replace("> /dev/null", "");
+    let l = l
+        .replace("2>&1", "")
+        .replace(">/dev/null", "")
+        .replace("> /dev/null", "");
     if l.contains('>') || l.contains(" -i") || l.contains("--in-place") {
         return true;
     }
@@ -385,11 +396,41 @@ fn writes_command(cmd: &str) -> bool {
         let w = w.rsplit('/').next().unwrap_or(w);
         matches!(
             w,
-            "tee" | "mv" | "cp" | "rm" | "touch" | "mkdir" | "install" | "patch" | "truncate"
-                | "ln" | "rsync" | "dd" | "unzip" | "tar" | "rmdir" | "shred" | "chmod"
+            "tee"
+                | "mv"
+                | "cp"
+                | "rm"
+                | "touch"
+                | "mkdir"
+                | "install"
+                | "patch"
+                | "truncate"
+                | "ln"
+                | "rsync"
+                | "dd"
+                | "unzip"
+                | "tar"
+                | "rmdir"
+                | "shred"
+                | "chmod"
         ) || (w == "git"
             && words.get(k + 1).is_some_and(|s| {
-                matches!(*s, "checkout" | "restore" | "apply" | "mv" | "rm" | "reset" | "stash" | "am" | "cherry-pick" | "revert" | "merge" | "rebase" | "pull")
+                matches!(
+                    *s,
+                    "checkout"
+                        | "restore"
+                        | "apply"
+                        | "mv"
+                        | "rm"
+                        | "reset"
+                        | "stash"
+                        | "am"
+                        | "cherry-pick"
+                        | "revert"
+                        | "merge"
+                        | "rebase"
+                        | "pull"
+                )
             }))
     })
 }
@@ -421,7 +462,8 @@ pub(super) fn misstated(
             let old = marks_old(s);
             // A value bound both ways is misstated only when both bindings are.
             for sides in bindings(s, &items, 0).chunk_by(|a, b| a.item.at == b.item.at) {
-                let found: Vec<Option<Misstatement>> = sides.iter().map(|b| span.figure(b)).collect();
+                let found: Vec<Option<Misstatement>> =
+                    sides.iter().map(|b| span.figure(b)).collect();
                 if found.iter().all(Option::is_some)
                     && let Some(Some(m)) = found.into_iter().next()
                     && seen.insert((BindingKind::Figure, m.claim.clone()))
@@ -459,7 +501,10 @@ pub(super) fn misstated(
 fn said_done(s: &str, it: &Item) -> Option<Done> {
     let words = words_of(s, std::slice::from_ref(it), 0);
     let before: Vec<&Word> = words.iter().filter(|w| w.at.end <= it.at.start).collect();
-    let joined = |gap: &str| gap.chars().all(|c| matches!(c, ' ' | '`' | '\'' | '"' | '*'));
+    let joined = |gap: &str| {
+        gap.chars()
+            .all(|c| matches!(c, ' ' | '`' | '\'' | '"' | '*'))
+    };
     let mut start = it.at.start;
     for w in before.iter().rev().take(3) {
         if !joined(&s[w.at.end..start]) {
@@ -488,7 +533,10 @@ fn said_done(s: &str, it: &Item) -> Option<Done> {
         {
             return Some(d);
         }
-        if !matches!(w.lower.as_str(), "was" | "is" | "were" | "has" | "been" | "got") {
+        if !matches!(
+            w.lower.as_str(),
+            "was" | "is" | "were" | "has" | "been" | "got"
+        ) {
             break;
         }
         end = w.at.end;
@@ -662,17 +710,17 @@ impl<'a> SpanClaims<'a> {
         {
             return None;
         }
-        if units
-            .iter()
-            .any(|&u| self.adjacent(u, &b.word, b.item.class).iter().any(|(v, _)| is_v(v)))
-        {
+        if units.iter().any(|&u| {
+            self.adjacent(u, &b.word, b.item.class)
+                .iter()
+                .any(|(v, _)| is_v(v))
+        }) {
             return None;
         }
-        if self.context_lines(&b.item.text).any(|l| {
-            words_of(l, &[], 0)
-                .iter()
-                .any(|w| stem(&w.lower) == b.word)
-        }) {
+        if self
+            .context_lines(&b.item.text)
+            .any(|l| words_of(l, &[], 0).iter().any(|w| stem(&w.lower) == b.word))
+        {
             return None;
         }
         // What the span binds the word to instead: tightly, else next to it.
@@ -684,12 +732,16 @@ impl<'a> SpanClaims<'a> {
                 .map(|(ui, o)| (*ui, o.text.clone()))
         });
         let (ui, says) = tight.or_else(|| {
-            self.word_units.get(&b.word)?.iter().take(500).find_map(|&ui| {
-                self.adjacent(ui, &b.word, b.item.class)
-                    .into_iter()
-                    .find(|(v, _)| !is_v(v))
-                    .map(|(_, shown)| (ui, shown))
-            })
+            self.word_units
+                .get(&b.word)?
+                .iter()
+                .take(500)
+                .find_map(|&ui| {
+                    self.adjacent(ui, &b.word, b.item.class)
+                        .into_iter()
+                        .find(|(v, _)| !is_v(v))
+                        .map(|(_, shown)| (ui, shown))
+                })
         })?;
         Some(self.cite(BindingKind::Figure, b.text.clone(), says, ui))
     }
@@ -740,9 +792,11 @@ impl<'a> SpanClaims<'a> {
                     // successfully at: …`, counts: it is what the call did).
                     let text = self.text(ui);
                     let base = u.range.start;
-                    for x in u.items.iter().filter(|x| {
-                        x.class == ItemClass::Path && same_path(&x.text, &it.text)
-                    }) {
+                    for x in u
+                        .items
+                        .iter()
+                        .filter(|x| x.class == ItemClass::Path && same_path(&x.text, &it.text))
+                    {
                         let (s0, e0) = (x.at.start - base, x.at.end - base);
                         let words = words_of(text, &u.items, base);
                         let near: Vec<&Word> = words
@@ -752,8 +806,12 @@ impl<'a> SpanClaims<'a> {
                             .take(4)
                             .chain(words.iter().filter(|w| w.at.start >= e0).take(4))
                             .collect();
-                        changed |= near.iter().any(|w| CHANGE_WORDS.contains(&w.lower.as_str()));
-                        deleted |= near.iter().any(|w| DELETE_WORDS.contains(&w.lower.as_str()));
+                        changed |= near
+                            .iter()
+                            .any(|w| CHANGE_WORDS.contains(&w.lower.as_str()));
+                        deleted |= near
+                            .iter()
+                            .any(|w| DELETE_WORDS.contains(&w.lower.as_str()));
                     }
                 }
             }
@@ -764,8 +822,12 @@ impl<'a> SpanClaims<'a> {
         // The tail the summarizer also read may say it.
         for l in self.context_lines(&it.text) {
             let words = words_of(l, &[], 0);
-            changed |= words.iter().any(|w| CHANGE_WORDS.contains(&w.lower.as_str()));
-            deleted |= words.iter().any(|w| DELETE_WORDS.contains(&w.lower.as_str()));
+            changed |= words
+                .iter()
+                .any(|w| CHANGE_WORDS.contains(&w.lower.as_str()));
+            deleted |= words
+                .iter()
+                .any(|w| DELETE_WORDS.contains(&w.lower.as_str()));
         }
         let verb = match done {
             Done::Created => "created",
@@ -812,7 +874,10 @@ impl<'a> SpanClaims<'a> {
                 continue;
             }
             let text = self.text(ui);
-            if !text.to_lowercase().contains(&st.subject[..st.subject.len().min(4)]) {
+            if !text
+                .to_lowercase()
+                .contains(&st.subject[..st.subject.len().min(4)])
+            {
                 continue;
             }
             for s in statuses(text, &u.items, u.range.start) {

@@ -363,7 +363,9 @@ fn no_longer(f: &Finder<'_>, add: &mut impl FnMut(Option<usize>, Option<usize>))
                 items
                     .iter()
                     .enumerate()
-                    .filter(|(_, it)| it.class == class && f.rel(it).1 <= p && p - f.rel(it).1 <= 60)
+                    .filter(|(_, it)| {
+                        it.class == class && f.rel(it).1 <= p && p - f.rel(it).1 <= 60
+                    })
                     .map(|(k, _)| k)
                     .next_back()
             });
@@ -431,10 +433,17 @@ fn replaced_by(f: &Finder<'_>, add: &mut impl FnMut(Option<usize>, Option<usize>
     for p in find_words(lower, "replaced by ") {
         let o = f.before(p, 4, None);
         if let Some(o) = o {
-            add(Some(o), f.after(p + "replaced by ".len(), 4, Some(items[o].class)));
+            add(
+                Some(o),
+                f.after(p + "replaced by ".len(), 4, Some(items[o].class)),
+            );
         }
     }
-    for (verb, with) in [("replace ", " with "), ("swap ", " for "), ("replacing ", " with ")] {
+    for (verb, with) in [
+        ("replace ", " with "),
+        ("swap ", " for "),
+        ("replacing ", " with "),
+    ] {
         for p in find_words(lower, verb) {
             let Some(o) = f.after(p + verb.len(), 4, None) else {
                 continue;
@@ -443,7 +452,10 @@ fn replaced_by(f: &Finder<'_>, add: &mut impl FnMut(Option<usize>, Option<usize>
             if let Some(w) = lower[oe..].find(with)
                 && gap_ok(&lower[oe..oe + w], 4)
             {
-                add(Some(o), f.after(oe + w + with.len(), 4, Some(items[o].class)));
+                add(
+                    Some(o),
+                    f.after(oe + w + with.len(), 4, Some(items[o].class)),
+                );
             }
         }
     }

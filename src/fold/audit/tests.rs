@@ -546,7 +546,11 @@ fn a_summary_that_invents_figures_is_flagged() {
         a.verdict(0.0, false).unwrap().names("193468027 ms"),
         "0 turns the retention check off, not the invention check"
     );
-    assert_eq!(a.verdict_allowing(0.0, false, true), None, "--allow-inventions");
+    assert_eq!(
+        a.verdict_allowing(0.0, false, true),
+        None,
+        "--allow-inventions"
+    );
     assert!(a.verdict(0.0, true).unwrap().names("193468027 ms"));
 }
 
@@ -1022,7 +1026,11 @@ fn the_appendix_carries_what_the_summary_left_out_verbatim_with_turn_and_kind() 
 /// A test run, an agent that read a config file, and figures that occur elsewhere in the span.
 fn test_run() -> Vec<Piece> {
     vec![
-        piece(1, Role::User, "Run the billing tests and tell me what fails."),
+        piece(
+            1,
+            Role::User,
+            "Run the billing tests and tell me what fails.",
+        ),
         piece(
             1,
             Role::Assistant,
@@ -1066,8 +1074,13 @@ fn a_summary_that_swaps_a_figure_for_another_of_the_span_is_misstated() {
         (m.kind, m.claim.as_str(), m.span_says.as_str()),
         (BindingKind::Figure, "87 failed", "13 failed")
     );
-    let why = a.verdict(0.0, false).expect("a misstated claim declines at every threshold");
-    assert!(why.0.iter().any(|f| matches!(f, Fault::Misstated(_))), "{why:?}");
+    let why = a
+        .verdict(0.0, false)
+        .expect("a misstated claim declines at every threshold");
+    assert!(
+        why.0.iter().any(|f| matches!(f, Fault::Misstated(_))),
+        "{why:?}"
+    );
     assert!(a.verdict_allowing(0.0, false, true).is_none());
     assert!(a.retry_note().contains("13 failed"));
     // A paraphrase keeps the binding: the value and its word in the same sentence of the span.
@@ -1083,7 +1096,10 @@ fn a_summary_that_swaps_a_figure_for_another_of_the_span_is_misstated() {
 
 #[test]
 fn a_summary_that_says_a_file_only_read_was_created_is_misstated() {
-    let a = run(&test_run(), "Created src/billing/config.rs with RETRIES = 5.");
+    let a = run(
+        &test_run(),
+        "Created src/billing/config.rs with RETRIES = 5.",
+    );
     assert_eq!(a.misstated.len(), 1, "{:?}", a.misstated);
     let m = &a.misstated[0];
     assert_eq!(
@@ -1136,7 +1152,10 @@ fn a_summary_that_flips_the_latest_status_is_misstated() {
     let a = run(&p, "The rounding fix is in; the billing tests fail.");
     assert_eq!(a.misstated.len(), 1, "{:?}", a.misstated);
     assert_eq!(
-        (a.misstated[0].claim.as_str(), a.misstated[0].span_says.as_str()),
+        (
+            a.misstated[0].claim.as_str(),
+            a.misstated[0].span_says.as_str()
+        ),
         ("tests fail", "tests pass")
     );
 }
@@ -1149,9 +1168,12 @@ fn a_day_bound_to_another_event_is_misstated() {
         "The standup is on Thursday and the retro is on Friday. The deploy window opens at 16:00 UTC.",
     )];
     assert!(
-        run(&p, "Standup Thursday, retro Friday, deploy window 16:00 UTC.")
-            .misstated
-            .is_empty()
+        run(
+            &p,
+            "Standup Thursday, retro Friday, deploy window 16:00 UTC."
+        )
+        .misstated
+        .is_empty()
     );
     let a = run(&p, "The standup is on Friday.");
     assert_eq!(a.misstated.len(), 1, "{:?}", a.misstated);
@@ -1171,28 +1193,47 @@ fn corrections_in_plain_words_and_inflected_forms_are_found() {
             "$4200",
         ),
         ("The cap was $3750, replaced by $4200.", "$3750", "$4200"),
-        ("From now on the cap is $4200, no longer $3750.", "$3750", "$4200"),
+        (
+            "From now on the cap is $4200, no longer $3750.",
+            "$3750",
+            "$4200",
+        ),
     ];
     for (text, old, new) in cases {
         let p = [piece(1, Role::User, text)];
         let c = corrections(&p, &units(&p));
         assert!(
-            c.iter().any(|c| (c.old.as_str(), c.new.as_str()) == (old, new)),
+            c.iter()
+                .any(|c| (c.old.as_str(), c.new.as_str()) == (old, new)),
             "{text}: {c:?}"
         );
     }
     // A meeting moved away from a weekday said in the plural.
     let p = [
         piece(1, Role::User, "The sync meeting is on Tuesdays at 10:00."),
-        piece(2, Role::User, "Move the sync meeting to Thursday from now on."),
+        piece(
+            2,
+            Role::User,
+            "Move the sync meeting to Thursday from now on.",
+        ),
     ];
     let c = corrections(&p, &units(&p));
     assert_eq!(c.len(), 1, "{c:?}");
-    assert_eq!((c[0].old.as_str(), c[0].new.as_str()), ("Tuesdays", "Thursday"));
+    assert_eq!(
+        (c[0].old.as_str(), c[0].new.as_str()),
+        ("Tuesdays", "Thursday")
+    );
     let a = run(&p, "The sync meeting is on Tuesdays at 10:00.");
     assert_eq!(a.superseded.len(), 1, "{:?}", a.superseded);
-    assert!(a.verdict(0.0, false).is_some(), "declined at every threshold");
-    assert!(run(&p, "The sync meeting moved from Tuesdays to Thursday.").superseded.is_empty());
+    assert!(
+        a.verdict(0.0, false).is_some(),
+        "declined at every threshold"
+    );
+    assert!(
+        run(&p, "The sync meeting moved from Tuesdays to Thursday.")
+            .superseded
+            .is_empty()
+    );
 }
 
 #[test]
@@ -1220,7 +1261,10 @@ fn invented_figures_decline_at_every_threshold_unless_allowed() {
     assert!(!a.inventions.is_empty());
     for min in [0.0, 0.3, 0.5] {
         let why = a.verdict(min, false).expect("an invention declines");
-        assert!(why.0.iter().any(|f| matches!(f, Fault::Invented(_))), "{min}: {why:?}");
+        assert!(
+            why.0.iter().any(|f| matches!(f, Fault::Invented(_))),
+            "{min}: {why:?}"
+        );
     }
     assert!(
         a.verdict_allowing(0.0, false, true).is_none(),

@@ -297,11 +297,12 @@ impl<'a> Ledger<'a> {
             let turn = self.turns[j];
             let mut k = j + 1;
             while before(k) && self.turns[k] == turn {
+                let covered_later = cov.strategy.is_none()
+                    && self.later_claims_cover(s, conv.entries[k].line, &mut later);
                 if self.raw(k, parent)
                     && !covers(children, parent, k as u32)
                     && !self.never_folds(k)
-                    && !(cov.strategy.is_none()
-                        && self.later_claims_cover(s, conv.entries[k].line, &mut later))
+                    && !covered_later
                 {
                     return Err(refuse(format!(
                         "it covers the prompt that opened turn {turn} (line {}) but not the rest of that turn (line {} stays raw); a question is never summarized while its answer stays raw",

@@ -43,6 +43,7 @@ pub(super) fn add_patterns(chunks: &mut Vec<Chunk>) {
         }
     }
     // Largest groups first; a call joins one pattern at most.
+    #[allow(clippy::type_complexity)]
     let mut order: Vec<((Section, String), Vec<(usize, String)>)> = groups
         .into_iter()
         .filter(|(_, m)| m.len() >= MIN_PATTERN)

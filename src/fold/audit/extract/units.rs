@@ -122,7 +122,7 @@ pub fn typed_ranges(text: &str) -> Vec<Range<usize>> {
     let mut at = 0;
     for r in injected_ranges(text)
         .into_iter()
-        .chain([text.len()..text.len()])
+        .chain(std::iter::once(text.len()..text.len()))
     {
         if r.start > at && !text[at..r.start].trim().is_empty() {
             out.push(at..r.start);

@@ -226,10 +226,10 @@ pub(in crate::fold::audit) fn weekday_key(w: &str) -> Option<String> {
 // Single-token classifiers
 
 pub(in crate::fold::audit) fn is_url(w: &str) -> bool {
-    if !(w.contains("://")
-        || w.contains(':') && w.len() > 5 && text::starts_with_ignore_ascii_case(w, "jdbc:"))
-        && !(w.len() > 4 && text::starts_with_ignore_ascii_case(w, "www."))
-    {
+    let scheme = w.contains("://")
+        || (w.contains(':') && w.len() > 5 && text::starts_with_ignore_ascii_case(w, "jdbc:"));
+    let www = w.len() > 4 && text::starts_with_ignore_ascii_case(w, "www.");
+    if !scheme && !www {
         return false;
     }
     let l = w.to_ascii_lowercase();
