@@ -43,11 +43,13 @@ use crate::fold::prompt::Piece;
 use crate::fold::{CiteRequest, SummaryRequest};
 use crate::summarizer::{Summarizer, SummaryFuture, SummaryReply};
 
+mod calls;
 mod cited;
 mod cut;
 mod patterns;
 mod select;
 
+use calls::*;
 use cited::*;
 pub use cited::{MAX_GROUPS, summarize_cited};
 use cut::*;
@@ -135,6 +137,11 @@ impl Section {
 #[derive(Debug)]
 struct Chunk {
     piece: usize,
+    /// The piece whose line it is written on: its own, or (a tool call, not citing) the first
+    /// call of its turn's, so that a turn's calls share one line.
+    line: usize,
+    /// A tool call (its name and target) or a pattern line of calls.
+    call: bool,
     /// Conversation order.
     order: usize,
     source: Source,
@@ -171,14 +178,20 @@ fn compose(pieces: &[Piece], budget: usize, cite: Option<CiteCtx<'_>>) -> String
     if budget == 0 || pieces.is_empty() {
         return String::new();
     }
+    // What the model thought is not what it said: its reasoning is never copied.
+    let stripped = without_reasoning(pieces);
+    let pieces: &[Piece] = &stripped;
     let units = audit::units(pieces);
     let corrections = audit::corrections(pieces, &units);
 
     let (ids, needs) = needs_of(&units, &corrections);
     let mut chunks = chunks_of(pieces, &units, &corrections, &ids, cite.is_some());
-    if cite.is_none() {
-        add_patterns(&mut chunks);
-    }
+    let calls = chunks.len();
+    let pattern_of = if cite.is_none() {
+        add_patterns(&mut chunks)
+    } else {
+        HashMap::new()
+    };
     let mut sel = Selection::new(pieces, budget, needs.len(), cite);
     // 0. The user's requests and constraints in their own words (the best sentence of each user
     // message), strongest first, within a share of the budget.
@@ -238,6 +251,15 @@ fn compose(pieces: &[Piece], budget: usize, cite: Option<CiteCtx<'_>>) -> String
         })
         .collect();
     sel.cover(&chunks, &user_needs, false);
+    // Every call the agent made: its tool and target, calls of one shape as their pattern
+    // line, the same call made again once.
+    let mut made: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    for c in chunks[..calls].iter().filter(|c| c.call) {
+        let i = pattern_of.get(&c.order).copied().unwrap_or(c.order);
+        if made.insert(chunks[i].text.as_str()) {
+            sel.try_add(&chunks, i);
+        }
+    }
     sel.cover(&chunks, &needs, false);
     sel.cover(&chunks, &needs, false);
     // 2. The other user messages' voices, then the assistant's decisions.
@@ -277,6 +299,40 @@ fn compose(pieces: &[Piece], budget: usize, cite: Option<CiteCtx<'_>>) -> String
         out.chars().count()
     );
     out
+}
+
+/// The pieces with their reasoning blanked (every character of it a space, its line breaks
+/// kept, so that byte offsets stand): nothing of it is read, counted or copied.
+fn without_reasoning(pieces: &[Piece]) -> std::borrow::Cow<'_, [Piece]> {
+    if pieces.iter().all(|p| p.reasoning.is_empty()) {
+        return std::borrow::Cow::Borrowed(pieces);
+    }
+    let blank = |p: &Piece| -> Piece {
+        let mut text = String::with_capacity(p.text.len());
+        let mut at = 0;
+        for r in &p.reasoning {
+            let (start, end) = (r.start.clamp(at, p.text.len()), r.end.min(p.text.len()));
+            if start >= end || !p.text.is_char_boundary(start) || !p.text.is_char_boundary(end) {
+                continue;
+            }
+            text.push_str(&p.text[at..start]);
+            for ch in p.text[start..end].chars() {
+                if ch == '\n' {
+                    text.push('\n');
+                } else {
+                    text.extend(std::iter::repeat_n(' ', ch.len_utf8()));
+                }
+            }
+            at = end;
+        }
+        text.push_str(&p.text[at..]);
+        Piece {
+            text,
+            reasoning: Vec::new(),
+            ..p.clone()
+        }
+    };
+    std::borrow::Cow::Owned(pieces.iter().map(blank).collect())
 }
 
 /// The inventory: one id per (class, key) of the items the units carry, and what covering
@@ -363,6 +419,7 @@ fn chunks_of(
         .collect();
 
     let mut chunks = Vec::new();
+    let mut shown = std::collections::HashSet::new();
     for (ui, u) in units.iter().enumerate() {
         let unit_ids = |items: &[&audit::Item]| -> Vec<usize> {
             let mut v: Vec<usize> = items
@@ -373,7 +430,11 @@ fn chunks_of(
             v.dedup();
             v
         };
-        for (text, items) in cut(pieces, u) {
+        for (text, items, call) in cut(pieces, u, &mut shown) {
+            if text.trim().is_empty() {
+                // Blanked reasoning: nothing to copy.
+                continue;
+            }
             let ids = unit_ids(&items);
             let names_old = |&&(o, n, c): &&(usize, Option<usize>, &audit::Correction)| {
                 (ids.contains(&o) || text.contains(c.old.as_str()))
@@ -403,6 +464,8 @@ fn chunks_of(
             };
             chunks.push(Chunk {
                 piece: u.piece,
+                line: u.piece,
+                call,
                 order: chunks.len(),
                 source: u.source,
                 chars: text.chars().count(),
@@ -415,6 +478,15 @@ fn chunks_of(
         }
     }
 
+    if !citing {
+        // A turn's calls on one line, under the first call's heading.
+        let mut first: HashMap<u64, usize> = HashMap::new();
+        for c in &mut chunks {
+            if c.source == Source::ToolCall && !c.superseded {
+                c.line = *first.entry(pieces[c.piece].turn).or_insert(c.piece);
+            }
+        }
+    }
     if citing {
         // Square brackets are citations in a cited reply: copied ones become parentheses.
         for c in &mut chunks {
@@ -430,7 +502,7 @@ fn chunks_of(
 fn voice_score(text: &str) -> u32 {
     let lower = text.to_lowercase();
     let bare = lower.trim_matches(|c: char| !c.is_alphanumeric() && c != ' ' && c != '\'');
-    if FILLER.contains(&bare) || text.split_whitespace().count() < 4 {
+    if FILLER.contains(&bare) || text.split_whitespace().count() < 4 || is_filler(text) {
         return 0;
     }
     let words: Vec<&str> = lower
@@ -445,6 +517,20 @@ fn voice_score(text: &str) -> u32 {
         s += 2;
     }
     s
+}
+
+/// A prompt that only acknowledges or says to go on ("ok", "yes do it", "thanks, go on",
+/// "Please continue where we left off."): every word of it is one of [`FILLER_WORDS`], and it
+/// carries no item. It states no request, decision or constraint of its own.
+pub(super) fn is_filler(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    let mut words = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .peekable();
+    words.peek().is_some()
+        && words.all(|w| FILLER_WORDS.contains(&w))
+        && audit::extract(text).is_empty()
 }
 
 /// The statement just before question `i` in the same user message, if there is one.
@@ -536,6 +622,17 @@ const FILLER: &[&str] = &[
     "ok", "okay", "sure", "thanks", "thank you", "great", "cool", "nice", "yes", "no", "hello",
     "hi", "got it", "sounds good", "you're welcome", "no problem", "perfect", "awesome",
     "makes sense", "yes please",
+];
+/// The words of prompts that only acknowledge or say to go on.
+#[rustfmt::skip]
+const FILLER_WORDS: &[&str] = &[
+    "ok", "okay", "k", "kk", "yes", "yeah", "yep", "yup", "sure", "please", "pls", "thanks",
+    "thank", "thx", "ty", "you", "go", "ahead", "on", "continue", "proceed", "carry", "keep",
+    "going", "do", "it", "that", "this", "now", "then", "so", "just", "and", "great", "good",
+    "cool", "nice", "fine", "perfect", "awesome", "excellent", "lgtm", "sounds", "looks",
+    "right", "alright", "all", "got", "makes", "sense", "agreed", "correct", "exactly", "where",
+    "we", "left", "off", "with", "the", "same", "again", "next", "one", "step", "let's", "lets",
+    "hi", "hello", "hey", "no", "problem", "done", "work", "working", "finish", "it's", "is",
 ];
 #[rustfmt::skip]
 const REQUEST_STARTS: &[&str] = &[
