@@ -12,7 +12,9 @@
 #                                       (shell commands, a file write, file reads), one tool output
 #                                       of 120 log lines, so that the session is over 2k tokens;
 #   <agent>-<version>-filler-first.jsonl 4 prompts, the first a filler ("go on"), the second the
-#                                       request with its ids; 6 tool calls, 150 lines of output. Each agent's working directory is a temp dir; nothing leaves
+#                                       request with its ids; 6 tool calls, 150 lines of output;
+#   <agent>-<version>-varied.jsonl      3 prompts, 14 distinct tool calls (no two of one shape):
+#                                       what a budget of a fifth of a small span must still hold. Each agent's working directory is a temp dir; nothing leaves
 # 127.0.0.1. Needs python3, node (see fresh.sh and harness/agent.py).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -27,6 +29,10 @@ P3='Set the timeout to 40s and retries to 3 in config/checkout.yaml, and pin the
 P4='yes do it'
 P5='Now check the requirements file and list the work dir. THINK PLAN[read:requirements.txt ;; bash:ls -la ;; bash:grep -n timeout_s config/checkout.yaml]'
 P6='thanks, go on'
+# The varied session.
+V1='For SEC-77, audit the service in svc/ before the 2026-12-10 release: the manifest is svc/manifest.json and alerts go to https://hooks.example.com/T0/sec77. Do not change anything yet. THINK PLAN[bash:mkdir -p svc/lib svc/conf && printf "{\"name\": \"svc\", \"version\": \"0.9.4\"}\n" > svc/manifest.json ;; bash:seq 1 60 | sed "s/^/def handler_/; s/$/(): pass/" > svc/lib/handlers.py ;; bash:printf "port=8443\ntls=on\n" > svc/conf/server.ini ;; read:svc/manifest.json ;; bash:wc -l svc/lib/handlers.py ;; bash:grep -c def svc/lib/handlers.py ;; bash:head -n 40 svc/lib/handlers.py ;; bash:find svc -type f | sort ;; bash:du -sh svc ;; read:svc/conf/server.ini ;; bash:grep -n port svc/conf/server.ini ;; bash:stat -c %s svc/manifest.json ;; bash:ls -la svc/lib ;; bash:cut -c1-12 svc/lib/handlers.py | sort | uniq | tail -n 30]'
+V2='ok thanks'
+V3='sounds good, go ahead'
 # The filler-first session.
 F1='go on'
 F2='Refunds for OPS-1193 fail with HTTP 502 from https://payments.internal.example.com/api/v1/refunds; the settings are in deploy/payments.toml and the service uses key id key_test_4Rt8Zm1. We must stay on library version 1.14.2 and only touch staging. THINK PLAN[bash:mkdir -p deploy && printf "[refunds]\nurl = \"https://payments.internal.example.com/api/v1/refunds\"\nretries = 2\n" > deploy/payments.toml ;; read:deploy/payments.toml ;; bash:seq 1 150 | sed "s/^/refund attempt failed: HTTP 502 Bad Gateway, request id REQ-/" > refunds.log && tail -n 150 refunds.log ;; bash:grep -c 502 refunds.log]'
@@ -52,6 +58,13 @@ for agent in "${AGENTS[@]}"; do
   done
   cp "$f" "$OUT/$name-$v-filler-first.jsonl"
   echo "$OUT/$name-$v-filler-first.jsonl ($(wc -l < "$f") lines)"
+  rm -rf "$W/cwd"/*
+  f="$(python3 "$A" new "$W" "$agent" "$V1")"
+  for p in "$V2" "$V3"; do
+    python3 "$A" resume "$W" "$agent" "$f" "$p" > /dev/null
+  done
+  cp "$f" "$OUT/$name-$v-varied.jsonl"
+  echo "$OUT/$name-$v-varied.jsonl ($(wc -l < "$f") lines)"
   python3 "$A" stop "$W"; trap - EXIT
   rm -rf "$W"
 done

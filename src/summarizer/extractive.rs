@@ -178,6 +178,7 @@ fn compose(pieces: &[Piece], budget: usize, cite: Option<CiteCtx<'_>>) -> String
     if budget == 0 || pieces.is_empty() {
         return String::new();
     }
+    let all = pieces;
     // What the model thought is not what it said: its reasoning is never copied.
     let stripped = without_reasoning(pieces);
     let pieces: &[Piece] = &stripped;
@@ -192,97 +193,51 @@ fn compose(pieces: &[Piece], budget: usize, cite: Option<CiteCtx<'_>>) -> String
     } else {
         HashMap::new()
     };
-    let mut sel = Selection::new(pieces, budget, needs.len(), cite);
-    // 0. The user's requests and constraints in their own words (the best sentence of each user
-    // message), strongest first, within a share of the budget.
-    let mut voices: Vec<(u32, usize)> = Vec::new();
-    let mut best_of_piece: Vec<Option<(u32, usize)>> = vec![None; pieces.len()];
-    for c in &chunks {
-        if c.source == Source::User && !c.superseded {
-            let s = voice_score(&c.text);
-            if s > 0 && best_of_piece[c.piece].is_none_or(|(b, _)| s > b) {
-                best_of_piece[c.piece] = Some((s, c.order));
+    let plan = Plan {
+        pieces,
+        budget,
+        cite,
+        chunks: &chunks,
+        needs: &needs,
+        calls,
+        pattern_of: &pattern_of,
+    };
+    let mut sel = plan.choose(std::collections::HashSet::new());
+    // Checked as mf's audit will read it: when the summary states a corrected value as current
+    // (chunks side by side on a line read as one sentence, or a copy of the same words from
+    // another entry), every chunk that names the old value without the new one is left out,
+    // and the rest chosen again.
+    if cite.is_none() {
+        for _ in 0..3 {
+            if sel.chosen.is_empty() {
+                break;
             }
-        }
-    }
-    voices.extend(best_of_piece.into_iter().flatten());
-    voices.sort_by_key(|&(s, order)| (std::cmp::Reverse(s), order));
-    // The same words said again add nothing.
-    let mut said: std::collections::HashSet<&str> = std::collections::HashSet::new();
-    voices.retain(|&(_, i)| said.insert(chunks[i].text.as_str()));
-    let reserve = (budget as f64 * VOICE_SHARE) as usize;
-    let in_reserve =
-        |sel: &Selection<'_>, i: usize| sel.total + sel.cost(&chunks[i]) <= reserve + 1;
-    for &(s, i) in &voices {
-        if s >= 3 && in_reserve(&sel, i) {
-            // A question is stated as the request it is: with the statement before it in the
-            // same message ("Checkout latency has been bad since this morning. Can you find
-            // out what changed?"), not bare.
-            if let Some(ctx) = context_of(&chunks, i)
-                && sel.total + sel.cost(&chunks[i]) + chunks[ctx].chars + 1 <= reserve + 1
-            {
-                sel.try_add(&chunks, ctx);
+            let out = sel.render(&chunks);
+            let a = audit::audit(all, &out, "", &audit::AuditOptions::default());
+            if a.superseded.is_empty() {
+                break;
             }
-            if in_reserve(&sel, i) {
-                sel.try_add(&chunks, i);
+            let pairs: Vec<(String, String)> = a
+                .superseded
+                .iter()
+                .map(|v| (v.old.to_lowercase(), v.new.to_lowercase()))
+                .collect();
+            let mut banned = sel.banned.clone();
+            for c in &chunks {
+                let lower = c.text.to_lowercase();
+                if c.section != Section::Superseded
+                    && pairs
+                        .iter()
+                        .any(|(o, n)| lower.contains(o) && !lower.contains(n))
+                {
+                    banned.insert(c.order);
+                }
             }
+            if banned.len() == sel.banned.len() {
+                break;
+            }
+            sel = plan.choose(banned);
         }
-    }
-    // The user's deadlines and named owners, in their own words, within a share of their own.
-    // A deadline said again (every item of it already kept) adds nothing.
-    for c in &chunks {
-        if c.source == Source::User
-            && !c.superseded
-            && !c.ids.iter().all(|&id| sel.covered[id])
-            && binds(&c.text)
-            && sel.total + sel.cost(c) <= 2 * reserve + 1
-        {
-            sel.try_add(&chunks, c.order);
-        }
-    }
-    // 1. Every item the user said (their deadlines, owners, constraints), then every counted
-    // item once. (Twice: a sentence that names a corrected value waits until the correction
-    // is in.)
-    let user_needs: Vec<Need> = needs
-        .iter()
-        .map(|n| Need {
-            weight: if n.user { n.weight } else { 0.0 },
-            ..*n
-        })
-        .collect();
-    sel.cover(&chunks, &user_needs, false);
-    // Every call the agent made: its tool and target, calls of one shape as their pattern
-    // line, the same call made again once.
-    let mut made: std::collections::HashSet<&str> = std::collections::HashSet::new();
-    for c in chunks[..calls].iter().filter(|c| c.call) {
-        let i = pattern_of.get(&c.order).copied().unwrap_or(c.order);
-        if made.insert(chunks[i].text.as_str()) {
-            sel.try_add(&chunks, i);
-        }
-    }
-    sel.cover(&chunks, &needs, false);
-    sel.cover(&chunks, &needs, false);
-    // 2. The other user messages' voices, then the assistant's decisions.
-    for &(_, i) in &voices {
-        sel.try_add(&chunks, i);
-    }
-    for c in &chunks {
-        if c.section == Section::Decisions && c.source != Source::User {
-            sel.try_add(&chunks, c.order);
-        }
-    }
-    // 3. Items found only in tool results (not salient: the audit does not count them), within
-    // half the budget and at most `ASIDE_ROOM` more: a long tool log must not make the summary
-    // as long as it may be.
-    let full = sel.budget;
-    sel.budget = sel
-        .budget
-        .min(sel.total.max((full / 2).min(sel.total + ASIDE_ROOM)));
-    sel.cover(&chunks, &needs, true);
-    sel.cover(&chunks, &needs, true);
-    sel.budget = full;
-    if cite.is_some() {
-        sel.represent(&chunks, &needs);
     }
 
     if sel.chosen.is_empty() {
@@ -299,6 +254,129 @@ fn compose(pieces: &[Piece], budget: usize, cite: Option<CiteCtx<'_>>) -> String
         out.chars().count()
     );
     out
+}
+
+/// What a selection is made from.
+struct Plan<'a> {
+    pieces: &'a [Piece],
+    budget: usize,
+    cite: Option<CiteCtx<'a>>,
+    chunks: &'a [Chunk],
+    needs: &'a [Need],
+    /// Chunks before this index are the units' own (pattern lines follow).
+    calls: usize,
+    pattern_of: &'a HashMap<usize, usize>,
+}
+
+impl<'a> Plan<'a> {
+    /// The chunks chosen within the budget, none of `banned`.
+    fn choose(&self, banned: std::collections::HashSet<usize>) -> Selection<'a> {
+        let Plan {
+            pieces,
+            budget,
+            cite,
+            chunks,
+            needs,
+            calls,
+            pattern_of,
+        } = *self;
+        let mut sel = Selection::new(pieces, budget, needs.len(), cite);
+        sel.banned = banned;
+        // 0. The user's requests and constraints in their own words (the best sentence of each user
+        // message), strongest first, within a share of the budget.
+        let mut voices: Vec<(u32, usize)> = Vec::new();
+        let mut best_of_piece: Vec<Option<(u32, usize)>> = vec![None; pieces.len()];
+        for c in chunks {
+            if c.source == Source::User && !c.superseded {
+                let s = voice_score(&c.text);
+                if s > 0 && best_of_piece[c.piece].is_none_or(|(b, _)| s > b) {
+                    best_of_piece[c.piece] = Some((s, c.order));
+                }
+            }
+        }
+        voices.extend(best_of_piece.into_iter().flatten());
+        voices.sort_by_key(|&(s, order)| (std::cmp::Reverse(s), order));
+        // The same words said again add nothing.
+        let mut said: std::collections::HashSet<&str> = std::collections::HashSet::new();
+        voices.retain(|&(_, i)| said.insert(chunks[i].text.as_str()));
+        let reserve = (budget as f64 * VOICE_SHARE) as usize;
+        let in_reserve =
+            |sel: &Selection<'_>, i: usize| sel.total + sel.cost(&chunks[i]) <= reserve + 1;
+        for &(s, i) in &voices {
+            if s >= 3 && in_reserve(&sel, i) {
+                // A question is stated as the request it is: with the statement before it in the
+                // same message ("Checkout latency has been bad since this morning. Can you find
+                // out what changed?"), not bare.
+                if let Some(ctx) = context_of(chunks, i)
+                    && sel.total + sel.cost(&chunks[i]) + chunks[ctx].chars + 1 <= reserve + 1
+                {
+                    sel.try_add(chunks, ctx);
+                }
+                if in_reserve(&sel, i) {
+                    sel.try_add(chunks, i);
+                }
+            }
+        }
+        // The user's deadlines and named owners, in their own words, within a share of their own.
+        // A deadline said again (every item of it already kept) adds nothing.
+        for c in chunks {
+            if c.source == Source::User
+                && !c.superseded
+                && !c.ids.iter().all(|&id| sel.covered[id])
+                && binds(&c.text)
+                && sel.total + sel.cost(c) <= 2 * reserve + 1
+            {
+                sel.try_add(chunks, c.order);
+            }
+        }
+        // 1. Every item the user said (their deadlines, owners, constraints), then every counted
+        // item once. (Twice: a sentence that names a corrected value waits until the correction
+        // is in.)
+        let user_needs: Vec<Need> = needs
+            .iter()
+            .map(|n| Need {
+                weight: if n.user { n.weight } else { 0.0 },
+                ..*n
+            })
+            .collect();
+        sel.cover(chunks, &user_needs, false);
+        sel.cover(chunks, needs, false);
+        // Then every call the agent made that the cover left out (it carries no item the summary
+        // lacks, or did not fit before): its tool and target, calls of one shape as their
+        // pattern line, the same call made again once. (Citing, a line must pay for what it lets
+        // mf fold: calls are chosen as any other.)
+        let mut made: std::collections::HashSet<&str> = std::collections::HashSet::new();
+        for c in chunks[..calls].iter().filter(|c| c.call && cite.is_none()) {
+            let i = pattern_of.get(&c.order).copied().unwrap_or(c.order);
+            if made.insert(chunks[i].text.as_str()) {
+                sel.try_add(chunks, i);
+            }
+        }
+        sel.cover(chunks, needs, false);
+        // 2. The other user messages' voices, then the assistant's decisions.
+        for &(_, i) in &voices {
+            sel.try_add(chunks, i);
+        }
+        for c in chunks {
+            if c.section == Section::Decisions && c.source != Source::User {
+                sel.try_add(chunks, c.order);
+            }
+        }
+        // 3. Items found only in tool results (not salient: the audit does not count them), within
+        // half the budget and at most `ASIDE_ROOM` more: a long tool log must not make the summary
+        // as long as it may be.
+        let full = sel.budget;
+        sel.budget = sel
+            .budget
+            .min(sel.total.max((full / 2).min(sel.total + ASIDE_ROOM)));
+        sel.cover(chunks, needs, true);
+        sel.cover(chunks, needs, true);
+        sel.budget = full;
+        if cite.is_some() {
+            sel.represent(chunks, needs);
+        }
+        sel
+    }
 }
 
 /// The pieces with their reasoning blanked (every character of it a space, its line breaks
@@ -440,10 +518,12 @@ fn chunks_of(
                 (ids.contains(&o) || text.contains(c.old.as_str()))
                     && n.is_none_or(|n| !ids.contains(&n))
             };
+            // A call that names a value the span later corrected was made with it: kept, as
+            // superseded.
             let superseded = pairs
                 .iter()
                 .filter(names_old)
-                .any(|&(_, _, c)| ui != c.unit && c.stale_in(&text));
+                .any(|&(_, _, c)| ui != c.unit && (call || c.stale_in(&text)));
             let mut requires: Vec<usize> = pairs
                 .iter()
                 .filter(names_old)

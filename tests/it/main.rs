@@ -29,6 +29,7 @@ mod hostile;
 mod http;
 mod issue16;
 mod json_contract;
+mod kept;
 mod live;
 mod live_writer;
 mod long_run;

@@ -33,6 +33,8 @@ pub(super) struct Selection<'p> {
     pub(super) total: usize,
     /// Inventory ids the chosen chunks carry.
     pub(super) covered: Vec<bool>,
+    /// Chunks never to choose.
+    pub(super) banned: std::collections::HashSet<usize>,
 }
 
 #[derive(Debug, PartialEq)]
@@ -83,6 +85,7 @@ impl<'p> Selection<'p> {
             lines: HashMap::new(),
             total: 0,
             covered: vec![false; items],
+            banned: std::collections::HashSet::new(),
         }
     }
 
@@ -201,7 +204,11 @@ impl<'p> Selection<'p> {
 
     pub(super) fn try_add(&mut self, chunks: &[Chunk], i: usize) -> bool {
         let c = &chunks[i];
-        if self.chosen(i) || !self.fits(c) || c.requires.iter().any(|&id| !self.covered[id]) {
+        if self.chosen(i)
+            || self.banned.contains(&i)
+            || !self.fits(c)
+            || c.requires.iter().any(|&id| !self.covered[id])
+        {
             return false;
         }
         if let Some(ctx) = self.cite {
