@@ -22,12 +22,13 @@ const TARGET_KEYS: &[&str] = &[
 ];
 
 /// Argument keys whose value is a body of text (a file's content, an edit's old and new text, a
-/// patch): never copied, save the paths a patch names in its headers.
+/// patch): never copied, save the paths a patch names in its headers. The audit's list
+/// (`fold::audit`'s `BODY_KEYS`): what it does not count is not worth a summary's room, and what
+/// it counts (pi's `oldText` / `newText`) a summary may be asked for.
 #[rustfmt::skip]
 const BODY_KEYS: &[&str] = &[
-    "content", "contents", "new_string", "old_string", "new_str", "old_str", "oldtext",
-    "newtext", "old_text", "new_text", "file_text", "new_source", "text", "patch", "input",
-    "diff", "edits", "code", "body", "data",
+    "content", "contents", "new_string", "old_string", "new_str", "old_str", "file_text",
+    "new_source", "text", "patch", "input", "diff", "edits", "code", "body", "data",
 ];
 
 /// A patch body's header lines (`*** Add File: notes.md`), as written less the `*** `.
@@ -52,15 +53,15 @@ fn patch_headers(value: &str) -> Vec<String> {
     out
 }
 
-/// What a call's chunks show: its targets, and apart (`key: value`, each only the first time the
-/// span's calls give it: a `workdir` is said once, not on every call) the other values that
-/// carry items. `None` when the call's arguments name no target: the chunk shows every value
+/// What a call's chunks show: its targets, and apart (as `key: value`, each only the first time
+/// the span's calls give it: a `workdir` is said once, not on every call) the other values that
+/// carry items, as (key, value). `None` when the call's arguments name no target: the chunk shows every value
 /// that carries items, as [`cut`] does.
 pub(super) fn call_values(
     pieces: &[Piece],
     u: &Unit,
     shown: &mut HashSet<String>,
-) -> Option<(Vec<String>, Vec<String>)> {
+) -> Option<(Vec<String>, Vec<(String, String)>)> {
     let (_, args) = audit::parse_call(&pieces[u.piece].text[u.range.clone()])?;
     let leaves = audit::call_leaves(args);
     let is = |keys: &[&str], k: &str| keys.iter().any(|t| t.eq_ignore_ascii_case(k));
@@ -84,7 +85,6 @@ pub(super) fn call_values(
     let extras = others
         .into_iter()
         .filter(|(_, v)| shown.insert(v.clone()))
-        .map(|(k, v)| if k.is_empty() { v } else { format!("{k}: {v}") })
         .collect();
     Some((targets, extras))
 }

@@ -24,10 +24,22 @@ pub(super) fn cut<'u>(
             .map(|(_, e)| e.as_slice())
             .unwrap_or_default()
             .iter()
-            .filter(|e| e.chars().count() <= MAX_VALUE)
+            .flat_map(|(k, v)| {
+                // A long value: windows around its items, as a long target's.
+                let parts: Vec<String> = if v.chars().count() <= MAX_VALUE {
+                    vec![v.clone()]
+                } else {
+                    let ranges: Vec<std::ops::Range<usize>> =
+                        audit::extract(v).into_iter().map(|i| i.at).collect();
+                    windows(v, &ranges).into_iter().map(|(t, _)| t).collect()
+                };
+                parts
+                    .into_iter()
+                    .map(move |p| if k.is_empty() { p } else { format!("{k}: {p}") })
+            })
             .map(|e| {
-                let mine = u.items.iter().filter(|it| shows(e, it)).collect();
-                (e.clone(), mine, false)
+                let mine = u.items.iter().filter(|it| shows(&e, it)).collect();
+                (e, mine, false)
             })
             .collect();
         let mut parts: Vec<String> = Vec::new();
