@@ -193,67 +193,73 @@ fn compose(pieces: &[Piece], budget: usize, cite: Option<CiteCtx<'_>>) -> String
     } else {
         HashMap::new()
     };
-    let plan = Plan {
-        pieces,
-        budget,
-        cite,
-        chunks: &chunks,
-        needs: &needs,
-        calls,
-        pattern_of: &pattern_of,
-    };
-    let mut sel = plan.choose(std::collections::HashSet::new());
     // Checked as mf's audit will read it: when the summary states a corrected value as current
-    // (chunks side by side on a line read as one sentence, or a copy of the same words from
-    // another entry), every chunk that names the old value without the new one is left out,
-    // and the rest chosen again.
-    if cite.is_none() {
-        for _ in 0..3 {
-            if sel.chosen.is_empty() {
-                break;
+    // (chunks side by side on a line read as one sentence, a copy of the same words from another
+    // entry, a correction the model's reasoning made), a call that names the old value without
+    // the new one is listed as superseded (it was made with it), any other such chunk is left
+    // out, and the chunks are chosen again.
+    let mut banned = std::collections::HashSet::new();
+    let mut rounds = 0;
+    loop {
+        let plan = Plan {
+            pieces,
+            budget,
+            cite,
+            chunks: &chunks,
+            needs: &needs,
+            calls,
+            pattern_of: &pattern_of,
+        };
+        let sel = plan.choose(banned.clone());
+        if sel.chosen.is_empty() {
+            // Citing, a line that does not pay for itself is not written: nothing to say.
+            if cite.is_some() {
+                return String::new();
             }
-            let out = sel.render(&chunks);
-            let a = audit::audit(all, &out, "", &audit::AuditOptions::default());
-            if a.superseded.is_empty() {
-                break;
+            return fallback(pieces, &chunks, budget);
+        }
+        let out = sel.render(&chunks);
+        debug_assert!(
+            out.chars().count() <= budget,
+            "{} > {budget}",
+            out.chars().count()
+        );
+        if cite.is_some() || rounds == 3 {
+            return out;
+        }
+        rounds += 1;
+        let a = audit::audit(all, &out, "", &audit::AuditOptions::default());
+        if a.superseded.is_empty() {
+            return out;
+        }
+        let pairs: Vec<(String, String)> = a
+            .superseded
+            .iter()
+            .map(|v| (v.old.to_lowercase(), v.new.to_lowercase()))
+            .collect();
+        let mut changed = false;
+        for c in &mut chunks {
+            let lower = c.text.to_lowercase();
+            if c.section == Section::Superseded
+                || !pairs
+                    .iter()
+                    .any(|(o, n)| lower.contains(o) && !lower.contains(n))
+            {
+                continue;
             }
-            let pairs: Vec<(String, String)> = a
-                .superseded
-                .iter()
-                .map(|v| (v.old.to_lowercase(), v.new.to_lowercase()))
-                .collect();
-            let mut banned = sel.banned.clone();
-            for c in &chunks {
-                let lower = c.text.to_lowercase();
-                if c.section != Section::Superseded
-                    && pairs
-                        .iter()
-                        .any(|(o, n)| lower.contains(o) && !lower.contains(n))
-                {
-                    banned.insert(c.order);
-                }
+            if c.call {
+                c.section = Section::Superseded;
+                c.superseded = true;
+                c.line = c.piece;
+                changed = true;
+            } else {
+                changed |= banned.insert(c.order);
             }
-            if banned.len() == sel.banned.len() {
-                break;
-            }
-            sel = plan.choose(banned);
+        }
+        if !changed {
+            return out;
         }
     }
-
-    if sel.chosen.is_empty() {
-        // Citing, a line that does not pay for itself is not written: nothing to say.
-        if cite.is_some() {
-            return String::new();
-        }
-        return fallback(pieces, &chunks, budget);
-    }
-    let out = sel.render(&chunks);
-    debug_assert!(
-        out.chars().count() <= budget,
-        "{} > {budget}",
-        out.chars().count()
-    );
-    out
 }
 
 /// What a selection is made from.
