@@ -314,7 +314,7 @@ impl<'a> Plan<'a> {
                 // same message ("Checkout latency has been bad since this morning. Can you find
                 // out what changed?"), not bare.
                 if let Some(ctx) = context_of(chunks, i)
-                    && sel.total + sel.cost(&chunks[i]) + chunks[ctx].chars + 1 <= reserve + 1
+                    && sel.total + sel.cost(&chunks[i]) + chunks[ctx].chars <= reserve
                 {
                     sel.try_add(chunks, ctx);
                 }

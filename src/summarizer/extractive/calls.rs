@@ -31,6 +31,9 @@ const BODY_KEYS: &[&str] = &[
     "new_source", "text", "patch", "input", "diff", "edits", "code", "body", "data",
 ];
 
+/// A call's value that is not its target: (argument key, value).
+pub(super) type Extra = (String, String);
+
 /// A patch body's header lines (`*** Add File: notes.md`), as written less the `*** `.
 fn patch_headers(value: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -61,12 +64,12 @@ pub(super) fn call_values(
     pieces: &[Piece],
     u: &Unit,
     shown: &mut HashSet<String>,
-) -> Option<(Vec<String>, Vec<(String, String)>)> {
+) -> Option<(Vec<String>, Vec<Extra>)> {
     let (_, args) = audit::parse_call(&pieces[u.piece].text[u.range.clone()])?;
     let leaves = audit::call_leaves(args);
     let is = |keys: &[&str], k: &str| keys.iter().any(|t| t.eq_ignore_ascii_case(k));
     let mut targets: Vec<String> = Vec::new();
-    let mut others: Vec<(String, String)> = Vec::new();
+    let mut others: Vec<Extra> = Vec::new();
     for leaf in &leaves {
         let patch = patch_headers(&leaf.value);
         if !patch.is_empty() {

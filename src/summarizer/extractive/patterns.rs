@@ -45,7 +45,8 @@ pub(super) fn add_patterns(chunks: &mut Vec<Chunk>) -> HashMap<usize, usize> {
         }
     }
     // Largest groups first; a call joins one pattern at most.
-    let mut order: Vec<((Section, String), Vec<(usize, String)>)> = groups
+    type Group = ((Section, String), Vec<(usize, String)>);
+    let mut order: Vec<Group> = groups
         .into_iter()
         .filter(|(_, m)| m.len() >= MIN_PATTERN)
         .collect();
