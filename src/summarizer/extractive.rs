@@ -10,11 +10,21 @@
 //!    call's arguments — at least once, preferring the sentences that carry the most uncovered
 //!    items per character (a greedy set cover); a deadline or owner the user repeats is kept
 //!    once;
+//!    then every tool call the agent made that the cover left out, as its tool and target
+//!    (`Bash(grep -n port app.yaml)`, `Read(src/a.rs)`: the command's first line, the path, the
+//!    URL, the pattern — never a file's content or an edit's text; a call's other values, like
+//!    a `workdir`, once), a turn's calls on one line, calls of one shape as a pattern line, the
+//!    same call made twice once;
 //! 3. gives the remaining user messages a voice, then keeps the assistant's decisions;
 //! 4. with what room is left (half the budget, and at most [`ASIDE_ROOM`] more), covers items
 //!    found only in tool results;
 //!
-//! all within `target_chars`, which it never exceeds. When the span corrects a value ("the
+//! all within `target_chars`, which it never exceeds. A prompt that only acknowledges or says to
+//! go on ("ok", "yes do it") is never a voice. The model's reasoning (`Piece::reasoning`:
+//! thinking blocks, reasoning items) is blanked before anything is read: it is never copied,
+//! counted or taken for a correction. Before it replies it checks the summary with the audit's
+//! stale-value rule: a call that names a corrected value is listed as superseded, any other such
+//! line left out. When the span corrects a value ("the
 //! port is 9090, not 8080"), the correcting sentence carries the latest value and any sentence
 //! that states the old value as current is dropped or listed under `Superseded:`. It copies
 //! sentences (trimming long ones around their items, marked `…`) and never invents text; mf's
