@@ -78,13 +78,40 @@ pub fn pieces_of(
 ) -> Result<Vec<Piece>> {
     let mut out = Vec::with_capacity(span.items.len());
     for &it in &span.items {
-        let mut text = t.text(it as usize)?;
-        if let Some(r) = redactor {
-            text = r.redact(&text, counts);
+        let marked = t.marked_text(it as usize)?;
+        let (text, reasoning) = match redactor {
+            Some(r) => redact_marked(r, &marked, counts),
+            None => (marked.text, marked.reasoning),
+        };
+        let mut p = piece(t, ledger, it, text);
+        if p.role.is_some() {
+            p.reasoning = reasoning;
         }
-        out.push(piece(t, ledger, it, text));
+        out.push(p);
     }
     Ok(out)
+}
+
+/// `marked`'s text redacted, its reasoning ranges moved with it: each reasoning range and each
+/// stretch between them (whole lines) redacted on its own.
+fn redact_marked(
+    r: &Redactor,
+    marked: &crate::transcript::format::common::Marked,
+    counts: &mut Counts,
+) -> (String, Vec<std::ops::Range<usize>>) {
+    if marked.reasoning.is_empty() {
+        return (r.redact(&marked.text, counts), Vec::new());
+    }
+    let (mut text, mut ranges, mut at) = (String::new(), Vec::new(), 0);
+    for range in &marked.reasoning {
+        text.push_str(&r.redact(&marked.text[at..range.start], counts));
+        let start = text.len();
+        text.push_str(&r.redact(&marked.text[range.clone()], counts));
+        ranges.push(start..text.len());
+        at = range.end;
+    }
+    text.push_str(&r.redact(&marked.text[at..], counts));
+    (text, ranges)
 }
 
 /// The piece a summarizer (or the audit) reads for entry `it`, whose text is `text`: an mf
@@ -98,6 +125,7 @@ pub fn piece(t: &Transcript, ledger: &Ledger<'_>, it: crate::fold::Item, text: S
                 turn: s.to_turn,
                 author: format!("summary of turns {}–{}", s.from_turn, s.to_turn),
                 role: None,
+                reasoning: Vec::new(),
                 text: frame::body(&text).to_string(),
             }
         }
@@ -110,6 +138,7 @@ pub fn piece(t: &Transcript, ledger: &Ledger<'_>, it: crate::fold::Item, text: S
                     (role, _) => role.as_str().to_string(),
                 },
                 role: Some(e.role),
+                reasoning: Vec::new(),
                 text,
             }
         }

@@ -639,6 +639,7 @@ pub fn pieces_of(text: &str) -> Vec<Piece> {
                 author,
                 role,
                 text,
+                reasoning: Vec::new(),
             }
         })
         .collect()
@@ -787,6 +788,7 @@ pub fn cite_target(data: &[u8]) {
                 Role::User
             }),
             text: l.to_string(),
+            reasoning: Vec::new(),
         })
         .collect();
     let offer = offer_of(&pieces);

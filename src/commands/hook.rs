@@ -149,6 +149,7 @@ fn pieces(t: &Transcript, ledger: &Ledger<'_>, items: &[usize]) -> Result<(Vec<P
                 turn: u64::from(ledger.turns[i]),
                 author: "Claude Code's summary of earlier turns".into(),
                 role: None,
+                reasoning: Vec::new(),
                 text,
             }
         } else {

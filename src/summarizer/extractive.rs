@@ -10,11 +10,21 @@
 //!    call's arguments — at least once, preferring the sentences that carry the most uncovered
 //!    items per character (a greedy set cover); a deadline or owner the user repeats is kept
 //!    once;
+//!    then every tool call the agent made that the cover left out, as its tool and target
+//!    (`Bash(grep -n port app.yaml)`, `Read(src/a.rs)`: the command's first line, the path, the
+//!    URL, the pattern — never a file's content or an edit's text; a call's other values, like
+//!    a `workdir`, once), a turn's calls on one line, calls of one shape as a pattern line, the
+//!    same call made twice once;
 //! 3. gives the remaining user messages a voice, then keeps the assistant's decisions;
 //! 4. with what room is left (half the budget, and at most [`ASIDE_ROOM`] more), covers items
 //!    found only in tool results;
 //!
-//! all within `target_chars`, which it never exceeds. When the span corrects a value ("the
+//! all within `target_chars`, which it never exceeds. A prompt that only acknowledges or says to
+//! go on ("ok", "yes do it") is never a voice. The model's reasoning (`Piece::reasoning`:
+//! thinking blocks, reasoning items) is blanked before anything is read: it is never copied,
+//! counted or taken for a correction. Before it replies it checks the summary with the audit's
+//! stale-value rule: a call that names a corrected value is listed as superseded, any other such
+//! line left out. When the span corrects a value ("the
 //! port is 9090, not 8080"), the correcting sentence carries the latest value and any sentence
 //! that states the old value as current is dropped or listed under `Superseded:`. It copies
 //! sentences (trimming long ones around their items, marked `…`) and never invents text; mf's
@@ -43,11 +53,13 @@ use crate::fold::prompt::Piece;
 use crate::fold::{CiteRequest, SummaryRequest};
 use crate::summarizer::{Summarizer, SummaryFuture, SummaryReply};
 
+mod calls;
 mod cited;
 mod cut;
 mod patterns;
 mod select;
 
+use calls::*;
 use cited::*;
 pub use cited::{MAX_GROUPS, summarize_cited};
 use cut::*;
@@ -135,6 +147,11 @@ impl Section {
 #[derive(Debug)]
 struct Chunk {
     piece: usize,
+    /// The piece whose line it is written on: its own, or (a tool call, not citing) the first
+    /// call of its turn's, so that a turn's calls share one line.
+    line: usize,
+    /// A tool call (its name and target) or a pattern line of calls.
+    call: bool,
     /// Conversation order.
     order: usize,
     source: Source,
@@ -171,112 +188,245 @@ fn compose(pieces: &[Piece], budget: usize, cite: Option<CiteCtx<'_>>) -> String
     if budget == 0 || pieces.is_empty() {
         return String::new();
     }
+    let all = pieces;
+    // What the model thought is not what it said: its reasoning is never copied.
+    let stripped = without_reasoning(pieces);
+    let pieces: &[Piece] = &stripped;
     let units = audit::units(pieces);
     let corrections = audit::corrections(pieces, &units);
 
     let (ids, needs) = needs_of(&units, &corrections);
     let mut chunks = chunks_of(pieces, &units, &corrections, &ids, cite.is_some());
-    if cite.is_none() {
-        add_patterns(&mut chunks);
-    }
-    let mut sel = Selection::new(pieces, budget, needs.len(), cite);
-    // 0. The user's requests and constraints in their own words (the best sentence of each user
-    // message), strongest first, within a share of the budget.
-    let mut voices: Vec<(u32, usize)> = Vec::new();
-    let mut best_of_piece: Vec<Option<(u32, usize)>> = vec![None; pieces.len()];
-    for c in &chunks {
-        if c.source == Source::User && !c.superseded {
-            let s = voice_score(&c.text);
-            if s > 0 && best_of_piece[c.piece].is_none_or(|(b, _)| s > b) {
-                best_of_piece[c.piece] = Some((s, c.order));
+    let calls = chunks.len();
+    let pattern_of = if cite.is_none() {
+        add_patterns(&mut chunks)
+    } else {
+        HashMap::new()
+    };
+    // Checked as mf's audit will read it: when the summary states a corrected value as current
+    // (chunks side by side on a line read as one sentence, a copy of the same words from another
+    // entry, a correction the model's reasoning made), a call that names the old value without
+    // the new one is listed as superseded (it was made with it), any other such chunk is left
+    // out, and the chunks are chosen again.
+    let mut banned = std::collections::HashSet::new();
+    let mut rounds = 0;
+    loop {
+        let plan = Plan {
+            pieces,
+            budget,
+            cite,
+            chunks: &chunks,
+            needs: &needs,
+            calls,
+            pattern_of: &pattern_of,
+        };
+        let sel = plan.choose(banned.clone());
+        if sel.chosen.is_empty() {
+            // Citing, a line that does not pay for itself is not written: nothing to say.
+            if cite.is_some() {
+                return String::new();
             }
+            return fallback(pieces, &chunks, budget);
         }
-    }
-    voices.extend(best_of_piece.into_iter().flatten());
-    voices.sort_by_key(|&(s, order)| (std::cmp::Reverse(s), order));
-    // The same words said again add nothing.
-    let mut said: std::collections::HashSet<&str> = std::collections::HashSet::new();
-    voices.retain(|&(_, i)| said.insert(chunks[i].text.as_str()));
-    let reserve = (budget as f64 * VOICE_SHARE) as usize;
-    let in_reserve =
-        |sel: &Selection<'_>, i: usize| sel.total + sel.cost(&chunks[i]) <= reserve + 1;
-    for &(s, i) in &voices {
-        if s >= 3 && in_reserve(&sel, i) {
-            // A question is stated as the request it is: with the statement before it in the
-            // same message ("Checkout latency has been bad since this morning. Can you find
-            // out what changed?"), not bare.
-            if let Some(ctx) = context_of(&chunks, i)
-                && sel.total + sel.cost(&chunks[i]) + chunks[ctx].chars < reserve + 1
+        let out = sel.render(&chunks);
+        debug_assert!(
+            out.chars().count() <= budget,
+            "{} > {budget}",
+            out.chars().count()
+        );
+        if cite.is_some() || rounds == 3 {
+            return out;
+        }
+        rounds += 1;
+        let a = audit::audit(all, &out, "", &audit::AuditOptions::default());
+        if a.superseded.is_empty() {
+            return out;
+        }
+        let pairs: Vec<(String, String)> = a
+            .superseded
+            .iter()
+            .map(|v| (v.old.to_lowercase(), v.new.to_lowercase()))
+            .collect();
+        let mut changed = false;
+        for c in &mut chunks {
+            let lower = c.text.to_lowercase();
+            if c.section == Section::Superseded
+                || !pairs
+                    .iter()
+                    .any(|(o, n)| lower.contains(o) && !lower.contains(n))
             {
-                sel.try_add(&chunks, ctx);
+                continue;
             }
-            if in_reserve(&sel, i) {
-                sel.try_add(&chunks, i);
+            if c.call {
+                c.section = Section::Superseded;
+                c.superseded = true;
+                c.line = c.piece;
+                changed = true;
+            } else {
+                changed |= banned.insert(c.order);
             }
         }
-    }
-    // The user's deadlines and named owners, in their own words, within a share of their own.
-    // A deadline said again (every item of it already kept) adds nothing.
-    for c in &chunks {
-        if c.source == Source::User
-            && !c.superseded
-            && !c.ids.iter().all(|&id| sel.covered[id])
-            && binds(&c.text)
-            && sel.total + sel.cost(c) <= 2 * reserve + 1
-        {
-            sel.try_add(&chunks, c.order);
+        if !changed {
+            return out;
         }
     }
-    // 1. Every item the user said (their deadlines, owners, constraints), then every counted
-    // item once. (Twice: a sentence that names a corrected value waits until the correction
-    // is in.)
-    let user_needs: Vec<Need> = needs
-        .iter()
-        .map(|n| Need {
-            weight: if n.user { n.weight } else { 0.0 },
-            ..*n
-        })
-        .collect();
-    sel.cover(&chunks, &user_needs, false);
-    sel.cover(&chunks, &needs, false);
-    sel.cover(&chunks, &needs, false);
-    // 2. The other user messages' voices, then the assistant's decisions.
-    for &(_, i) in &voices {
-        sel.try_add(&chunks, i);
-    }
-    for c in &chunks {
-        if c.section == Section::Decisions && c.source != Source::User {
-            sel.try_add(&chunks, c.order);
-        }
-    }
-    // 3. Items found only in tool results (not salient: the audit does not count them), within
-    // half the budget and at most `ASIDE_ROOM` more: a long tool log must not make the summary
-    // as long as it may be.
-    let full = sel.budget;
-    sel.budget = sel
-        .budget
-        .min(sel.total.max((full / 2).min(sel.total + ASIDE_ROOM)));
-    sel.cover(&chunks, &needs, true);
-    sel.cover(&chunks, &needs, true);
-    sel.budget = full;
-    if cite.is_some() {
-        sel.represent(&chunks, &needs);
-    }
+}
 
-    if sel.chosen.is_empty() {
-        // Citing, a line that does not pay for itself is not written: nothing to say.
-        if cite.is_some() {
-            return String::new();
+/// What a selection is made from.
+struct Plan<'a> {
+    pieces: &'a [Piece],
+    budget: usize,
+    cite: Option<CiteCtx<'a>>,
+    chunks: &'a [Chunk],
+    needs: &'a [Need],
+    /// Chunks before this index are the units' own (pattern lines follow).
+    calls: usize,
+    pattern_of: &'a HashMap<usize, usize>,
+}
+
+impl<'a> Plan<'a> {
+    /// The chunks chosen within the budget, none of `banned`.
+    fn choose(&self, banned: std::collections::HashSet<usize>) -> Selection<'a> {
+        let Plan {
+            pieces,
+            budget,
+            cite,
+            chunks,
+            needs,
+            calls,
+            pattern_of,
+        } = *self;
+        let mut sel = Selection::new(pieces, budget, needs.len(), cite);
+        sel.banned = banned;
+        // 0. The user's requests and constraints in their own words (the best sentence of each user
+        // message), strongest first, within a share of the budget.
+        let mut voices: Vec<(u32, usize)> = Vec::new();
+        let mut best_of_piece: Vec<Option<(u32, usize)>> = vec![None; pieces.len()];
+        for c in chunks {
+            if c.source == Source::User && !c.superseded {
+                let s = voice_score(&c.text);
+                if s > 0 && best_of_piece[c.piece].is_none_or(|(b, _)| s > b) {
+                    best_of_piece[c.piece] = Some((s, c.order));
+                }
+            }
         }
-        return fallback(pieces, &chunks, budget);
+        voices.extend(best_of_piece.into_iter().flatten());
+        voices.sort_by_key(|&(s, order)| (std::cmp::Reverse(s), order));
+        // The same words said again add nothing.
+        let mut said: std::collections::HashSet<&str> = std::collections::HashSet::new();
+        voices.retain(|&(_, i)| said.insert(chunks[i].text.as_str()));
+        let reserve = (budget as f64 * VOICE_SHARE) as usize;
+        let in_reserve =
+            |sel: &Selection<'_>, i: usize| sel.total + sel.cost(&chunks[i]) <= reserve + 1;
+        for &(s, i) in &voices {
+            if s >= 3 && in_reserve(&sel, i) {
+                // A question is stated as the request it is: with the statement before it in the
+                // same message ("Checkout latency has been bad since this morning. Can you find
+                // out what changed?"), not bare.
+                if let Some(ctx) = context_of(chunks, i)
+                    && sel.total + sel.cost(&chunks[i]) + chunks[ctx].chars <= reserve
+                {
+                    sel.try_add(chunks, ctx);
+                }
+                if in_reserve(&sel, i) {
+                    sel.try_add(chunks, i);
+                }
+            }
+        }
+        // The user's deadlines and named owners, in their own words, within a share of their own.
+        // A deadline said again (every item of it already kept) adds nothing.
+        for c in chunks {
+            if c.source == Source::User
+                && !c.superseded
+                && !c.ids.iter().all(|&id| sel.covered[id])
+                && binds(&c.text)
+                && sel.total + sel.cost(c) <= 2 * reserve + 1
+            {
+                sel.try_add(chunks, c.order);
+            }
+        }
+        // 1. Every item the user said (their deadlines, owners, constraints), then every counted
+        // item once. (Twice: a sentence that names a corrected value waits until the correction
+        // is in.)
+        let user_needs: Vec<Need> = needs
+            .iter()
+            .map(|n| Need {
+                weight: if n.user { n.weight } else { 0.0 },
+                ..*n
+            })
+            .collect();
+        sel.cover(chunks, &user_needs, false);
+        sel.cover(chunks, needs, false);
+        // Then every call the agent made that the cover left out (it carries no item the summary
+        // lacks, or did not fit before): its tool and target, calls of one shape as their
+        // pattern line, the same call made again once. (Citing, a line must pay for what it lets
+        // mf fold: calls are chosen as any other.)
+        let mut made: std::collections::HashSet<&str> = std::collections::HashSet::new();
+        for c in chunks[..calls].iter().filter(|c| c.call && cite.is_none()) {
+            let i = pattern_of.get(&c.order).copied().unwrap_or(c.order);
+            if made.insert(chunks[i].text.as_str()) {
+                sel.try_add(chunks, i);
+            }
+        }
+        sel.cover(chunks, needs, false);
+        // 2. The other user messages' voices, then the assistant's decisions.
+        for &(_, i) in &voices {
+            sel.try_add(chunks, i);
+        }
+        for c in chunks {
+            if c.section == Section::Decisions && c.source != Source::User {
+                sel.try_add(chunks, c.order);
+            }
+        }
+        // 3. Items found only in tool results (not salient: the audit does not count them), within
+        // half the budget and at most `ASIDE_ROOM` more: a long tool log must not make the summary
+        // as long as it may be.
+        let full = sel.budget;
+        sel.budget = sel
+            .budget
+            .min(sel.total.max((full / 2).min(sel.total + ASIDE_ROOM)));
+        sel.cover(chunks, needs, true);
+        sel.cover(chunks, needs, true);
+        sel.budget = full;
+        if cite.is_some() {
+            sel.represent(chunks, needs);
+        }
+        sel
     }
-    let out = sel.render(&chunks);
-    debug_assert!(
-        out.chars().count() <= budget,
-        "{} > {budget}",
-        out.chars().count()
-    );
-    out
+}
+
+/// The pieces with their reasoning blanked (every character of it a space, its line breaks
+/// kept, so that byte offsets stand): nothing of it is read, counted or copied.
+fn without_reasoning(pieces: &[Piece]) -> std::borrow::Cow<'_, [Piece]> {
+    if pieces.iter().all(|p| p.reasoning.is_empty()) {
+        return std::borrow::Cow::Borrowed(pieces);
+    }
+    let blank = |p: &Piece| -> Piece {
+        let mut text = String::with_capacity(p.text.len());
+        let mut at = 0;
+        for r in &p.reasoning {
+            let (start, end) = (r.start.clamp(at, p.text.len()), r.end.min(p.text.len()));
+            if start >= end || !p.text.is_char_boundary(start) || !p.text.is_char_boundary(end) {
+                continue;
+            }
+            text.push_str(&p.text[at..start]);
+            for ch in p.text[start..end].chars() {
+                if ch == '\n' {
+                    text.push('\n');
+                } else {
+                    text.extend(std::iter::repeat_n(' ', ch.len_utf8()));
+                }
+            }
+            at = end;
+        }
+        text.push_str(&p.text[at..]);
+        Piece {
+            text,
+            reasoning: Vec::new(),
+            ..p.clone()
+        }
+    };
+    std::borrow::Cow::Owned(pieces.iter().map(blank).collect())
 }
 
 /// The inventory: one id per (class, key) of the items the units carry, and what covering
@@ -363,6 +513,7 @@ fn chunks_of(
         .collect();
 
     let mut chunks = Vec::new();
+    let mut shown = std::collections::HashSet::new();
     for (ui, u) in units.iter().enumerate() {
         let unit_ids = |items: &[&audit::Item]| -> Vec<usize> {
             let mut v: Vec<usize> = items
@@ -373,16 +524,22 @@ fn chunks_of(
             v.dedup();
             v
         };
-        for (text, items) in cut(pieces, u) {
+        for (text, items, call) in cut(pieces, u, &mut shown) {
+            if text.trim().is_empty() {
+                // Blanked reasoning: nothing to copy.
+                continue;
+            }
             let ids = unit_ids(&items);
             let names_old = |&&(o, n, c): &&(usize, Option<usize>, &audit::Correction)| {
                 (ids.contains(&o) || text.contains(c.old.as_str()))
                     && n.is_none_or(|n| !ids.contains(&n))
             };
+            // A call that names a value the span later corrected was made with it: kept, as
+            // superseded.
             let superseded = pairs
                 .iter()
                 .filter(names_old)
-                .any(|&(_, _, c)| ui != c.unit && c.stale_in(&text));
+                .any(|&(_, _, c)| ui != c.unit && (call || c.stale_in(&text)));
             let mut requires: Vec<usize> = pairs
                 .iter()
                 .filter(names_old)
@@ -403,6 +560,8 @@ fn chunks_of(
             };
             chunks.push(Chunk {
                 piece: u.piece,
+                line: u.piece,
+                call,
                 order: chunks.len(),
                 source: u.source,
                 chars: text.chars().count(),
@@ -415,6 +574,15 @@ fn chunks_of(
         }
     }
 
+    if !citing {
+        // A turn's calls on one line, under the first call's heading.
+        let mut first: HashMap<u64, usize> = HashMap::new();
+        for c in &mut chunks {
+            if c.source == Source::ToolCall && !c.superseded {
+                c.line = *first.entry(pieces[c.piece].turn).or_insert(c.piece);
+            }
+        }
+    }
     if citing {
         // Square brackets are citations in a cited reply: copied ones become parentheses.
         for c in &mut chunks {
@@ -430,7 +598,7 @@ fn chunks_of(
 fn voice_score(text: &str) -> u32 {
     let lower = text.to_lowercase();
     let bare = lower.trim_matches(|c: char| !c.is_alphanumeric() && c != ' ' && c != '\'');
-    if FILLER.contains(&bare) || text.split_whitespace().count() < 4 {
+    if FILLER.contains(&bare) || text.split_whitespace().count() < 4 || is_filler(text) {
         return 0;
     }
     let words: Vec<&str> = lower
@@ -445,6 +613,20 @@ fn voice_score(text: &str) -> u32 {
         s += 2;
     }
     s
+}
+
+/// A prompt that only acknowledges or says to go on ("ok", "yes do it", "thanks, go on",
+/// "Please continue where we left off."): every word of it is one of [`FILLER_WORDS`], and it
+/// carries no item. It states no request, decision or constraint of its own.
+pub(super) fn is_filler(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    let mut words = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .peekable();
+    words.peek().is_some()
+        && words.all(|w| FILLER_WORDS.contains(&w))
+        && audit::extract(text).is_empty()
 }
 
 /// The statement just before question `i` in the same user message, if there is one.
@@ -536,6 +718,17 @@ const FILLER: &[&str] = &[
     "ok", "okay", "sure", "thanks", "thank you", "great", "cool", "nice", "yes", "no", "hello",
     "hi", "got it", "sounds good", "you're welcome", "no problem", "perfect", "awesome",
     "makes sense", "yes please",
+];
+/// The words of prompts that only acknowledge or say to go on.
+#[rustfmt::skip]
+const FILLER_WORDS: &[&str] = &[
+    "ok", "okay", "k", "kk", "yes", "yeah", "yep", "yup", "sure", "please", "pls", "thanks",
+    "thank", "thx", "ty", "you", "go", "ahead", "on", "continue", "proceed", "carry", "keep",
+    "going", "do", "it", "that", "this", "now", "then", "so", "just", "and", "great", "good",
+    "cool", "nice", "fine", "perfect", "awesome", "excellent", "lgtm", "sounds", "looks",
+    "right", "alright", "all", "got", "makes", "sense", "agreed", "correct", "exactly", "where",
+    "we", "left", "off", "with", "the", "same", "again", "next", "one", "step", "let's", "lets",
+    "hi", "hello", "hey", "no", "problem", "done", "work", "working", "finish", "it's", "is",
 ];
 #[rustfmt::skip]
 const REQUEST_STARTS: &[&str] = &[

@@ -535,6 +535,12 @@ impl Transcript {
         Ok(self.adapter.text(i, &self.values(i)?))
     }
 
+    /// The model-visible text of an entry, with the byte ranges of it that are the model's
+    /// reasoning (thinking blocks, reasoning items).
+    pub fn marked_text(&self, i: usize) -> std::io::Result<format::common::Marked> {
+        Ok(self.adapter.marked(i, &self.values(i)?))
+    }
+
     /// The tool name of a tool result, when the line says it.
     pub fn tool_name(&self, i: usize) -> Option<String> {
         self.adapter.tool_name(&self.values(i).ok()?)

@@ -53,6 +53,7 @@ fn span(conv: &Conversation) -> (Vec<Piece>, u64) {
                 turn,
                 author,
                 role: Some(role),
+                reasoning: Vec::new(),
                 text,
             },
         ));

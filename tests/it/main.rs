@@ -31,6 +31,7 @@ mod hostile;
 mod http;
 mod issue16;
 mod json_contract;
+mod kept;
 mod live;
 mod live_writer;
 mod long_run;

@@ -40,6 +40,12 @@ or <environment_context>) may hold a plan:
     PATH is relative to the agent's working directory (taken from the request: Claude Code's
     "Primary working directory:", Codex's and pi's <cwd>), or absolute.
 
+The prompt may also hold the word THINK (before its PLAN): every reply to it then opens with
+reasoning, as each API carries it (Anthropic a `thinking` block with a fake signature, OpenAI
+Responses a `reasoning` item whose summary is the text). The reasoning of the k-th reply to a
+prompt whose first word is LABEL names things said nowhere else — `scratch/hunch-LABEL-k.ini`,
+`HUNCH_k_LIMIT` — so that a summary that copies reasoning can be told by them.
+
 The model counts the tool results that follow that prompt in the request and asks for the next
 step's calls; when every step has its result (or the prompt has no plan) it answers text:
 "DONE <label>: <k> tool calls" where <label> is the prompt's first word, or --reply TEXT when
@@ -177,6 +183,18 @@ def tools_of(body):
         if n:
             names[n] = t.get("type", "function")
     return names
+
+
+def thinking(body):
+    """The reasoning of this reply when the latest prompt holds THINK, or None."""
+    seq = conversation(body)
+    pi = max((i for i, (k, _) in enumerate(seq) if k == "prompt"), default=None)
+    if pi is None or not re.search(r"\bTHINK\b", seq[pi][1]):
+        return None
+    label = re.sub(r"[^a-z0-9]", "", (seq[pi][1].split() or ["x"])[0].lower()) or "x"
+    k = sum(1 for kind, _ in seq[pi + 1:] if kind == "result") + 1
+    return (f"Thinking before reply {k}: my hunch is that scratch/hunch-{label}-{k}.ini holds the answer "
+            f"and that HUNCH_{k}_LIMIT matters; I will check before acting.")
 
 
 def decide(body):
@@ -418,11 +436,18 @@ class H(BaseHTTPRequestHandler):
             blocks = [{"type": "text", "text": f"Running {len(what)} tool call(s)."}]
             blocks += [{"type": "tool_use", "id": "toolu_" + uuid.uuid4().hex[:24], "name": n, "input": a} for n, a, _ in what]
             stop = "tool_use"
+        think = thinking(body)
+        if think:
+            blocks.insert(0, {"type": "thinking", "thinking": think, "signature": "fakesig" + uuid.uuid4().hex})
         if not body.get("stream"):
             return self._json(200, dict(msg, content=blocks, stop_reason=stop))
         ev = [("message_start", {"type": "message_start", "message": msg}), ("ping", {"type": "ping"})]
         for i, b in enumerate(blocks):
-            if b["type"] == "text":
+            if b["type"] == "thinking":
+                ev.append(("content_block_start", {"type": "content_block_start", "index": i, "content_block": {"type": "thinking", "thinking": "", "signature": ""}}))
+                ev.append(("content_block_delta", {"type": "content_block_delta", "index": i, "delta": {"type": "thinking_delta", "thinking": b["thinking"]}}))
+                ev.append(("content_block_delta", {"type": "content_block_delta", "index": i, "delta": {"type": "signature_delta", "signature": b["signature"]}}))
+            elif b["type"] == "text":
                 ev.append(("content_block_start", {"type": "content_block_start", "index": i, "content_block": {"type": "text", "text": ""}}))
                 ev.append(("content_block_delta", {"type": "content_block_delta", "index": i, "delta": {"type": "text_delta", "text": b["text"]}}))
             else:
@@ -443,6 +468,9 @@ class H(BaseHTTPRequestHandler):
         base = {"id": rid, "object": "response", "created_at": int(time.time()), "model": model, "status": "in_progress", "output": []}
         kind, what = decide(body)
         items = []
+        think = thinking(body)
+        if think and kind in ("text", "calls"):
+            items.append({"type": "reasoning", "id": "rs_" + uuid.uuid4().hex, "summary": [{"type": "summary_text", "text": think}]})
         inp = body.get("input")
         if isinstance(inp, list) and inp and isinstance(inp[-1], dict) and inp[-1].get("type") == "compaction_trigger":
             # Codex's compaction (responses_compaction_v2): one opaque compaction item replaces
@@ -481,7 +509,7 @@ class H(BaseHTTPRequestHandler):
                            "delta": it["content"][0]["text"]}))
                 ev.append(("response.output_text.done", {"type": "response.output_text.done", "item_id": it["id"], "output_index": i, "content_index": 0,
                            "text": it["content"][0]["text"]}))
-            elif it["type"] in ("compaction", "tool_search_call"):
+            elif it["type"] in ("compaction", "tool_search_call", "reasoning"):
                 ev.append(("response.output_item.added", {"type": "response.output_item.added", "output_index": i, "item": it}))
             elif it["type"] == "function_call":
                 ev.append(("response.output_item.added", {"type": "response.output_item.added", "output_index": i, "item": dict(it, status="in_progress", arguments="")}))

@@ -194,6 +194,7 @@ async fn talk<'o>(
                     turn: to,
                     author: format!("summary of turns {from}–{to}"),
                     role: None,
+                    reasoning: Vec::new(),
                     // As it is written: its words, then mf's section of what they left out.
                     text: match sections.get(&(r, name.to_string())) {
                         Some(section) => format!("{}{section}", cite::strip(text).trim_end()),

@@ -27,6 +27,7 @@ fn piece(turn: u64, role: Role, text: &str) -> Piece {
         turn,
         author: role.as_str().into(),
         role: Some(role),
+        reasoning: Vec::new(),
         text: text.into(),
     }
 }
@@ -36,6 +37,7 @@ fn tool(turn: u64, text: &str) -> Piece {
         turn,
         author: "tool:run".into(),
         role: Some(Role::Tool),
+        reasoning: Vec::new(),
         text: text.into(),
     }
 }
@@ -345,6 +347,7 @@ fn sources_follow_pieces() {
             turn: 1,
             author: "summary of turns 1–1".into(),
             role: None,
+            reasoning: Vec::new(),
             text: "Port 4040 was used.".into(),
         },
         piece(1, Role::System, "Port 3030 is reserved."),

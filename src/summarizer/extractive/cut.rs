@@ -6,10 +6,44 @@ use super::*;
 /// The chunks of a unit: (text, items). A sentence up to `MAX_CHUNK` characters is one chunk;
 /// a longer one is cut at clause boundaries, and a clause still too long is cut into windows
 /// around its items. A tool call becomes `name(value, …)` with the values that carry items.
-pub(super) fn cut<'u>(pieces: &[Piece], u: &'u Unit) -> Vec<(String, Vec<&'u audit::Item>)> {
+///
+/// A call that names its target shows the target (see [`call_values`]) and carries the items
+/// it shows; its other values that carry items follow as chunks of their own (`workdir: …`),
+/// not calls. Returns (text, items, whether it is a call).
+pub(super) fn cut<'u>(
+    pieces: &[Piece],
+    u: &'u Unit,
+    shown: &mut std::collections::HashSet<String>,
+) -> Vec<(String, Vec<&'u audit::Item>, bool)> {
     if let Some(call) = &u.call {
+        let targeted = call_values(pieces, u, shown);
+        let values = targeted.as_ref().map_or(&call.values, |(t, _)| t);
+        let shows = |text: &str, it: &audit::Item| text.contains(collapse(&it.text).as_str());
+        let extras: Vec<(String, Vec<&audit::Item>, bool)> = targeted
+            .as_ref()
+            .map(|(_, e)| e.as_slice())
+            .unwrap_or_default()
+            .iter()
+            .flat_map(|(k, v)| {
+                // A long value: windows around its items, as a long target's.
+                let parts: Vec<String> = if v.chars().count() <= MAX_VALUE {
+                    vec![v.clone()]
+                } else {
+                    let ranges: Vec<std::ops::Range<usize>> =
+                        audit::extract(v).into_iter().map(|i| i.at).collect();
+                    windows(v, &ranges).into_iter().map(|(t, _)| t).collect()
+                };
+                parts
+                    .into_iter()
+                    .map(move |p| if k.is_empty() { p } else { format!("{k}: {p}") })
+            })
+            .map(|e| {
+                let mine = u.items.iter().filter(|it| shows(&e, it)).collect();
+                (e, mine, false)
+            })
+            .collect();
         let mut parts: Vec<String> = Vec::new();
-        for v in &call.values {
+        for v in values {
             let v = collapse(v);
             if v.chars().count() <= MAX_VALUE {
                 parts.push(v);
@@ -20,23 +54,27 @@ pub(super) fn cut<'u>(pieces: &[Piece], u: &'u Unit) -> Vec<(String, Vec<&'u aud
                 parts.extend(windows(&v, &ranges).into_iter().map(|(t, _)| t));
             }
         }
-        let items: Vec<&audit::Item> = u.items.iter().collect();
         let whole = format!("{}({})", call.name, parts.join(", "));
+        let items: Vec<&audit::Item> = u
+            .items
+            .iter()
+            .filter(|it| targeted.is_none() || shows(&whole, it))
+            .collect();
         if whole.chars().count() <= MAX_CHUNK * 2 || parts.len() < 2 {
-            return vec![(whole, items)];
+            let mut out = vec![(whole, items, true)];
+            out.extend(extras);
+            return out;
         }
         // One chunk per value, each with the items it shows.
-        return parts
+        let mut out: Vec<(String, Vec<&audit::Item>, bool)> = parts
             .into_iter()
             .map(|p| {
-                let mine: Vec<&audit::Item> = u
-                    .items
-                    .iter()
-                    .filter(|it| p.contains(it.text.as_str()))
-                    .collect();
-                (format!("{}({p})", call.name), mine)
+                let mine: Vec<&audit::Item> = u.items.iter().filter(|it| shows(&p, it)).collect();
+                (format!("{}({p})", call.name), mine, true)
             })
             .collect();
+        out.extend(extras);
+        return out;
     }
     let text = &pieces[u.piece].text[u.range.clone()];
     let base = u.range.start;
@@ -48,7 +86,7 @@ pub(super) fn cut<'u>(pieces: &[Piece], u: &'u Unit) -> Vec<(String, Vec<&'u aud
     let body = strip_bullet(text);
     let offset = text.len() - body.len();
     if body.chars().count() <= MAX_CHUNK {
-        return vec![(collapse(body), u.items.iter().collect())];
+        return vec![(collapse(body), u.items.iter().collect(), false)];
     }
     let rel: Vec<std::ops::Range<usize>> = rel
         .into_iter()
@@ -63,7 +101,7 @@ pub(super) fn cut<'u>(pieces: &[Piece], u: &'u Unit) -> Vec<(String, Vec<&'u aud
             .filter(|(_, r)| r.start >= range.start && r.start < range.end)
             .map(|(it, _)| it)
             .collect();
-        out.push((t, mine));
+        out.push((t, mine, false));
     }
     out
 }

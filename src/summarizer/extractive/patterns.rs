@@ -9,13 +9,15 @@ pub(super) const MIN_PATTERN: usize = 3;
 /// `echo line N | tee out-N.txt` — also as one pattern line (`fold::audit::pattern`) that
 /// carries every item of every call it stands for, at the cost of one. Appended to `chunks`;
 /// the selection picks them like any other chunk (they carry the most items per character).
-pub(super) fn add_patterns(chunks: &mut Vec<Chunk>) {
+/// Returns the pattern chunk each call it stands for belongs to (by `order`).
+pub(super) fn add_patterns(chunks: &mut Vec<Chunk>) -> HashMap<usize, usize> {
+    let mut pattern_of: HashMap<usize, usize> = HashMap::new();
     use audit::pattern;
     // Candidate templates: for each number a call's text carries, the text with that number
     // (every digit run equal to it) made the hole.
     let mut groups: HashMap<(Section, String), Vec<(usize, String)>> = HashMap::new();
     for (i, c) in chunks.iter().enumerate() {
-        if c.source != Source::ToolCall
+        if !c.call
             || c.superseded
             || !c.requires.is_empty()
             || c.text.contains(pattern::HOLE)
@@ -43,8 +45,8 @@ pub(super) fn add_patterns(chunks: &mut Vec<Chunk>) {
         }
     }
     // Largest groups first; a call joins one pattern at most.
-    #[allow(clippy::type_complexity)]
-    let mut order: Vec<((Section, String), Vec<(usize, String)>)> = groups
+    type Group = ((Section, String), Vec<(usize, String)>);
+    let mut order: Vec<Group> = groups
         .into_iter()
         .filter(|(_, m)| m.len() >= MIN_PATTERN)
         .collect();
@@ -73,9 +75,14 @@ pub(super) fn add_patterns(chunks: &mut Vec<Chunk>) {
             .map(|(i, _)| *i)
             .min()
             .expect("a group has members");
-        let piece = chunks[first].piece;
+        let (piece, line) = (chunks[first].piece, chunks[first].line);
+        for (i, _) in &members {
+            pattern_of.insert(*i, chunks.len());
+        }
         chunks.push(Chunk {
             piece,
+            line,
+            call: true,
             order: chunks.len(),
             source: Source::ToolCall,
             chars: text.chars().count(),
@@ -86,6 +93,7 @@ pub(super) fn add_patterns(chunks: &mut Vec<Chunk>) {
             superseded: false,
         });
     }
+    pattern_of
 }
 
 /// The byte ranges of the maximal runs of ASCII digits in `text`.

@@ -33,6 +33,8 @@ pub(super) struct Selection<'p> {
     pub(super) total: usize,
     /// Inventory ids the chosen chunks carry.
     pub(super) covered: Vec<bool>,
+    /// Chunks never to choose.
+    pub(super) banned: std::collections::HashSet<usize>,
 }
 
 #[derive(Debug, PartialEq)]
@@ -83,19 +85,20 @@ impl<'p> Selection<'p> {
             lines: HashMap::new(),
             total: 0,
             covered: vec![false; items],
+            banned: std::collections::HashSet::new(),
         }
     }
 
     pub(super) fn cost(&self, c: &Chunk) -> usize {
-        if self.lines.contains_key(&(c.section, c.piece)) {
+        if self.lines.contains_key(&(c.section, c.line)) {
             return c.chars + 1;
         }
         let mut cost = 2
-            + prefix(&self.pieces[c.piece], c.superseded).chars().count()
+            + prefix(&self.pieces[c.line], c.superseded).chars().count()
             + 1
             + c.chars
             + 1
-            + self.suffix(c.piece).chars().count();
+            + self.suffix(c.line).chars().count();
         if !self.sections[c.section as usize] {
             cost += c.section.heading().chars().count() + 1;
         }
@@ -184,7 +187,7 @@ impl<'p> Selection<'p> {
         }
         self.total += cost;
         self.sections[c.section as usize] = true;
-        *self.lines.entry((c.section, c.piece)).or_insert(0) += 1;
+        *self.lines.entry((c.section, c.line)).or_insert(0) += 1;
         if self.is_chosen.len() < chunks.len() {
             self.is_chosen.resize(chunks.len(), false);
         }
@@ -201,7 +204,11 @@ impl<'p> Selection<'p> {
 
     pub(super) fn try_add(&mut self, chunks: &[Chunk], i: usize) -> bool {
         let c = &chunks[i];
-        if self.chosen(i) || !self.fits(c) || c.requires.iter().any(|&id| !self.covered[id]) {
+        if self.chosen(i)
+            || self.banned.contains(&i)
+            || !self.fits(c)
+            || c.requires.iter().any(|&id| !self.covered[id])
+        {
             return false;
         }
         if let Some(ctx) = self.cite {
@@ -259,7 +266,7 @@ impl<'p> Selection<'p> {
         let mut by_line: Vec<(Section, usize, usize)> = self
             .chosen
             .iter()
-            .map(|&i| (chunks[i].section, chunks[i].piece, chunks[i].order))
+            .map(|&i| (chunks[i].section, chunks[i].line, chunks[i].order))
             .collect();
         by_line.sort_unstable();
         let mut out = String::new();
@@ -294,12 +301,13 @@ impl<'p> Selection<'p> {
     }
 }
 
-/// Nothing fit: the first user sentence (or the first sentence), cut to the budget.
+/// Nothing fit: the first user sentence that is not filler (or the first sentence), cut to the
+/// budget.
 pub(super) fn fallback(pieces: &[Piece], chunks: &[Chunk], budget: usize) -> String {
     let Some(c) = chunks
         .iter()
-        .find(|c| c.source == Source::User && !c.superseded)
-        .or_else(|| chunks.iter().find(|c| !c.superseded))
+        .find(|c| c.source == Source::User && !c.superseded && !is_filler(&c.text))
+        .or_else(|| chunks.iter().find(|c| !c.superseded && !c.text.is_empty()))
     else {
         return String::new();
     };

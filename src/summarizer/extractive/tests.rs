@@ -6,6 +6,7 @@ fn piece(turn: u64, role: Role, text: &str) -> Piece {
         turn,
         author: role.as_str().into(),
         role: Some(role),
+        reasoning: Vec::new(),
         text: text.into(),
     }
 }
@@ -15,6 +16,7 @@ fn tool(turn: u64, name: &str, text: &str) -> Piece {
         turn,
         author: format!("tool:{name}"),
         role: Some(Role::Tool),
+        reasoning: Vec::new(),
         text: text.into(),
     }
 }
@@ -283,6 +285,7 @@ fn random_text_never_breaks_it() {
                 turn: p as u64 + 1,
                 author: role.as_str().into(),
                 role: if next(8) == 0 { None } else { Some(role) },
+                reasoning: Vec::new(),
                 text,
             });
         }
@@ -473,4 +476,207 @@ fn long_sentences_are_cut_around_their_items() {
         }
         assert!(text.contains(w), "{w:?} is not in the span: {out}");
     }
+}
+
+fn thinking(turn: u64, thought: &str, said: &str) -> Piece {
+    let mut p = piece(turn, Role::Assistant, &format!("{thought}\n{said}"));
+    p.reasoning = std::iter::once(0..thought.len()).collect();
+    p
+}
+
+/// A short agent session as the agents write it: a filler prompt before the request, the
+/// request with its ids, tool calls whose targets the request already names, reasoning.
+fn agent_session() -> Vec<Piece> {
+    vec![
+        piece(1, Role::User, "Please continue where we left off."),
+        piece(1, Role::Assistant, "Sure, what should I look at?"),
+        piece(
+            2,
+            Role::User,
+            "Ticket PROJ-4821: checkout calls to https://api.example.com/v2/orders time out after 30s. \
+             The config is config/checkout.yaml and the client uses key id key_live_7Hq2Lx9Qe. \
+             Keep the timeout under 45s and pin the client to v2.3.1.",
+        ),
+        thinking(
+            2,
+            "Maybe the old value also lives in scratch/hunch-1.ini and HUNCH_1_LIMIT matters.",
+            "[calls Read({\"file_path\": \"config/checkout.yaml\"})]",
+        ),
+        tool(2, "Read", "timeout_s: 30\nretries: 5"),
+        thinking(
+            2,
+            "I think HUNCH_2_LIMIT is the real cap; I will check scratch/hunch-2.ini first.",
+            "[calls Write({\"file_path\": \"config/checkout.yaml\", \"content\": \"timeout_s: 40\\nretries: 3\\n\"})]",
+        ),
+        tool(
+            2,
+            "Write",
+            "The file config/checkout.yaml has been updated.",
+        ),
+        piece(
+            2,
+            Role::Assistant,
+            "[calls exec_command({\"cmd\": \"grep -n timeout_s config/checkout.yaml\", \"workdir\": \"/srv/checkout\"})]",
+        ),
+        tool(2, "exec_command", "1:timeout_s: 40"),
+        piece(
+            2,
+            Role::Assistant,
+            "[calls exec_command({\"cmd\": \"pip install client==v2.3.1\", \"workdir\": \"/srv/checkout\"})]",
+        ),
+        tool(2, "exec_command", &"Collecting client==v2.3.1\n".repeat(30)),
+        piece(3, Role::User, "ok"),
+        piece(3, Role::User, "yes do it"),
+        piece(3, Role::Assistant, "Done: the timeout is 40s."),
+    ]
+}
+
+#[test]
+fn the_request_with_ids_is_the_goal_not_a_filler_prompt() {
+    let pieces = agent_session();
+    for budget in [700, 1200, 3000] {
+        let out = summarize(&pieces, budget);
+        let goal = out
+            .lines()
+            .skip_while(|l| *l != "Goal:")
+            .nth(1)
+            .unwrap_or_default();
+        assert!(
+            goal.starts_with("- T2 user: Ticket PROJ-4821"),
+            "{budget}:\n{out}"
+        );
+        for id in [
+            "PROJ-4821",
+            "https://api.example.com/v2/orders",
+            "config/checkout.yaml",
+            "key_live_7Hq2Lx9Qe",
+            "45s",
+            "v2.3.1",
+        ] {
+            assert!(out.contains(id), "{budget}: {id} lost:\n{out}");
+        }
+        for filler in ["Please continue", "yes do it", "T3 user: ok"] {
+            assert!(!out.contains(filler), "{budget}: {filler:?} kept:\n{out}");
+        }
+    }
+}
+
+#[test]
+fn every_call_is_kept_by_its_target() {
+    let pieces = agent_session();
+    let out = summarize(&pieces, 700);
+    for call in [
+        "Read(config/checkout.yaml)",
+        "Write(config/checkout.yaml)",
+        "exec_command(grep -n timeout_s config/checkout.yaml)",
+        "exec_command(pip install client==v2.3.1)",
+    ] {
+        assert!(out.contains(call), "{call} lost:\n{out}");
+    }
+    // What a call's arguments say besides its target (its working directory) is said once.
+    assert_eq!(out.matches("workdir: /srv/checkout").count(), 1, "{out}");
+    // A turn's calls share a line; bodies (a file's new content) are not copied.
+    assert_eq!(
+        out.lines().filter(|l| l.contains("Read(")).count(),
+        1,
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("- T2 assistant: Read(") && l.contains("Write(")),
+        "{out}"
+    );
+    assert!(!out.contains("retries: 3"), "{out}");
+}
+
+#[test]
+fn repeated_calls_are_one_pattern_line_and_every_call_counts() {
+    let mut pieces = vec![piece(
+        1,
+        Role::User,
+        "Write the numbered files and read them back, then check notes/plan.md.",
+    )];
+    for n in 1..=40 {
+        pieces.push(piece(
+            1,
+            Role::Assistant,
+            &format!("[calls Bash({{\"command\": \"echo line {n} | tee out-{n}.txt\", \"description\": \"run a command\"}})]"),
+        ));
+        pieces.push(tool(1, "Bash", &format!("line {n}")));
+    }
+    for n in 1..=12 {
+        pieces.push(piece(
+            1,
+            Role::Assistant,
+            &format!("[calls Read({{\"file_path\": \"out-{n}.txt\"}})]"),
+        ));
+        pieces.push(tool(1, "Read", &format!("line {n}")));
+    }
+    pieces.push(piece(
+        1,
+        Role::Assistant,
+        "[calls Read({\"file_path\": \"notes/plan.md\"})]",
+    ));
+    pieces.push(piece(
+        1,
+        Role::Assistant,
+        "[calls Bash({\"command\": \"ls -la\", \"description\": \"run a command\"})]",
+    ));
+    pieces.push(piece(
+        1,
+        Role::Assistant,
+        "[calls Bash({\"command\": \"ls -la\", \"description\": \"run a command\"})]",
+    ));
+    let out = summarize(&pieces, 600);
+    assert!(
+        out.contains("Bash(echo line {n} | tee out-{n}.txt) for {n} = 1–40"),
+        "{out}"
+    );
+    assert!(out.contains("Read(out-{n}.txt) for {n} = 1–12"), "{out}");
+    assert!(out.contains("Read(notes/plan.md)"), "{out}");
+    // The same call made twice is kept once.
+    assert_eq!(out.matches("Bash(ls -la)").count(), 1, "{out}");
+    // The audit reads the pattern lines back: every call's items are kept.
+    let a = audit::audit(&pieces, &out, "", &audit::AuditOptions::default());
+    assert!(a.missing.is_empty(), "{:?}\n{out}", a.missing);
+    assert!(a.inventions.is_empty(), "{:?}\n{out}", a.inventions);
+}
+
+#[test]
+fn reasoning_is_never_copied() {
+    let pieces = agent_session();
+    for budget in [300, 700, 3000, 20_000] {
+        let out = summarize(&pieces, budget);
+        for thought in ["scratch/hunch", "HUNCH_", "Maybe the old value", "I think"] {
+            assert!(
+                !out.contains(thought),
+                "{budget}: reasoning {thought:?} copied:\n{out}"
+            );
+        }
+    }
+    // Cited, too.
+    let req = cited_request(&pieces, 1);
+    let reply = summarize_cited(&pieces, &req, 3000);
+    assert!(
+        !reply.contains("hunch") && !reply.contains("HUNCH_"),
+        "{reply}"
+    );
+    // Reasoning that corrects a value is not a correction either.
+    let pieces = vec![
+        piece(
+            1,
+            Role::User,
+            "The staging port is 8080; deploy with ci/deploy.sh.",
+        ),
+        thinking(
+            1,
+            "Actually the port is 9090, not 8080.",
+            "Noted: port 8080.",
+        ),
+    ];
+    let out = summarize(&pieces, 2000);
+    assert!(
+        !out.contains("9090") && !out.contains("superseded"),
+        "{out}"
+    );
 }

@@ -224,32 +224,44 @@ fn block_text(b: &Map<String, Value>) -> String {
 
 /// The model-visible text of one row's message.
 fn row_text(obj: &Map<String, Value>) -> String {
+    row_marked(obj).text
+}
+
+/// [`row_text`], its thinking blocks marked as reasoning.
+fn row_marked(obj: &Map<String, Value>) -> common::Marked {
     if obj.contains_key("mf") && obj.get("type").and_then(Value::as_str) == Some("mf-summary") {
-        return obj
-            .get("content")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
+        return common::Marked::plain(
+            obj.get("content")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+        );
     }
     let m = obj.get("message");
     match m.and_then(|m| m.get("content")) {
-        Some(Value::String(s)) => s.clone(),
+        Some(Value::String(s)) => common::Marked::plain(s.clone()),
         c @ Some(Value::Array(_)) => {
-            let mut t = String::new();
+            let mut t = common::Marked::default();
             for b in blocks(c) {
-                common::push_line(&mut t, &block_text(b));
+                let thinking = b.get("type").and_then(Value::as_str) == Some("thinking");
+                t.push(&block_text(b), thinking);
             }
             t
         }
-        _ => String::new(),
+        _ => common::Marked::default(),
     }
 }
 
 /// The text of an entry made of one or several rows.
 pub fn text(rows: &[Map<String, Value>]) -> String {
-    let mut t = String::new();
+    marked(rows).text
+}
+
+/// [`text`], its thinking blocks marked as reasoning.
+pub fn marked(rows: &[Map<String, Value>]) -> common::Marked {
+    let mut t = common::Marked::default();
     for r in rows {
-        common::push_line(&mut t, &row_text(r));
+        t.append(row_marked(r));
     }
     t
 }
@@ -901,6 +913,10 @@ impl Reader for ClaudeReader {
 impl Adapter for State {
     fn text(&self, _: usize, rows: &[Map<String, Value>]) -> String {
         text(rows)
+    }
+
+    fn marked(&self, _: usize, rows: &[Map<String, Value>]) -> common::Marked {
+        marked(rows)
     }
 
     /// Not on the row: Claude Code keeps the tool's name on the call.

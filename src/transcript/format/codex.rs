@@ -127,6 +127,23 @@ impl Adapter for State {
         text(&rows[0])
     }
 
+    /// A `reasoning` item is the model's reasoning, all of it.
+    fn marked(&self, _: usize, rows: &[Map<String, Value>]) -> common::Marked {
+        let obj = &rows[0];
+        let mut m = common::Marked::plain(text(obj));
+        let reasoning = !obj.contains_key("mf")
+            && obj.get("type").and_then(Value::as_str) == Some("response_item")
+            && obj
+                .get("payload")
+                .and_then(|p| p.get("type"))
+                .and_then(Value::as_str)
+                == Some("reasoning");
+        if reasoning && !m.text.is_empty() {
+            m.reasoning.push(0..m.text.len());
+        }
+        m
+    }
+
     /// Codex's tool outputs do not carry the tool's name.
     fn tool_name(&self, _rows: &[Map<String, Value>]) -> Option<String> {
         None

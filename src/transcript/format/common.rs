@@ -5,6 +5,57 @@ use serde_json::Value;
 
 use crate::transcript::read::LineError;
 
+/// Text built line by line, with the byte ranges of the lines that are the model's reasoning
+/// (a thinking block, a reasoning item): what it thought, not what it said.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Marked {
+    pub text: String,
+    pub reasoning: Vec<std::ops::Range<usize>>,
+}
+
+impl Marked {
+    /// Text none of which is reasoning.
+    pub fn plain(text: String) -> Self {
+        Self {
+            text,
+            reasoning: Vec::new(),
+        }
+    }
+
+    /// Append `line` as [`push_line`] does, marked as reasoning when `reasoning`.
+    pub fn push(&mut self, line: &str, reasoning: bool) {
+        if line.is_empty() {
+            return;
+        }
+        if !self.text.is_empty() {
+            self.text.push('\n');
+        }
+        let start = self.text.len();
+        self.text.push_str(line);
+        if reasoning {
+            self.reasoning.push(start..self.text.len());
+        }
+    }
+
+    /// Append `other` as one line (as [`push_line`] does), its reasoning ranges with it.
+    pub fn append(&mut self, other: Marked) {
+        if other.text.is_empty() {
+            return;
+        }
+        if !self.text.is_empty() {
+            self.text.push('\n');
+        }
+        let base = self.text.len();
+        self.text.push_str(&other.text);
+        self.reasoning.extend(
+            other
+                .reasoning
+                .into_iter()
+                .map(|r| r.start + base..r.end + base),
+        );
+    }
+}
+
 /// Append `line` to `text`, on a new line when `text` is not empty.
 pub fn push_line(text: &mut String, line: &str) {
     if line.is_empty() {

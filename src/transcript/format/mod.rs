@@ -35,6 +35,13 @@ pub trait Adapter: std::fmt::Debug + Send + Sync {
     /// The model-visible text of entry `entry`.
     fn text(&self, entry: usize, rows: &[Map<String, Value>]) -> String;
 
+    /// [`Adapter::text`], with the byte ranges of it that are the model's reasoning (thinking
+    /// blocks, reasoning items): what the model thought, not what it said. A format whose
+    /// entries carry no reasoning keeps the default (none).
+    fn marked(&self, entry: usize, rows: &[Map<String, Value>]) -> common::Marked {
+        common::Marked::plain(self.text(entry, rows))
+    }
+
     /// The tool name of a tool result, when the line says it.
     fn tool_name(&self, rows: &[Map<String, Value>]) -> Option<String>;
 

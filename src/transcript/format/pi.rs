@@ -722,6 +722,10 @@ impl Adapter for State {
         text(&as_sent(self, entry, &rows[0]))
     }
 
+    fn marked(&self, entry: usize, rows: &[Map<String, Value>]) -> common::Marked {
+        marked(&as_sent(self, entry, &rows[0]))
+    }
+
     fn tool_name(&self, rows: &[Map<String, Value>]) -> Option<String> {
         tool_name(&rows[0])
     }
@@ -754,9 +758,14 @@ fn as_sent<'a>(
 }
 
 fn blocks_text(content: Option<&Value>) -> String {
+    blocks_marked(content).text
+}
+
+/// [`blocks_text`], its thinking blocks marked as reasoning.
+fn blocks_marked(content: Option<&Value>) -> common::Marked {
     match content {
         Some(Value::Array(blocks)) => {
-            let mut t = String::new();
+            let mut t = common::Marked::default();
             for b in blocks {
                 let piece = match b.get("type").and_then(Value::as_str) {
                     Some("text") => b
@@ -784,28 +793,35 @@ fn blocks_text(content: Option<&Value>) -> String {
                     ),
                     _ => common::content_text(Some(&Value::Array(vec![b.clone()]))),
                 };
-                common::push_line(&mut t, &piece);
+                let thinking = b.get("type").and_then(Value::as_str) == Some("thinking");
+                t.push(&piece, thinking);
             }
             t
         }
-        other => common::content_text(other),
+        other => common::Marked::plain(common::content_text(other)),
     }
 }
 
 /// The model-visible text of a pi line.
 fn text(obj: &Map<String, Value>) -> String {
+    marked(obj).text
+}
+
+/// [`text`], its thinking blocks marked as reasoning.
+fn marked(obj: &Map<String, Value>) -> common::Marked {
     if obj.contains_key("mf") && !is_copy(obj) {
-        return obj
-            .get("data")
-            .and_then(|d| d.get("content"))
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
+        return common::Marked::plain(
+            obj.get("data")
+                .and_then(|d| d.get("content"))
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+        );
     }
     match obj.get("type").and_then(Value::as_str) {
         Some("message") => {
             let Some(m) = obj.get("message").and_then(Value::as_object) else {
-                return String::new();
+                return common::Marked::default();
             };
             match m.get("role").and_then(Value::as_str) {
                 Some("bashExecution") => {
@@ -817,23 +833,25 @@ fn text(obj: &Map<String, Value>) -> String {
                         &mut t,
                         m.get("output").and_then(Value::as_str).unwrap_or_default(),
                     );
-                    t
+                    common::Marked::plain(t)
                 }
-                Some("branchSummary" | "compactionSummary") => m
-                    .get("summary")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string(),
-                _ => blocks_text(m.get("content")),
+                Some("branchSummary" | "compactionSummary") => common::Marked::plain(
+                    m.get("summary")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string(),
+                ),
+                _ => blocks_marked(m.get("content")),
             }
         }
-        Some("compaction" | "branch_summary") => obj
-            .get("summary")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string(),
-        Some("custom_message") => blocks_text(obj.get("content")),
-        _ => String::new(),
+        Some("compaction" | "branch_summary") => common::Marked::plain(
+            obj.get("summary")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+        ),
+        Some("custom_message") => blocks_marked(obj.get("content")),
+        _ => common::Marked::default(),
     }
 }
 
