@@ -615,7 +615,11 @@ pub fn audit_with(
     instruction: &str,
     opts: &AuditOptions,
 ) -> Audit {
-    let span = Counted::new(pieces);
+    // What the model thought is not what it said: reasoning is neither counted, nor a
+    // correction, nor a claim's evidence (it is still read, so a summary's word from it is no
+    // invention).
+    let spoken = crate::fold::prompt::without_reasoning(pieces);
+    let span = Counted::new(&spoken);
     let (corrections, found_items) = (&span.corrections, &span.found);
     let said = Said::new(summary);
 
@@ -684,7 +688,7 @@ pub fn audit_with(
     let inventions = inventions(pieces, context, found_items, summary, instruction, opts);
 
     let superseded = superseded_in(summary, corrections, opts.max_listed);
-    let misstated = claims::misstated(pieces, &span.units, context, summary, opts.max_listed);
+    let misstated = claims::misstated(&spoken, &span.units, context, summary, opts.max_listed);
     let (echo_ratio, grams) = echo_ratio(summary, instruction);
     let echo = grams >= 3 && echo_ratio >= 0.5;
 

@@ -98,6 +98,40 @@ pub struct Piece {
     pub reasoning: Vec<std::ops::Range<usize>>,
 }
 
+/// The pieces with their reasoning blanked (every character of it a space, its line breaks
+/// kept, so that byte offsets stand): nothing of it is read, counted or copied.
+pub fn without_reasoning(pieces: &[Piece]) -> std::borrow::Cow<'_, [Piece]> {
+    if pieces.iter().all(|p| p.reasoning.is_empty()) {
+        return std::borrow::Cow::Borrowed(pieces);
+    }
+    let blank = |p: &Piece| -> Piece {
+        let mut text = String::with_capacity(p.text.len());
+        let mut at = 0;
+        for r in &p.reasoning {
+            let (start, end) = (r.start.clamp(at, p.text.len()), r.end.min(p.text.len()));
+            if start >= end || !p.text.is_char_boundary(start) || !p.text.is_char_boundary(end) {
+                continue;
+            }
+            text.push_str(&p.text[at..start]);
+            for ch in p.text[start..end].chars() {
+                if ch == '\n' {
+                    text.push('\n');
+                } else {
+                    text.extend(std::iter::repeat_n(' ', ch.len_utf8()));
+                }
+            }
+            at = end;
+        }
+        text.push_str(&p.text[at..]);
+        Piece {
+            text,
+            reasoning: Vec::new(),
+            ..p.clone()
+        }
+    };
+    std::borrow::Cow::Owned(pieces.iter().map(blank).collect())
+}
+
 /// Everything a summarizer needs for one call.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SummaryRequest {

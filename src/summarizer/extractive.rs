@@ -49,7 +49,7 @@ use std::collections::{BinaryHeap, HashMap};
 
 use crate::fold::audit::{self, ItemClass, Source, Unit};
 use crate::fold::cite::{self, Offer, Rejection, Review};
-use crate::fold::prompt::Piece;
+use crate::fold::prompt::{Piece, without_reasoning};
 use crate::fold::{CiteRequest, SummaryRequest};
 use crate::summarizer::{Summarizer, SummaryFuture, SummaryReply};
 
@@ -393,40 +393,6 @@ impl<'a> Plan<'a> {
         }
         sel
     }
-}
-
-/// The pieces with their reasoning blanked (every character of it a space, its line breaks
-/// kept, so that byte offsets stand): nothing of it is read, counted or copied.
-fn without_reasoning(pieces: &[Piece]) -> std::borrow::Cow<'_, [Piece]> {
-    if pieces.iter().all(|p| p.reasoning.is_empty()) {
-        return std::borrow::Cow::Borrowed(pieces);
-    }
-    let blank = |p: &Piece| -> Piece {
-        let mut text = String::with_capacity(p.text.len());
-        let mut at = 0;
-        for r in &p.reasoning {
-            let (start, end) = (r.start.clamp(at, p.text.len()), r.end.min(p.text.len()));
-            if start >= end || !p.text.is_char_boundary(start) || !p.text.is_char_boundary(end) {
-                continue;
-            }
-            text.push_str(&p.text[at..start]);
-            for ch in p.text[start..end].chars() {
-                if ch == '\n' {
-                    text.push('\n');
-                } else {
-                    text.extend(std::iter::repeat_n(' ', ch.len_utf8()));
-                }
-            }
-            at = end;
-        }
-        text.push_str(&p.text[at..]);
-        Piece {
-            text,
-            reasoning: Vec::new(),
-            ..p.clone()
-        }
-    };
-    std::borrow::Cow::Owned(pieces.iter().map(blank).collect())
 }
 
 /// The inventory: one id per (class, key) of the items the units carry, and what covering

@@ -27,6 +27,9 @@ pub fn appendix(
     opts: &AuditOptions,
     budget: usize,
 ) -> (String, usize) {
+    // Counted as the audit counts: the model's reasoning is not what was said.
+    let said = crate::fold::prompt::without_reasoning(pieces);
+    let pieces: &[Piece] = &said;
     let span = Counted::new(pieces);
     let units = &span.units;
     let said = Said::new(summary);

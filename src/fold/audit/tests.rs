@@ -1286,3 +1286,17 @@ fn a_status_the_span_never_gave_its_subject_is_misstated_even_as_history() {
     assert_eq!(a.misstated.len(), 1, "{:?}", a.misstated);
     assert_eq!(a.misstated[0].kind, BindingKind::Status);
 }
+
+#[test]
+fn reasoning_is_neither_counted_nor_a_correction_but_no_invention_either() {
+    let thought = "Maybe the port is 7070 instead of 8080, see CR-4411.";
+    let mut p = piece(1, Role::Assistant, &format!("{thought}\nThe port is 8080."));
+    p.reasoning = std::iter::once(0..thought.len()).collect();
+    let ps = [piece(1, Role::User, "Check the port."), p];
+    let a = run(&ps, "The port is 8080.");
+    assert!(a.superseded.is_empty(), "{:?}", a.superseded);
+    assert_eq!(a.missing_count, 0, "{:?}", a.missing);
+    assert_eq!(a.retention, 1.0);
+    let a = run(&ps, "The port is 8080; CR-4411 was considered.");
+    assert!(a.inventions.is_empty(), "{:?}", a.inventions);
+}
