@@ -160,11 +160,10 @@ fn tight(gap: &str) -> bool {
     gap.len() <= 3 && gap.chars().all(|c| c == ' ' || c == '\t')
 }
 
-/// Before a value: spaces and a colon or an equals sign (`port: 9090`, `PORT=9090`).
+/// Before a value: spaces only. A colon starts a field or a list of values (`logs:
+/// 2026-11-28T18:31Z, …`), not a claim about each one.
 fn tight_before(gap: &str) -> bool {
-    gap.len() <= 4
-        && !gap.contains('\n')
-        && gap.chars().all(|c| matches!(c, ' ' | '\t' | ':' | '='))
+    tight(gap)
 }
 
 /// A value bound to a word.
@@ -175,6 +174,9 @@ struct Binding {
     word: String,
     /// The value and its word as written (`87 failed`).
     text: String,
+    /// A count's status (`397 tests passed` binds 397 to `passed` too): misstated on its own,
+    /// whatever the noun's binding.
+    status: bool,
 }
 
 /// The values of a text (figures and days/times) and the words each is bound to: the content
@@ -235,6 +237,13 @@ fn bindings(text: &str, items: &[Item], base: usize) -> Vec<Binding> {
             right.is_none()
                 || !(w.lower.ends_with("ed") || w.lower.ends_with("ing") || w.lower.ends_with('s'))
         });
+        // The status of what a figure counts: `397 tests passed`, `13 checks failing`.
+        let status = right.and_then(|noun| {
+            words
+                .iter()
+                .find(|w| w.at.start >= noun.at.end)
+                .filter(|w| tight(&text[noun.at.end..w.at.start]) && status_of(&w.lower).is_some())
+        });
         for w in right.into_iter().chain(left) {
             let shown = if w.at.start >= e {
                 &text[s..w.at.end]
@@ -245,6 +254,18 @@ fn bindings(text: &str, items: &[Item], base: usize) -> Vec<Binding> {
                 item: it.clone(),
                 word: stem(&w.lower),
                 text: shown.split_whitespace().collect::<Vec<_>>().join(" "),
+                status: false,
+            });
+        }
+        if let Some(w) = status {
+            out.push(Binding {
+                item: it.clone(),
+                word: stem(&w.lower),
+                text: text[s..w.at.end]
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                status: true,
             });
         }
     }
@@ -370,6 +391,15 @@ const CHANGE_WORDS: &[&str] = &[
     "overwrote", "overwritten", "touched", "applied", "apply", "made", "make", "new",
 ];
 
+/// How write tools report what they did.
+#[rustfmt::skip]
+const WRITE_REPORTS: &[&str] = &[
+    "created successfully", "successfully created", "has been created", "has been updated",
+    "updated successfully", "successfully updated", "successfully wrote", "wrote to", "written to",
+    "saved to", "has been deleted", "has been removed", "successfully deleted", "applied patch",
+    "success. updated the following files", "edited successfully", "successfully replaced",
+];
+
 #[rustfmt::skip]
 const DELETE_WORDS: &[&str] = &[
     "deleted", "delete", "deletes", "deleting", "removed", "remove", "removes", "removing", "rm",
@@ -461,7 +491,19 @@ pub(super) fn misstated(
             let items = extract(s);
             let old = marks_old(s);
             // A value bound both ways is misstated only when both bindings are.
-            for sides in bindings(s, &items, 0).chunk_by(|a, b| a.item.at == b.item.at) {
+            let all = bindings(s, &items, 0);
+            for b in all.iter().filter(|b| b.status) {
+                if let Some(m) = span.figure(b)
+                    && seen.insert((BindingKind::Status, m.claim.clone()))
+                {
+                    out.push(Misstatement {
+                        kind: BindingKind::Status,
+                        ..m
+                    });
+                }
+            }
+            let sides: Vec<Binding> = all.into_iter().filter(|b| !b.status).collect();
+            for sides in sides.chunk_by(|a, b| a.item.at == b.item.at) {
                 let found: Vec<Option<Misstatement>> =
                     sides.iter().map(|b| span.figure(b)).collect();
                 if found.iter().all(Option::is_some)
@@ -780,16 +822,29 @@ impl<'a> SpanClaims<'a> {
                                 .split(|c: char| !c.is_alphanumeric())
                                 .any(|w| DELETE_WORDS.contains(&w));
                         }
-                        _ => {
-                            changed = true;
+                        Some(_) => changed = true,
+                        // Another tool that names the path may have changed it (a sub-agent's
+                        // task writes files too), save one that only fetches or looks up.
+                        None => {
                             let l = c.name.to_ascii_lowercase();
+                            changed |= !["fetch", "web", "lookup", "todo"]
+                                .iter()
+                                .any(|w| l.contains(w));
                             deleted |= ["delete", "remove", "unlink"].iter().any(|w| l.contains(w));
                         }
                     }
                 }
+                None if u.source == Source::ToolResult => {
+                    // A tool's own report of a write (`File created successfully at: …`, `The
+                    // file … has been updated`) is what the call did; any other output that
+                    // names the path (a search hit, a listing, code) says nothing of changing it.
+                    let l = self.text(ui).to_lowercase();
+                    let report = WRITE_REPORTS.iter().any(|r| l.contains(r));
+                    changed |= report;
+                    deleted |= report && DELETE_WORDS.iter().any(|w| l.contains(w));
+                }
                 None => {
-                    // A word of change next to the path (a tool's own report, `File created
-                    // successfully at: …`, counts: it is what the call did).
+                    // A word of change next to the path, in the user's or the assistant's words.
                     let text = self.text(ui);
                     let base = u.range.start;
                     for x in u
@@ -817,6 +872,38 @@ impl<'a> SpanClaims<'a> {
             }
         }
         if !named {
+            return None;
+        }
+        // The span itself says it, in any entry (a plan that says `Create src/a.rs`, copied):
+        // the summary repeats what it read.
+        let family: &[&str] = match done {
+            Done::Created => &["creat", "add", "write", "wrote", "written", "generat"],
+            Done::Edited => &[
+                "edit", "modifi", "updat", "chang", "patch", "rewrit", "refactor",
+            ],
+            Done::Deleted => &["delet", "remov", "eras"],
+        };
+        let says_it = self.units.iter().any(|u| {
+            u.call.is_none()
+                && u.items
+                    .iter()
+                    .any(|x| x.class == ItemClass::Path && same_path(&x.text, &it.text))
+                && {
+                    let text = &self.pieces[u.piece].text;
+                    u.items
+                        .iter()
+                        .filter(|x| x.class == ItemClass::Path && same_path(&x.text, &it.text))
+                        .any(|x| {
+                            let lo = text.floor_char_boundary(x.at.start.saturating_sub(40));
+                            let hi = text.ceil_char_boundary((x.at.end + 30).min(text.len()));
+                            words_of(&text[lo..hi], &[], 0).iter().any(|w| {
+                                let st = stem(&w.lower);
+                                family.iter().any(|f| st.starts_with(f))
+                            })
+                        })
+                }
+        });
+        if says_it {
             return None;
         }
         // The tail the summarizer also read may say it.
