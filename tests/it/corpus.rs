@@ -570,6 +570,8 @@ fn check_file(f: &Path, settings: &[Vec<String>]) -> FileReport {
             "extractive",
             "--min-retention",
             "0",
+            // The audit off (this test is about bytes, not what a summary keeps).
+            "--allow-inventions",
             "--trigger",
             "0",
             "--json",
@@ -665,6 +667,8 @@ fn compact_and_restore_leave_every_corpus_file_as_it_was() {
             "extractive",
             "--min-retention",
             "0",
+            // The audit off (this test is about bytes, not what a summary keeps).
+            "--allow-inventions",
             "--force",
             "--trigger",
             "0",
@@ -745,6 +749,8 @@ fn the_derived_openai_file_folds_with_its_tool_calls_whole() {
         "extractive",
         "--min-retention",
         "0",
+        // The audit off (this test is about bytes, not what a summary keeps).
+        "--allow-inventions",
         "--trigger",
         "0",
         "--recent",
@@ -1045,6 +1051,8 @@ fn the_sessions_agents_had_before_they_compacted_come_down_to_a_third() {
             "extractive",
             "--min-retention",
             "0",
+            // The audit off (this test is about bytes, not what a summary keeps).
+            "--allow-inventions",
             "--force",
             "--json",
         ]);

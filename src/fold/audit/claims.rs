@@ -244,6 +244,10 @@ fn bindings(text: &str, items: &[Item], base: usize) -> Vec<Binding> {
                 .find(|w| w.at.start >= noun.at.end)
                 .filter(|w| tight(&text[noun.at.end..w.at.start]) && status_of(&w.lower).is_some())
         });
+        // A capitalised word is a heading's or a name's (`### Background Processing`), not a
+        // noun a figure is about.
+        let lower_case = |w: &&Word| !text[w.at.clone()].starts_with(char::is_uppercase);
+        let (right, left) = (right.filter(lower_case), left.filter(lower_case));
         for w in right.into_iter().chain(left) {
             let shown = if w.at.start >= e {
                 &text[s..w.at.end]

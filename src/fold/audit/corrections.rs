@@ -147,7 +147,7 @@ pub(super) fn content_words(text: &str, items: &[Item], base: usize) -> HashSet<
 /// `X, no longer Y`, `Y was withdrawn` (next to X), `Y, replaced by X`, `replace Y with X`.
 /// Items' ranges are relative to `text` plus `base`. Returns (old, new) item indices.
 pub(super) fn direct_corrections(text: &str, items: &[Item], base: usize) -> Vec<(usize, usize)> {
-    direct_corrections_in(text, items, base, true)
+    direct_corrections_in(text, items, base, Source::User)
 }
 
 /// [`direct_corrections`]; `arrows_count` false for text whose arrows are never corrections
@@ -156,12 +156,13 @@ fn direct_corrections_in(
     text: &str,
     items: &[Item],
     base: usize,
-    arrows_count: bool,
+    who: Source,
 ) -> Vec<(usize, usize)> {
     let f = Finder {
         lower: text.to_ascii_lowercase(),
         items,
         base,
+        user: who == Source::User,
     };
     let mut out = Vec::new();
     let mut add = |old: Option<usize>, new: Option<usize>| {
@@ -176,12 +177,17 @@ fn direct_corrections_in(
     not_or_rather_than(&f, &mut add);
     instead_of(&f, &mut add);
     changed_from_to(&f, &mut add);
-    if arrows_count {
+    // A tool's output (tables, logs, code) says no change with an arrow.
+    if who != Source::ToolResult {
         arrows(&f, &mut add);
     }
     no_longer(&f, &mut add);
-    withdrawn(&f, &mut add);
-    replaced_by(&f, &mut add);
+    // Withdrawing and replacing are the user's words for a correction; in an agent's narration
+    // or a tool's output they describe work (`appendMessage, replaced by queueMessage`).
+    if who == Source::User {
+        withdrawn(&f, &mut add);
+        replaced_by(&f, &mut add);
+    }
     out.sort_unstable();
     out.dedup();
     out
@@ -192,6 +198,8 @@ struct Finder<'a> {
     lower: String,
     items: &'a [Item],
     base: usize,
+    /// The user's own words (some corrections are only theirs).
+    user: bool,
 }
 
 impl Finder<'_> {
@@ -360,6 +368,9 @@ fn no_longer(f: &Finder<'_>, add: &mut impl FnMut(Option<usize>, Option<usize>))
             .map(|(k, _)| k)
             // `X, no longer Y`: the current value before the marker.
             .or_else(|| {
+                if !f.user {
+                    return None;
+                }
                 items
                     .iter()
                     .enumerate()
@@ -472,12 +483,7 @@ pub fn corrections(pieces: &[Piece], units: &[Unit]) -> Vec<Correction> {
         let text = &pieces[unit.piece].text[unit.range.clone()];
         let lower = text.to_ascii_lowercase();
         let turn = pieces[unit.piece].turn;
-        let direct = direct_corrections_in(
-            text,
-            &unit.items,
-            unit.range.start,
-            unit.source != Source::ToolResult,
-        );
+        let direct = direct_corrections_in(text, &unit.items, unit.range.start, unit.source);
         for &(o, n) in &direct {
             let (old, new) = (&unit.items[o], &unit.items[n]);
             out.push(Correction::of(old, new, turn, ui));
