@@ -25,13 +25,14 @@ fn anthropic_env(server: &TestServer) -> Vec<(&'static str, String)> {
 }
 
 /// Run mf. These tests are about the wire (requests, retries, failures), so a `compact` here
-/// turns the retention audit off unless the test names `--min-retention` itself; the audit has
+/// turns the audit off (`--min-retention 0 --allow-inventions`) unless the test names
+/// `--min-retention` itself; the audit has
 /// tests of its own (`audit.rs`).
 fn run(env: &TestEnv, args: &[&str], vars: &[(&'static str, String)]) -> Output {
     let v: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let mut args = args.to_vec();
     if args.first() == Some(&"compact") && !args.contains(&"--min-retention") {
-        args.extend(["--min-retention", "0"]);
+        args.extend(["--min-retention", "0", "--allow-inventions"]);
     }
     env.mf_env(&args, &v)
 }
@@ -54,7 +55,14 @@ fn compact_incident(
 fn compact_in_process(env: &TestEnv, file: &Path, args: &[&str]) -> DecisionRecord {
     use clap::Parser;
     let file = file.to_str().unwrap();
-    let argv = ["mf", "compact", file, "--min-retention", "0"];
+    let argv = [
+        "mf",
+        "compact",
+        file,
+        "--min-retention",
+        "0",
+        "--allow-inventions",
+    ];
     let cli = mf::cli::Cli::try_parse_from(argv.iter().chain(args)).unwrap();
     let mf::cli::Command::Compact(a) = cli.command else {
         unreachable!("a compact command line")
