@@ -84,6 +84,7 @@ fn remote_args(server: &TestServer, budget: usize) -> Vec<String> {
         &budget.to_string(),
         "--min-retention",
         "0",
+        "--allow-inventions",
         "--retries",
         "0",
         "--json",
@@ -523,6 +524,7 @@ fn target_tokens_brings_the_recall_view_under_the_target() {
         &tight,
         "--min-retention",
         "0",
+        "--allow-inventions",
         "--json",
     ]);
     assert_eq!(out.code, 0, "{out:?}");
