@@ -107,6 +107,24 @@ const MODIFIERS: &[&str] = &[
     "flaky", "skipped", "ignored",
 ];
 
+/// The char boundary at or before `at`.
+fn floor_boundary(text: &str, mut at: usize) -> usize {
+    at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// The char boundary at or after `at`.
+fn ceil_boundary(text: &str, mut at: usize) -> usize {
+    at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at += 1;
+    }
+    at
+}
+
 /// A word of a text: its range and its lowercase form.
 struct Word {
     at: Range<usize>,
@@ -898,8 +916,8 @@ impl<'a> SpanClaims<'a> {
                         .iter()
                         .filter(|x| x.class == ItemClass::Path && same_path(&x.text, &it.text))
                         .any(|x| {
-                            let lo = text.floor_char_boundary(x.at.start.saturating_sub(40));
-                            let hi = text.ceil_char_boundary((x.at.end + 30).min(text.len()));
+                            let lo = floor_boundary(text, x.at.start.saturating_sub(40));
+                            let hi = ceil_boundary(text, (x.at.end + 30).min(text.len()));
                             words_of(&text[lo..hi], &[], 0).iter().any(|w| {
                                 let st = stem(&w.lower);
                                 family.iter().any(|f| st.starts_with(f))
