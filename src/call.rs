@@ -76,11 +76,30 @@ pub fn pieces_of(
     redactor: Option<&Redactor>,
     counts: &mut Counts,
 ) -> Result<Vec<Piece>> {
+    Ok(pieces_and_originals(t, ledger, span, redactor, counts)?.0)
+}
+
+/// [`pieces_of`], with the original text of every entry the redactor changed (read once: what
+/// the audit also judges a summary against).
+fn pieces_and_originals(
+    t: &Transcript,
+    ledger: &Ledger<'_>,
+    span: &Span,
+    redactor: Option<&Redactor>,
+    counts: &mut Counts,
+) -> Result<(Vec<Piece>, Vec<String>)> {
     let mut out = Vec::with_capacity(span.items.len());
+    let mut originals = Vec::new();
     for &it in &span.items {
         let marked = t.marked_text(it as usize)?;
         let (text, reasoning) = match redactor {
-            Some(r) => redact_marked(r, &marked, counts),
+            Some(r) => {
+                let (text, reasoning) = redact_marked(r, &marked, counts);
+                if text != marked.text {
+                    originals.push(marked.text);
+                }
+                (text, reasoning)
+            }
             None => (marked.text, marked.reasoning),
         };
         let mut p = piece(t, ledger, it, text);
@@ -89,7 +108,7 @@ pub fn pieces_of(
         }
         out.push(p);
     }
-    Ok(out)
+    Ok((out, originals))
 }
 
 /// `marked`'s text redacted, its reasoning ranges moved with it: each reasoning range and each
@@ -177,6 +196,8 @@ pub fn make_request(
 #[derive(Debug, Clone, Default)]
 pub struct AuditContext {
     pub verbatim: Arc<Vec<String>>,
+    /// The original text of the span's entries a redactor changed.
+    pub originals: Vec<String>,
     pub lines: Vec<u64>,
 }
 
@@ -203,7 +224,12 @@ pub fn audit_reply(
     }
     let opts = rules.options();
     let lines = &context.lines;
-    let context: Vec<&str> = context.verbatim.iter().map(String::as_str).collect();
+    let context: Vec<&str> = context
+        .verbatim
+        .iter()
+        .chain(&context.originals)
+        .map(String::as_str)
+        .collect();
     let mut a = audit::audit_with(&request.pieces, &context, text, &request.system, &opts);
     a.cite_lines(lines);
     let (text, a) = if builtin {
@@ -363,17 +389,11 @@ pub async fn ask_span_held(
     context: &Arc<Vec<String>>,
 ) -> Result<Asked> {
     let mut redacted = Counts::default();
-    let pieces = pieces_of(t, ledger, span, redactor, &mut redacted)?;
+    let (pieces, originals) = pieces_and_originals(t, ledger, span, redactor, &mut redacted)?;
     // What the request left out of the originals (secrets replaced) is still no invention.
-    let verbatim = if redacted.values().any(|&n| n > 0) {
-        let mut all = (**context).clone();
-        all.extend(span.items.iter().filter_map(|&it| t.text(it as usize).ok()));
-        Arc::new(all)
-    } else {
-        Arc::clone(context)
-    };
     let context = &Arc::new(AuditContext {
-        verbatim,
+        verbatim: Arc::clone(context),
+        originals,
         lines: span
             .items
             .iter()

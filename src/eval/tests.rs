@@ -1,71 +1,20 @@
 //! The measures on hand-built conversations and texts.
 
 use super::*;
-use crate::digest::id_hash;
-use crate::entry::{Conversation, Entry, Link, NONE};
+use crate::fold::tests::Conv;
 
-#[derive(Default)]
-struct Conv {
-    entries: Vec<Entry>,
-    links: Vec<Link>,
-    tool_ids: Vec<u64>,
-}
-
-impl Conv {
-    fn push(&mut self, role: Role, chars: u32, calls: &[&str], answers: &[&str]) {
-        let link = if calls.is_empty() && answers.is_empty() {
-            NONE
-        } else {
-            let c0 = self.tool_ids.len() as u32;
-            self.tool_ids.extend(calls.iter().map(|c| id_hash(c)));
-            let c1 = self.tool_ids.len() as u32;
-            self.tool_ids.extend(answers.iter().map(|c| id_hash(c)));
-            let a1 = self.tool_ids.len() as u32;
-            self.links.push(Link {
-                calls: c0..c1,
-                answers: c1..a1,
-            });
-            (self.links.len() - 1) as u32
-        };
-        let line = self.entries.len() as u32 + 1;
-        self.entries.push(Entry {
-            line,
-            role,
-            flags: if role == Role::User {
-                flag::TURN_START
-            } else {
-                0
-            },
-            chars,
-            hash: id_hash(&format!("bytes {line}")),
-            id: id_hash(&format!("e{line}")),
-            pos: u64::from(line) * 100,
-            len: 99,
-            more: NONE,
-            link,
-            claim: NONE,
-        });
-    }
-
-    fn ledger(&self) -> Ledger<'_> {
-        Ledger::new(Conversation {
-            entries: &self.entries,
-            links: &self.links,
-            tool_ids: &self.tool_ids,
-            claims: &[],
-            records: &[],
-            placements: &[],
-            one_run: false,
-        })
-    }
+/// Append an entry to `c` (its id from its line).
+fn push(c: &mut Conv, role: Role, chars: u32, calls: &[&str], answers: &[&str]) {
+    let id = format!("e{}", c.next_line());
+    c.push(&id, role, chars, calls, answers);
 }
 
 /// `turns` turns of a user message and an answer, 100 tokens each turn.
 fn chat(turns: usize) -> Conv {
     let mut c = Conv::default();
     for _ in 0..turns {
-        c.push(Role::User, 80, &[], &[]);
-        c.push(Role::Assistant, 320, &[], &[]);
+        push(&mut c, Role::User, 80, &[], &[]);
+        push(&mut c, Role::Assistant, 320, &[], &[]);
     }
     c
 }
@@ -73,7 +22,7 @@ fn chat(turns: usize) -> Conv {
 #[test]
 fn the_cut_is_the_turn_start_nearest_seventy_percent_of_the_tokens() {
     let c = chat(10);
-    let l = c.ledger();
+    let l = Ledger::new(c.conv());
     let cut = cut(&l, DEFAULT_SPLIT).expect("a cut");
     // Turn 8 starts at entry 14, after 7 turns of 100 tokens.
     assert_eq!(cut.at, 14);
@@ -87,13 +36,13 @@ fn the_cut_is_the_turn_start_nearest_seventy_percent_of_the_tokens() {
 #[test]
 fn a_single_prompt_run_is_cut_between_tool_units_never_between_a_call_and_its_result() {
     let mut c = Conv::default();
-    c.push(Role::User, 40, &[], &[]);
+    push(&mut c, Role::User, 40, &[], &[]);
     for k in 0..10 {
         let id = format!("call{k}");
-        c.push(Role::Assistant, 40, &[&id], &[]);
-        c.push(Role::Tool, 360, &[], &[&id]);
+        push(&mut c, Role::Assistant, 40, &[&id], &[]);
+        push(&mut c, Role::Tool, 360, &[], &[&id]);
     }
-    let l = c.ledger();
+    let l = Ledger::new(c.conv());
     let cut = cut(&l, DEFAULT_SPLIT).expect("a cut");
     assert!(!cut.turn_seam);
     // A call starts the future: its result is never cut off from it.
@@ -106,15 +55,15 @@ fn a_single_prompt_run_is_cut_between_tool_units_never_between_a_call_and_its_re
 fn a_turn_start_within_the_slack_beats_a_nearer_seam_inside_a_turn() {
     // Turn 1: 600 tokens of tool units; turn 2 starts at 60 % of the tokens.
     let mut c = Conv::default();
-    c.push(Role::User, 40, &[], &[]);
+    push(&mut c, Role::User, 40, &[], &[]);
     for k in 0..6 {
         let id = format!("call{k}");
-        c.push(Role::Assistant, 40, &[&id], &[]);
-        c.push(Role::Tool, 352, &[], &[&id]);
+        push(&mut c, Role::Assistant, 40, &[&id], &[]);
+        push(&mut c, Role::Tool, 352, &[], &[&id]);
     }
-    c.push(Role::User, 40, &[], &[]);
-    c.push(Role::Assistant, 1550, &[], &[]);
-    let l = c.ledger();
+    push(&mut c, Role::User, 40, &[], &[]);
+    push(&mut c, Role::Assistant, 1550, &[], &[]);
+    let l = Ledger::new(c.conv());
     let cut = cut(&l, DEFAULT_SPLIT).expect("a cut");
     assert!(cut.turn_seam);
     assert_eq!(cut.at, 13);
@@ -123,14 +72,14 @@ fn a_turn_start_within_the_slack_beats_a_nearer_seam_inside_a_turn() {
 #[test]
 fn a_session_with_no_seam_inside_has_no_cut() {
     let mut c = Conv::default();
-    c.push(Role::User, 400, &[], &[]);
-    assert_eq!(cut(&c.ledger(), DEFAULT_SPLIT), None);
+    push(&mut c, Role::User, 400, &[], &[]);
+    assert_eq!(cut(&Ledger::new(c.conv()), DEFAULT_SPLIT), None);
     // A call and its result are one unit: nothing lies between them.
     let mut c = Conv::default();
-    c.push(Role::User, 40, &[], &[]);
-    c.push(Role::Assistant, 400, &["a"], &[]);
-    c.push(Role::Tool, 400, &[], &["a"]);
-    let cut = cut(&c.ledger(), DEFAULT_SPLIT).expect("before the call");
+    push(&mut c, Role::User, 40, &[], &[]);
+    push(&mut c, Role::Assistant, 400, &["a"], &[]);
+    push(&mut c, Role::Tool, 400, &[], &["a"]);
+    let cut = cut(&Ledger::new(c.conv()), DEFAULT_SPLIT).expect("before the call");
     assert_eq!(cut.at, 1);
 }
 
@@ -141,17 +90,17 @@ fn what_the_agent_no_longer_sees_is_not_counted() {
     for e in &mut c.entries[..8] {
         e.flags |= flag::UNSEEN | flag::HISTORY;
     }
-    let l = c.ledger();
+    let l = Ledger::new(c.conv());
     assert!(!counted(&l, 0) && counted(&l, 8));
     let cut = cut(&l, DEFAULT_SPLIT).expect("a cut");
     assert_eq!(cut.past_tokens + cut.future_tokens, 600);
     assert!(cut.at >= 8);
     // A tool's result is seen, but it is no use of what came before.
     let mut c = Conv::default();
-    c.push(Role::User, 40, &[], &[]);
-    c.push(Role::Assistant, 40, &["a"], &[]);
-    c.push(Role::Tool, 40, &[], &["a"]);
-    let l = c.ledger();
+    push(&mut c, Role::User, 40, &[], &[]);
+    push(&mut c, Role::Assistant, 40, &["a"], &[]);
+    push(&mut c, Role::Tool, 40, &[], &["a"]);
+    let l = Ledger::new(c.conv());
     assert!(is_use(&l, 0) && is_use(&l, 1) && !is_use(&l, 2));
 }
 

@@ -26,4 +26,4 @@ pub use prompt::{CiteRequest, Piece, SummaryRequest};
 pub use summary::Verdict;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -176,15 +176,7 @@ fn declined_chunk(source: &Path, flags: &[&str], bad: usize, keep: usize, how: B
         .collect();
     // The chunks before it are written, unless all they would save is under a tenth of the view
     // (then they are declined as a whole, as on any file).
-    let under_saving = summaries
-        .iter()
-        .filter(|s| {
-            s["outcome"]
-                .as_str()
-                .unwrap()
-                .contains("the fold would save")
-        })
-        .count();
+    let under_saving = under_saving(summaries);
     assert_eq!(written.len() + under_saving, keep, "{what}: {rec:#}");
     let keep = written.len();
     // The chunks planned that stand neither written nor declined say why.
@@ -572,15 +564,7 @@ fn a_declined_chunk_never_errors_on_claude_code_codex_or_chat_files() {
                 .count();
             // Every other chunk is written, unless all they would save is under a tenth of the
             // view (then the fold is declined as a whole, as on any file).
-            let under_saving = summaries
-                .iter()
-                .filter(|s| {
-                    s["outcome"]
-                        .as_str()
-                        .unwrap()
-                        .contains("the fold would save")
-                })
-                .count();
+            let under_saving = under_saving(summaries);
             assert_eq!(written + under_saving, n - 1, "{what}: {rec:#}");
             let action = if written > 0 { "folded" } else { "declined" };
             assert_eq!(rec["action"], action, "{what}: {rec:#}");
@@ -595,4 +579,17 @@ fn a_declined_chunk_never_errors_on_claude_code_codex_or_chat_files() {
             assert_eq!(code, 0, "{what}: {report:#}");
         }
     }
+}
+
+/// How many of a record's summaries were declined because the fold would save too little.
+fn under_saving(summaries: &[Value]) -> usize {
+    summaries
+        .iter()
+        .filter(|s| {
+            s["outcome"]
+                .as_str()
+                .unwrap()
+                .contains("the fold would save")
+        })
+        .count()
 }

@@ -502,8 +502,7 @@ pub(super) fn misstated(
     summary: &str,
     max: usize,
 ) -> Vec<Misstatement> {
-    let mut span = SpanClaims::new(pieces, units);
-    span.context = context;
+    let span = SpanClaims::new(pieces, units, context);
     let mut out = Vec::new();
     let mut seen = HashSet::new();
     let expanded = pattern::expand(summary);
@@ -537,7 +536,7 @@ pub(super) fn misstated(
             }
             for it in items.iter().filter(|i| i.class == ItemClass::Path) {
                 if let Some(done) = said_done(s, it)
-                    && let Some(m) = span.action(it, done, s)
+                    && let Some(m) = span.action(it, done)
                     && seen.insert((BindingKind::Action, m.claim.clone()))
                 {
                     out.push(m);
@@ -612,19 +611,26 @@ fn said_done(s: &str, it: &Item) -> Option<Done> {
 struct SpanClaims<'a> {
     pieces: &'a [Piece],
     units: &'a [Unit],
+    /// What the summarizer also read, after the span (the verbatim tail): a claim it supports
+    /// stands, and its word on a status is the latest.
+    context: &'a [&'a str],
+    /// The span's figures by value and by word, built when a summary first states a figure
+    /// (most summaries of long tool runs state few: the span is not read for them otherwise).
+    figures: std::cell::OnceCell<Figures>,
+}
+
+/// The span's figures, indexed for the figure checks.
+struct Figures {
     /// Every value bound to a word: (stem, unit, binding).
     bound: HashMap<String, Vec<(usize, Binding)>>,
     /// Units that say a value, by key.
     saying: HashMap<String, Vec<usize>>,
-    /// Units (not calls) that say a word, by stem.
+    /// Units (not calls) that say a value and a word, by the word's stem.
     word_units: HashMap<String, Vec<usize>>,
-    /// What the summarizer also read, after the span (the verbatim tail): a claim it supports
-    /// stands, and its word on a status is the latest.
-    context: &'a [&'a str],
 }
 
-impl<'a> SpanClaims<'a> {
-    fn new(pieces: &'a [Piece], units: &'a [Unit]) -> Self {
+impl Figures {
+    fn of(pieces: &[Piece], units: &[Unit]) -> Self {
         let mut bound: HashMap<String, Vec<(usize, Binding)>> = HashMap::new();
         let mut saying: HashMap<String, Vec<usize>> = HashMap::new();
         let mut word_units: HashMap<String, Vec<usize>> = HashMap::new();
@@ -634,13 +640,10 @@ impl<'a> SpanClaims<'a> {
                     saying.entry(k).or_default().push(ui);
                 }
             }
-            if u.call.is_some() {
+            if u.call.is_some() || u.items.is_empty() {
                 continue;
             }
             let text = &pieces[u.piece].text[u.range.clone()];
-            if u.items.is_empty() {
-                continue;
-            }
             let mut stems: Vec<String> = words_of(text, &[], 0)
                 .into_iter()
                 .filter(|w| content(&w.lower))
@@ -656,13 +659,26 @@ impl<'a> SpanClaims<'a> {
             }
         }
         Self {
-            pieces,
-            units,
             bound,
             saying,
             word_units,
-            context: &[],
         }
+    }
+}
+
+impl<'a> SpanClaims<'a> {
+    fn new(pieces: &'a [Piece], units: &'a [Unit], context: &'a [&'a str]) -> Self {
+        Self {
+            pieces,
+            units,
+            context,
+            figures: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn figures(&self) -> &Figures {
+        self.figures
+            .get_or_init(|| Figures::of(self.pieces, self.units))
     }
 
     /// Lines of the context that hold `needle` (case-insensitive).
@@ -757,7 +773,7 @@ impl<'a> SpanClaims<'a> {
             .item
             .lookups()
             .iter()
-            .filter_map(|k| self.saying.get(k))
+            .filter_map(|k| self.figures().saying.get(k))
             .flatten()
             .copied()
             .collect();
@@ -769,7 +785,7 @@ impl<'a> SpanClaims<'a> {
                 || o.lookups().iter().any(|k| b.item.registered().contains(k))
                 || b.item.lookups().iter().any(|k| o.registered().contains(k))
         };
-        if let Some(others) = self.bound.get(&b.word)
+        if let Some(others) = self.figures().bound.get(&b.word)
             && others.iter().any(|(_, o)| is_v(&o.item))
         {
             return None;
@@ -788,7 +804,7 @@ impl<'a> SpanClaims<'a> {
             return None;
         }
         // What the span binds the word to instead: tightly, else next to it.
-        let tight = self.bound.get(&b.word).and_then(|others| {
+        let tight = self.figures().bound.get(&b.word).and_then(|others| {
             others
                 .iter()
                 .rev()
@@ -796,7 +812,8 @@ impl<'a> SpanClaims<'a> {
                 .map(|(ui, o)| (*ui, o.text.clone()))
         });
         let (ui, says) = tight.or_else(|| {
-            self.word_units
+            self.figures()
+                .word_units
                 .get(&b.word)?
                 .iter()
                 .take(500)
@@ -812,7 +829,7 @@ impl<'a> SpanClaims<'a> {
 
     /// A path the summary says was created, edited or deleted, where the span shows only reads
     /// of it (for a deletion: no deletion at all) and no word of changing it.
-    fn action(&self, it: &Item, done: Done, _sentence: &str) -> Option<Misstatement> {
+    fn action(&self, it: &Item, done: Done) -> Option<Misstatement> {
         let mut first_read: Option<(usize, &'static str)> = None;
         let mut changed = false;
         let mut deleted = false;

@@ -18,10 +18,11 @@ use crate::fold::ledger::FlagKind;
 use crate::fold::plan::PlanNote;
 use crate::fold::{Decision, FoldPolicy, Item, ItemKind, Ledger, SkipReason, Span, plan, summary};
 
-/// A conversation being built: entries with ids, tool links and claims.
+/// A conversation being built: entries with ids, tool links and claims (also the builder of
+/// other modules' unit tests: `eval`).
 #[derive(Default, Clone)]
-struct Conv {
-    entries: Vec<Entry>,
+pub(crate) struct Conv {
+    pub(crate) entries: Vec<Entry>,
     links: Vec<Link>,
     tool_ids: Vec<u64>,
     claims: Vec<Claim>,
@@ -33,7 +34,7 @@ struct Conv {
 }
 
 impl Conv {
-    fn conv(&self) -> Conversation<'_> {
+    pub(crate) fn conv(&self) -> Conversation<'_> {
         Conversation {
             entries: &self.entries,
             links: &self.links,
@@ -45,11 +46,18 @@ impl Conv {
         }
     }
 
-    fn next_line(&self) -> u32 {
+    pub(crate) fn next_line(&self) -> u32 {
         self.entries.last().map_or(1, |e| e.line + 1)
     }
 
-    fn push(&mut self, id: &str, role: Role, chars: u32, calls: &[&str], answers: &[&str]) -> u32 {
+    pub(crate) fn push(
+        &mut self,
+        id: &str,
+        role: Role,
+        chars: u32,
+        calls: &[&str],
+        answers: &[&str],
+    ) -> u32 {
         let link = if calls.is_empty() && answers.is_empty() {
             NONE
         } else {
