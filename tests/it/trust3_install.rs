@@ -10,8 +10,6 @@ use std::time::{Duration, Instant};
 
 use crate::util::{TestEnv, is_root};
 
-const MARK: &str = "# added by mf hook install";
-
 fn read(p: &Path) -> Vec<u8> {
     std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
@@ -167,10 +165,7 @@ fn uninstall_gives_every_settings_file_back_byte_for_byte_in_both_scopes_and_thr
                 };
                 let pre = v["hooks"]["PreCompact"].as_array().unwrap();
                 let cmd = pre.last().unwrap()["hooks"][0]["command"].as_str().unwrap();
-                assert!(
-                    cmd.ends_with(&format!(" hook claude-code {MARK}")),
-                    "{case}: {cmd}"
-                );
+                assert!(cmd.contains(" hook claude-code"), "{case}: {cmd}");
                 if let Some(text) = original {
                     // The first backup holds the user's own bytes.
                     assert_eq!(read(&backup_path(&settings)), text.as_bytes(), "{case}");
