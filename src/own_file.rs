@@ -128,26 +128,40 @@ pub fn private_dir(dir: &Path, own: usize) -> io::Result<()> {
     // Top down, each checked before the next is made in it.
     for d in mine.into_iter().rev() {
         made(d, fs::DirBuilder::new().mode(0o700).create(d))?;
-        let m = fs::symlink_metadata(d)
-            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", d.display())))?;
-        let why = if m.file_type().is_symlink() {
-            Some("is a symlink")
-        } else if !m.is_dir() {
-            Some("is not a directory")
-        } else if m.uid() != rustix::process::geteuid().as_raw() {
-            Some("belongs to another user")
-        } else if m.mode() & 0o022 != 0 {
-            Some("can be written by other users")
-        } else {
-            None
-        };
-        if let Some(why) = why {
-            return Err(io::Error::other(format!(
-                "{} {why}: mf keeps its own files only in a directory of this user's that no one else \
+        check_own(d)?;
+    }
+    Ok(())
+}
+
+/// Whether `dir`'s last `own` components are mf's own (as [`private_dir`] requires), without
+/// creating anything.
+pub fn is_private_dir(dir: &Path, own: usize) -> bool {
+    dir.ancestors()
+        .take(own.max(1))
+        .filter(|d| !d.as_os_str().is_empty())
+        .all(|d| check_own(d).is_ok())
+}
+
+fn check_own(d: &Path) -> io::Result<()> {
+    let m = fs::symlink_metadata(d)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", d.display())))?;
+    let why = if m.file_type().is_symlink() {
+        Some("is a symlink")
+    } else if !m.is_dir() {
+        Some("is not a directory")
+    } else if m.uid() != rustix::process::geteuid().as_raw() {
+        Some("belongs to another user")
+    } else if m.mode() & 0o022 != 0 {
+        Some("can be written by other users")
+    } else {
+        None
+    };
+    if let Some(why) = why {
+        return Err(io::Error::other(format!(
+            "{} {why}: mf keeps its own files only in a directory of this user's that no one else \
 can write; remove or move it (or set MF_CACHE_DIR to a private directory) and run this again",
-                d.display()
-            )));
-        }
+            d.display()
+        )));
     }
     Ok(())
 }

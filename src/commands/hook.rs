@@ -355,7 +355,9 @@ fn keep_summary(session_id: &str, summary: &str) -> Result<()> {
 fn taken_summary(session_id: &str) -> Option<String> {
     use std::io::Read as _;
     let p = kept_summary_path(session_id)?;
-    crate::own_file::private_dir(p.parent()?, 2).ok()?;
+    if !crate::own_file::is_private_dir(p.parent()?, 2) {
+        return None;
+    }
     let mut f = crate::own_file::open_own(&p).ok()?;
     let fresh = f
         .metadata()

@@ -304,7 +304,8 @@ fn read_own(dir: &Path, file: &Path) -> Option<Vec<u8>> {
     use std::io::Read as _;
     let me = rustix::process::geteuid().as_raw();
     let private = |m: &fs::Metadata| m.uid() == me && m.mode() & 0o022 == 0;
-    if !private(&fs::metadata(dir).ok()?) {
+    // `mf/checkpoints` itself, never a link or another user's directory in a shared cache.
+    if !crate::own_file::is_private_dir(dir, 2) {
         return None;
     }
     let mut f = fs::OpenOptions::new()
