@@ -1130,6 +1130,38 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_failed_write_undoes_the_writes_before_it_and_leaves_no_backup() {
+        let d = tempfile::tempdir().unwrap();
+        let a = d.path().join("settings.json");
+        std::fs::write(&a, "{}\r\n").unwrap();
+        // The second file's directory cannot be made: a file is in the way.
+        let blocker = d.path().join("blocker");
+        std::fs::write(&blocker, "x").unwrap();
+        let change = |path: PathBuf, old: Option<&str>| Change {
+            path,
+            old: old.map(str::to_string),
+            new: Some("{\"mf\": 1}".into()),
+            shown: String::new(),
+            done: String::new(),
+            tidy: true,
+        };
+        let changes = [
+            change(a.clone(), Some("{}\r\n")),
+            change(blocker.join("b.json"), None),
+        ];
+        let ui = Ui::new(crate::settings::UiSettings::resolve(true, true, 0));
+        let err = carry_out(&changes, false, &ui, true).unwrap_err();
+        assert!(format!("{err:#}").contains("b.json"), "{err:#}");
+        assert_eq!(std::fs::read(&a).unwrap(), b"{}\r\n");
+        let mut left: Vec<_> = std::fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["blocker", "settings.json"]);
+    }
+
+    #[test]
     fn codex_config_block_goes_on_top_and_comes_off_whole() {
         let old = "model = \"gpt-5\"\n\n[profiles.x]\nmodel = \"o3\"\n";
         let p = Path::new("/h/.codex/mf-compact-prompt.md");
