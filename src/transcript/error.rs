@@ -130,7 +130,12 @@ impl TranscriptError {
     }
 }
 
-fn wrong_format(path: &std::path::Path, told: Format, found: Option<Detected>, empty: bool) -> String {
+fn wrong_format(
+    path: &std::path::Path,
+    told: Format,
+    found: Option<Detected>,
+    empty: bool,
+) -> String {
     let shown = if path.as_os_str() == "-" {
         "<stdin>".to_string()
     } else {

@@ -352,12 +352,12 @@ pub fn read_source(mut src: Source, opts: &ReadOptions) -> Result<Transcript, Tr
         match resumed {
             Ok(mut t) => {
                 if let Some(told) = opts.format {
-                    let head = t
-                        .read_at(0, t.len.min(read::HEAD as u64) as u32)
-                        .map_err(|source| TranscriptError::Open {
-                            path: t.path.clone(),
-                            source,
-                        })?;
+                    let head =
+                        t.read_at(0, t.len.min(read::HEAD as u64) as u32)
+                            .map_err(|source| TranscriptError::Open {
+                                path: t.path.clone(),
+                                source,
+                            })?;
                     check_told(&t.path, told, format::sniff(&head), t.has_own_entries())?;
                 }
                 if let Some(vet) = opts.vet {

@@ -378,4 +378,38 @@ mod tests {
         ));
         assert_eq!(d(""), Detected::Format(Format::Chat));
     }
+
+    #[test]
+    fn uuid_linked_agents_are_told_apart_by_their_own_keys() {
+        let d = |s: &str| detect(s.as_bytes());
+        let qwen = concat!(
+            r#"{"uuid":"a","parentUuid":null,"sessionId":"s","timestamp":"t","type":"user","cwd":"/","version":"0.24.4","message":{"role":"user","parts":[{"text":"hi"}]}}"#,
+            "\n"
+        );
+        assert_eq!(d(qwen), Detected::Refused(QWEN));
+        let qwen_system = r#"{"uuid":"a","parentUuid":null,"sessionId":"s","type":"system","subtype":"chat_compression","systemPayload":{"info":{}}}"#;
+        assert_eq!(d(qwen_system), Detected::Refused(QWEN));
+        let gemini = r#"{"sessionId":"s","projectHash":"p","startTime":"t","lastUpdated":"t","kind":"main"}"#;
+        assert_eq!(d(gemini), Detected::Refused(GEMINI));
+        let copilot = r#"{"type":"session.start","data":{"sessionId":"s"},"id":"e1","timestamp":"t","parentId":null}"#;
+        assert_eq!(d(copilot), Detected::Refused(COPILOT));
+        // A row with only Claude Code's links waits for a conclusive one, and is Claude Code's
+        // when none comes.
+        let weak = r#"{"type":"user","uuid":"a","parentUuid":null,"sessionId":"s"}"#;
+        assert_eq!(d(weak), Detected::Format(Format::Claude));
+        assert_eq!(d(&format!("{weak}\n{qwen}")), Detected::Refused(QWEN));
+        let claude = r#"{"type":"user","uuid":"b","parentUuid":"a","sessionId":"s","message":{"role":"user","content":"hi"}}"#;
+        assert_eq!(
+            d(&format!("{weak}\n{claude}\n{qwen}")),
+            Detected::Format(Format::Claude)
+        );
+    }
+
+    #[test]
+    fn sniff_says_whether_a_file_has_lines_of_its_own() {
+        let s = sniff(b"\n  \n{\"mf\":{\"v\":1}}\n");
+        assert_eq!((s.detected, s.lines), (None, false));
+        let s = sniff(b"not json\n");
+        assert_eq!((s.detected, s.lines), (None, true));
+    }
 }
