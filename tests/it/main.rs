@@ -56,6 +56,7 @@ mod stream;
 mod summarize;
 mod trust;
 mod trust3_install;
+mod trust3_from;
 mod turns;
 mod unicode;
 mod util;
