@@ -636,6 +636,8 @@ pub enum Note {
     RollupLossy(Faults),
     /// `--rollup`: the rollup was not shorter.
     RollupNotShorter,
+    /// `--rollup`: a rollup would not stand on read (the re-vet's words); not asked about.
+    RollupNotHonoured(String),
     /// On an agent that shows one unbroken run after its summaries: the chunk of turns
     /// `from_turn`–`to_turn` was declined, so the `chunks` after it stay verbatim (`unasked` of
     /// them were never asked about).
@@ -755,6 +757,10 @@ impl Display for Note {
             ),
             Note::RollupNotShorter => f.write_str(
                 "a rollup summary was not shorter than the summaries under it; they stand",
+            ),
+            Note::RollupNotHonoured(why) => write!(
+                f,
+                "a rollup of these summaries would not stand on read ({why}); not asked about, the summaries under it stand"
             ),
             Note::AfterDeclined {
                 from_turn,
