@@ -184,8 +184,10 @@ fn fold_randomly(env: &TestEnv, f: &Path, pi: bool, seed: u64, steps: usize) {
             !out.stderr.contains("would not honour"),
             "{what}: the writer caught a summary the planner planned: {out:?}"
         );
+        // 0 folded or skipped, 1 declined, 3 the summarizer failed on a span (the extractive
+        // model on a span with no text): never anything else.
         assert!(
-            out.code == 0 || out.code == 1,
+            [0, 1, 3].contains(&out.code),
             "{what}: compact {args:?} failed: {out:?}"
         );
         assert_clean(env, f, &format!("{what}: after {args:?}"));
