@@ -159,6 +159,16 @@ impl Display for PlanNote {
                 plural(*chunks, "", "s"),
                 plural(*chunks, "s", ""),
             ),
+            PlanNote::NotHonoured {
+                why,
+                chunks,
+                from_turn,
+            } => write!(
+                f,
+                "the chunk from turn {from_turn} would not stand on read ({why}), so the {chunks} chunk{} planned from there stay{} verbatim",
+                plural(*chunks, "", "s"),
+                plural(*chunks, "s", ""),
+            ),
         }
     }
 }
@@ -219,6 +229,9 @@ pub enum Decline {
     NothingCited,
     /// `--strategy cited`: every candidate was rejected (the review's tally of why).
     Rejected(String),
+    /// The summary would not stand on read (the re-vet's words): mf never writes a summary it
+    /// would not honour. Not binding, and no record: the span is planned again next run.
+    NotHonoured(String),
 }
 
 impl Decline {
@@ -227,7 +240,9 @@ impl Decline {
         match self {
             Decline::Lossy(_) => DeclineReason::Lossy,
             Decline::NotSmaller { .. } | Decline::UnderSaving { .. } => DeclineReason::NotSmaller,
-            Decline::SummarizerFailed(_) => DeclineReason::SummarizerFailed,
+            Decline::SummarizerFailed(_) | Decline::NotHonoured(_) => {
+                DeclineReason::SummarizerFailed
+            }
             Decline::NothingCited | Decline::Rejected(_) => DeclineReason::Rejected,
         }
     }
@@ -260,6 +275,10 @@ impl Display for Decline {
                 cite::NONE_REPLY
             ),
             Decline::Rejected(tally) => f.write_str(tally),
+            Decline::NotHonoured(why) => write!(
+                f,
+                "mf would not honour it on read ({why}); not written, the span stays verbatim"
+            ),
         }
     }
 }
@@ -617,6 +636,8 @@ pub enum Note {
     RollupLossy(Faults),
     /// `--rollup`: the rollup was not shorter.
     RollupNotShorter,
+    /// `--rollup`: a rollup would not stand on read (the re-vet's words); not asked about.
+    RollupNotHonoured(String),
     /// On an agent that shows one unbroken run after its summaries: the chunk of turns
     /// `from_turn`–`to_turn` was declined, so the `chunks` after it stay verbatim (`unasked` of
     /// them were never asked about).
@@ -737,6 +758,10 @@ impl Display for Note {
             Note::RollupNotShorter => f.write_str(
                 "a rollup summary was not shorter than the summaries under it; they stand",
             ),
+            Note::RollupNotHonoured(why) => write!(
+                f,
+                "a rollup of these summaries would not stand on read ({why}); not asked about, the summaries under it stand"
+            ),
             Note::AfterDeclined {
                 from_turn,
                 to_turn,
@@ -828,6 +853,9 @@ impl SkipReason {
                 estimate_tokens(*room),
                 estimate_tokens(REQUEST_OVERHEAD_CHARS),
                 if *units == 1 { "it stays" } else { "they stay" }
+            ),
+            SkipReason::NotHonoured { why } => format!(
+                "nothing mf would honour: the fold it would plan would not stand on read ({why}); it stays verbatim"
             ),
             SkipReason::OneRun { turn, why } => format!(
                 "nothing this agent can show: {ONE_RUN}, and at turn {turn}, before anything that would fold, {why}"

@@ -161,6 +161,7 @@ pub struct Ledger<'a> {
 }
 
 mod check;
+mod honour;
 
 /// Why a claim is not honoured, and whether it is only stale, or history the agent's own
 /// compaction took over.

@@ -6,9 +6,12 @@
 //! starts where it can, inside a turn at tool-unit boundaries where a single turn is too big;
 //! a single tool unit too big for any call stays verbatim.
 
+use crate::digest::content_fingerprint;
 use crate::entry::{
-    ClaimStrategy, DeclineReason, DeclinedSpan, NONE, RecordKind, SpanRef, estimate_tokens, flag,
+    ClaimKind, ClaimStrategy, Coverage, Covered, DeclineReason, DeclinedSpan, Draft, NONE,
+    RecordKind, SpanRef, Usage, estimate_tokens, flag,
 };
+use crate::fold::frame::plain_label;
 use crate::fold::ledger::{Item, ItemKind, Ledger};
 use crate::fold::policy::FoldPolicy;
 
@@ -116,6 +119,56 @@ impl Span {
         }
     }
 
+    /// The coverage record of a summary of this span (by `model`, with content fingerprint
+    /// `fingerprint`), as mf writes it beside the summary; `tail_line` when the span has no
+    /// tail of its own.
+    pub fn coverage(
+        &self,
+        model: &str,
+        usage: Option<Usage>,
+        now_ms: u64,
+        tail_line: Option<u32>,
+        fingerprint: String,
+    ) -> Coverage {
+        Coverage {
+            version: 2,
+            from_turn: self.from_turn,
+            to_turn: self.to_turn,
+            entry_count: self.items.len() as u64,
+            covered: Covered::Lines {
+                ranges: self.ranges.clone(),
+                digest: self.digest.clone(),
+            },
+            // The chunk's own tail when the plan gave it one (where its fold stops).
+            tail_line: self.tail_line.or(tail_line),
+            kept_results: None,
+            strategy: Some(self.strategy),
+            model: model.to_string(),
+            summarized_at_ms: now_ms,
+            usage,
+            fingerprint,
+        }
+    }
+
+    /// A summary of this span as the re-vet judges its coverage: mf's plain label (the re-vet
+    /// honours any label mf writes), no text. What [`Ledger::would_honour`] is asked about
+    /// before anything is paid.
+    pub fn draft_to_vet(&self, tail_line: Option<u32>) -> Draft {
+        let content = format!(
+            "{}\n\n",
+            plain_label(self.from_turn, self.to_turn, self.leaf_count, "")
+        );
+        Draft {
+            kind: ClaimKind::Summary,
+            turn: self.to_turn,
+            coverage: self.coverage("", None, 0, tail_line, content_fingerprint(&content)),
+            content,
+            id: String::new(),
+            stub_of: None,
+            extra: Vec::new(),
+        }
+    }
+
     /// The same span, as `--strategy cited` folds it: exactly what its summary cites.
     pub fn cited(self) -> Self {
         Span {
@@ -169,6 +222,9 @@ pub enum SkipReason {
     /// this fold would keep verbatim (of turn `turn`, kept for `why`) stands before everything it
     /// would fold: no part of the fold can be shown.
     OneRun { turn: u64, why: KeptFor },
+    /// The first chunk of the fold would not stand on read (`why`: the re-vet's words); mf never
+    /// plans a fold it would not honour.
+    NotHonoured { why: String },
 }
 
 /// Why an entry inside a fold's reach stays verbatim (what stops a fold on an agent that shows
@@ -247,6 +303,13 @@ pub enum PlanNote {
         chunks: usize,
         from_turn: u64,
     },
+    /// The chunk from turn `from_turn` would not stand on read (`why`: the re-vet's words), so
+    /// it and the `chunks - 1` after it stay verbatim.
+    NotHonoured {
+        why: String,
+        chunks: usize,
+        from_turn: u64,
+    },
 }
 
 /// Where fold boundaries may go among the candidates.
@@ -315,6 +378,26 @@ impl Seams {
             {
                 unit[p] = false;
             }
+        }
+        // Never inside what a summary before it stands for: a cited fold (or a rollup of one)
+        // leaves raw entries between its originals, and they stand after it in the view; a
+        // boundary among them would give a later chunk entries inside an earlier one's reach,
+        // which a summary fold never leaves raw (the re-vet would not honour it).
+        let mut reach = 0u32;
+        for (p, &it) in cands.iter().enumerate() {
+            // Where it stands in conversation order (an agent's own summary stands before what
+            // it kept), and the last original it stands for.
+            let first = ledger.position(it).0;
+            let last = match ledger.summaries.get(&it) {
+                Some(s) => (entries.partition_point(|e| e.line <= s.last_leaf_line) as u32)
+                    .saturating_sub(1)
+                    .max(first),
+                None => first,
+            };
+            if p > 0 && reach > first {
+                unit[p] = false;
+            }
+            reach = reach.max(last);
         }
         let turn = (0..=n)
             .map(|p| unit[p] && (p == 0 || p == n || is_turn_start(cands[p])))
@@ -497,10 +580,44 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
     if let Some(room) = squeeze {
         share_room(&mut spans, room);
     }
-    let whole = match whole_of(ledger, policy, model, &spans) {
+    let mut whole = match whole_of(ledger, policy, model, &spans) {
         Ok(whole) => whole,
         Err(skipped) => return skipped,
     };
+    // The one rule of what a summary may cover (the re-vet on read, `Ledger::would_honour`):
+    // mf never plans a fold it would not honour. The chunks from the first one that would not
+    // stand on read stay verbatim.
+    let drafts: Vec<_> = spans
+        .iter()
+        .map(|s| s.draft_to_vet(tail_line(ledger, &whole, &cands[end..])))
+        .collect();
+    let refused = ledger
+        .would_honour(&drafts)
+        .into_iter()
+        .enumerate()
+        .find_map(|(k, v)| v.err().map(|why| (k, why)));
+    if let Some((k, why)) = refused {
+        if k == 0 {
+            let first = spans.swap_remove(0);
+            return skip(SkipReason::NotHonoured { why }, Some(first));
+        }
+        let dropped = spans.split_off(k);
+        notes.push(PlanNote::NotHonoured {
+            why,
+            chunks: dropped.len(),
+            from_turn: dropped[0].from_turn,
+        });
+        idle.extend(dropped.into_iter().flat_map(|s| s.items));
+        split_turn = split_turn.filter(|&turn| {
+            spans
+                .last()
+                .is_some_and(|s| s.items.iter().any(|&it| ledger.item_turns(it).1 >= turn))
+        });
+        whole = match whole_of(ledger, policy, model, &spans) {
+            Ok(whole) => whole,
+            Err(skipped) => return skipped,
+        };
+    }
     let kept = (protected.iter().copied())
         .chain(head.iter().copied())
         .chain(cut_heads)
@@ -698,15 +815,29 @@ fn keep_open_prompts(
     let turns = ledger.turns.iter().max().map_or(0, |&t| t as usize + 1);
     let mut place: Vec<Option<(usize, bool)>> = vec![None; turns];
     for &it in cands {
-        if ledger.kind(it) != ItemKind::Message || kept_out(ledger, policy, &[], it) {
-            continue;
-        }
-        let at = chunk_of[it as usize];
-        let p = &mut place[ledger.turns[it as usize] as usize];
-        *p = match *p {
-            None => Some((at, false)),
-            Some((first, spread)) => Some((first, spread || first != at)),
+        // A summary (or stub) lies in every turn it stands for: a turn whose rest an earlier
+        // summary holds goes on wherever that summary is.
+        let turns = match ledger.kind(it) {
+            ItemKind::Message if !kept_out(ledger, policy, &[], it) => {
+                let t = u64::from(ledger.turns[it as usize]);
+                t..=t
+            }
+            ItemKind::Message => continue,
+            _ => {
+                let (a, b) = ledger.item_turns(it);
+                a..=b
+            }
         };
+        let at = chunk_of[it as usize];
+        for t in turns {
+            let Some(p) = place.get_mut(t as usize) else {
+                continue;
+            };
+            *p = match *p {
+                None => Some((at, false)),
+                Some((first, spread)) => Some((first, spread || first != at)),
+            };
+        }
     }
     let mut taken = Vec::new();
     for chunk in chunks.iter_mut() {

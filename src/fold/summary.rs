@@ -54,24 +54,13 @@ pub fn draft(
     Draft {
         kind: ClaimKind::Summary,
         turn: span.to_turn,
-        coverage: Coverage {
-            version: 2,
-            from_turn: span.from_turn,
-            to_turn: span.to_turn,
-            entry_count: span.items.len() as u64,
-            covered: Covered::Lines {
-                ranges: span.ranges.clone(),
-                digest: span.digest.clone(),
-            },
-            // The chunk's own tail when the plan gave it one (where its fold stops).
-            tail_line: span.tail_line.or(tail_line),
-            kept_results: None,
-            strategy: Some(span.strategy),
-            model: model.to_string(),
-            summarized_at_ms: now_ms,
+        coverage: span.coverage(
+            model,
             usage,
-            fingerprint: content_fingerprint(&content),
-        },
+            now_ms,
+            tail_line,
+            content_fingerprint(&content),
+        ),
         content,
         id,
         stub_of: None,

@@ -57,6 +57,7 @@ mod summarize;
 mod trust;
 mod trust3_install;
 mod trust3_from;
+mod trust3_honour;
 mod turns;
 mod unicode;
 mod util;

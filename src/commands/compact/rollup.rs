@@ -62,6 +62,24 @@ pub(super) async fn rollup(
             .filter(|g| g.len() > 1)
             .map(|g| Span::of(&ledger, g.clone()))
             .collect();
+        // The one rule of what a summary may cover: a rollup mf would not honour is not asked
+        // about (nothing paid); the rollup stops before it.
+        let mut spans = spans;
+        let vetted: Vec<_> = spans.iter().map(|s| s.draft_to_vet(None)).collect();
+        let mut stopped = false;
+        if let Some((k, why)) = ledger
+            .would_honour(&vetted)
+            .into_iter()
+            .enumerate()
+            .find_map(|(k, v)| v.err().map(|why| (k, why)))
+        {
+            r.notes.push(Note::RollupNotHonoured(why));
+            spans.truncate(k);
+            stopped = true;
+        }
+        if spans.is_empty() {
+            return Ok(());
+        }
         let (t_ref, ledger_ref, rules) = (&t2, &ledger, &super::rules(settings));
         // A rollup is judged against what its summaries stand for, not only their words: a
         // name the originals say is no invention because a summary under it left it out.
@@ -94,7 +112,6 @@ pub(super) async fn rollup(
         let mut folds: Vec<(Vec<Item>, usize)> = Vec::new();
         let mut recs: Vec<SummaryRecord> = Vec::new();
         let mut taken: Vec<String> = Vec::new();
-        let mut stopped = false;
         for a in asked {
             match judge(t, &t2, a, settings, ctx, r, model, now, &taken)? {
                 None => stopped = true,

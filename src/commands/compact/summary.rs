@@ -115,6 +115,7 @@ pub(super) async fn summarize_file(
     if ledger.conv.one_run {
         outcome.keep_prefix(&plan, &unasked, &mut r);
     }
+    outcome.unless_honoured(&ledger, &mut r);
     outcome.unless_worth_it(&plan, &mut r);
     let records = decline_lines(&ledger, model, now, &outcome);
     let lines = lines_for(
@@ -425,6 +426,32 @@ impl Outcome {
             chunks: after.len(),
             unasked: unasked.len(),
         });
+    }
+
+    /// The one rule of what a summary may cover (`Ledger::would_honour`, the re-vet on read):
+    /// from the first draft that would not stand, no draft is written (each after it was judged
+    /// with it standing); each is declined with the re-vet's words, and no decline record binds
+    /// (the span is planned again).
+    fn unless_honoured(&mut self, ledger: &Ledger<'_>, r: &mut DecisionRecord) {
+        let Some((k, why)) = ledger
+            .would_honour(&self.drafts)
+            .into_iter()
+            .enumerate()
+            .find_map(|(k, v)| v.err().map(|why| (k, why)))
+        else {
+            return;
+        };
+        let decline = Decline::NotHonoured(why);
+        for (span, d) in self.written_spans.drain(k..).zip(self.drafts.drain(k..)) {
+            self.written_chars.0 -= span.chars;
+            self.written_chars.1 -= d.chars();
+            self.taken.retain(|id| *id != d.id);
+            if let Some(rec) = r.summaries.iter_mut().find(|s| s.id == d.id) {
+                rec.id.clear();
+                rec.outcome = SummaryOutcome::Declined(decline.clone());
+            }
+        }
+        self.folds.truncate(k);
     }
 
     /// A fold that would save under a tenth of the view is not worth its lines: the view stays.

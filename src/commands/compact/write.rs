@@ -136,6 +136,25 @@ pub(super) fn lines_for(
     records: &[(RecordKind, u64)],
     now: u64,
 ) -> Result<Vec<String>> {
+    // The one rule of what a summary may cover, asked once more right before the lines exist:
+    // a summary the re-vet on read would not honour is never written.
+    if let Some((d, why)) = drafts
+        .iter()
+        .zip(ledger.would_honour(drafts))
+        .find_map(|(d, v)| v.err().map(|why| (d, why)))
+    {
+        return Err(crate::error::MfError::refused(
+            format!(
+                "{}: mf would not honour its own summary {} (turns {}–{}) on read: {why}; nothing was written",
+                t.display(),
+                d.id,
+                d.coverage.from_turn,
+                d.coverage.to_turn
+            ),
+            Some("this is a bug in mf's planner; please report it (the file is unchanged)".into()),
+        )
+        .into());
+    }
     let changes_view = !drafts.is_empty();
     let shown = (t.format.is_agent() && changes_view).then(|| ledger.next_view(folds, stubs, None));
     Ok(t.lines_for(&transcript::Write {

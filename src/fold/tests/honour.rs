@@ -168,8 +168,9 @@ fn coverage_written_by_mf_0_1_0_is_honoured_only_for_unique_explicit_ids() {
 
 #[test]
 fn an_agents_own_summary_stands_before_what_it_kept() {
-    let mut c = convo(4);
-    // The agent compacted: u1..a2 are history; its summary (line after a4) kept u3 on.
+    let mut c = convo(3);
+    // The agent compacted: u1..a2 are history; its summary (the line after a3, where the agent
+    // appends it) kept u3 on; the conversation went on after it.
     for id in ["u1", "a1", "u2", "a2"] {
         let i = c.idx(id) as usize;
         c.entries[i].flags |= flag::UNSEEN | flag::HISTORY;
@@ -177,6 +178,8 @@ fn an_agents_own_summary_stands_before_what_it_kept() {
     let n = c.msg("N", Role::User);
     c.entries[n as usize].flags = flag::NATIVE_SUMMARY;
     c.placements.push((n, c.idx("u3")));
+    c.msg("u4", Role::User);
+    c.msg("a4", Role::Assistant);
     let l = Ledger::new(c.conv());
     assert_eq!(ids(&c, &l.view), ["s", "N", "u3", "a3", "u4", "a4"]);
     assert_eq!(
@@ -184,8 +187,13 @@ fn an_agents_own_summary_stands_before_what_it_kept() {
         4,
         "history still counts in turns"
     );
-    // A fold starts with the agent's summary.
+    // A fold starts with the agent's summary, and mf honours it.
     assert_eq!(fold_ids(&c, &policy(1)), ["N", "u3", "a3"]);
+    let items: Vec<Item> = ["N", "u3", "a3"].iter().map(|x| c.idx(x)).collect();
+    c.fold("S", &items);
+    let l = Ledger::new(c.conv());
+    assert!(l.flags.is_empty(), "{:?}", l.flags);
+    assert_eq!(ids(&c, &l.view), ["s", "S", "u4", "a4"]);
 }
 
 #[test]

@@ -3,6 +3,7 @@
 
 mod chunks;
 mod honour;
+mod honour_rule;
 mod long_turns;
 mod mask;
 mod one_run;
@@ -46,8 +47,11 @@ impl Conv {
         }
     }
 
+    /// The line after every line so far (an entry's or a record's: each has a line of its own).
     pub(crate) fn next_line(&self) -> u32 {
-        self.entries.last().map_or(1, |e| e.line + 1)
+        let entry = self.entries.last().map_or(0, |e| e.line);
+        let record = self.records.last().map_or(0, |r| r.line);
+        entry.max(record) + 1
     }
 
     pub(crate) fn push(
