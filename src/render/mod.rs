@@ -147,6 +147,47 @@ pub fn error(err: &anyhow::Error, hints: &[String]) {
     }
 }
 
+/// Text from a file (a path, an id, a directory a session records) as one line for people:
+/// every control character is shown escaped (`\n`, `\u{1b}`), so a name cannot break a line,
+/// a table or a terminal. Data outputs (`--json`, `-0`, a path alone for `$(…)`) carry the
+/// exact text instead.
+pub fn one_line(s: &str) -> String {
+    if !s.chars().any(char::is_control) {
+        return s.to_string();
+    }
+    s.chars()
+        .flat_map(|c| {
+            if c.is_control() {
+                c.escape_default().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect()
+}
+
+/// A path as one line for people (see [`one_line`]).
+pub fn path_line(p: &std::path::Path) -> String {
+    one_line(&p.display().to_string())
+}
+
+/// An entry's text as a person (or a model reading `recall --format text|memory`) is shown it:
+/// whatever imitates mf's label or the transcript delimiters is defused, as it is before a span
+/// is sent to a summarizer. `framed`: the text is mf's own summary or stub, whose first line is
+/// its label (kept as it is; the rest was re-vetted on read, so defusing it changes nothing).
+/// JSON and native outputs carry the exact text instead.
+pub fn shown(text: &str, framed: bool) -> String {
+    use crate::fold::frame::defuse;
+    if framed {
+        match text.split_once('\n') {
+            Some((label, rest)) => format!("{label}\n{}", defuse(rest)),
+            None => text.to_string(),
+        }
+    } else {
+        defuse(text)
+    }
+}
+
 /// Write raw text to stdout.
 pub fn stdout(text: &str) -> io::Result<()> {
     let mut out = io::stdout().lock();
