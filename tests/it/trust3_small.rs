@@ -131,3 +131,121 @@ fn expand_text_and_search_blocks_defuse_while_their_json_is_exact() {
     assert!(lines.contains(&LABEL), "{hit:#}");
     assert!(lines.contains(&CLOSE), "{hit:#}");
 }
+
+// ---- restoring a summary the agent's own compaction took over ----
+
+fn rows_of(p: &Path) -> Vec<Value> {
+    read(p)
+        .split(|&b| b == b'\n')
+        .filter_map(|l| serde_json::from_slice::<Value>(l).ok())
+        .collect()
+}
+
+/// The agent's own compaction, appended as each agent writes it, after mf's fold.
+fn agent_compacts(agent: &str, p: &Path) {
+    let rows = rows_of(p);
+    let mut add = String::new();
+    match agent {
+        "claude" => {
+            let last = rows.iter().rev().find(|r| r["uuid"].is_string()).unwrap();
+            let sid = rows.iter().find_map(|r| r["sessionId"].as_str()).unwrap();
+            let b = serde_json::json!({"parentUuid": null, "logicalParentUuid": last["uuid"],
+                "isSidechain": false, "userType": "external", "cwd": "/home/dev", "sessionId": sid,
+                "version": "2.1.332", "type": "system", "subtype": "compact_boundary",
+                "content": "Conversation compacted", "isMeta": false, "timestamp": "2027-01-01T00:00:00.000Z",
+                "uuid": "aaaaaaaa-0000-4000-8000-000000000001", "level": "info",
+                "compactMetadata": {"trigger": "auto", "preTokens": 150_000}});
+            let s = serde_json::json!({"parentUuid": "aaaaaaaa-0000-4000-8000-000000000001",
+                "isSidechain": false, "userType": "external", "cwd": "/home/dev", "sessionId": sid,
+                "version": "2.1.332", "type": "user", "message": {"role": "user",
+                "content": "This session is being continued from a previous conversation that ran out of context. The conversation is summarized below:\nAnalysis: the agent's own summary."},
+                "isVisibleInTranscriptOnly": true, "isCompactSummary": true,
+                "uuid": "aaaaaaaa-0000-4000-8000-000000000002", "timestamp": "2027-01-01T00:00:00.001Z"});
+            let u = serde_json::json!({"parentUuid": "aaaaaaaa-0000-4000-8000-000000000002",
+                "isSidechain": false, "userType": "external", "cwd": "/home/dev", "sessionId": sid,
+                "version": "2.1.332", "type": "user", "message": {"role": "user", "content": "and now the docs"},
+                "uuid": "aaaaaaaa-0000-4000-8000-000000000003", "timestamp": "2027-01-01T00:00:01.000Z"});
+            for v in [b, s, u] {
+                add += &format!("{v}\n");
+            }
+        }
+        "codex" => {
+            let c = serde_json::json!({"timestamp": "2027-01-01T00:00:00.000Z", "type": "compacted",
+                "payload": {"message": "", "replacement_history": [
+                    {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "and now the docs"}]},
+                    {"type": "compaction", "encrypted_content": "gAAAAB-opaque"}]}});
+            let e = serde_json::json!({"timestamp": "2027-01-01T00:00:00.001Z", "type": "event_msg",
+                "payload": {"type": "context_compacted"}});
+            add += &format!("{c}\n{e}\n");
+        }
+        _ => {
+            let leaf = rows.iter().rev().find_map(|r| r["id"].as_str()).unwrap();
+            let c = serde_json::json!({"type": "compaction", "id": "c0ffee01", "parentId": leaf,
+                "timestamp": "2027-01-01T00:00:00.000Z", "summary": "pi's own summary",
+                "firstKeptEntryId": leaf, "tokensBefore": 150_000});
+            add += &format!("{c}\n");
+        }
+    }
+    crate::trust::append(p, add.as_bytes());
+}
+
+#[test]
+fn restoring_a_summary_the_agents_compaction_took_over_says_what_happened() {
+    for (agent, name) in [
+        ("claude", "claude-session.jsonl"),
+        ("codex", "codex-rollout.jsonl"),
+        ("pi", "pi-session-v3.jsonl"),
+    ] {
+        let env = TestEnv::new();
+        let p = env.copy_fixture(name);
+        let out = env.mf_ok(&[
+            "compact",
+            name,
+            "--model",
+            "extractive",
+            "--recent",
+            "2",
+            "--force",
+            "--json",
+        ]);
+        let rec = &json_lines(&out.stdout)[0];
+        assert_eq!(rec["action"], "folded", "{agent}: {out:?}");
+        let id = rec["summaries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| written_outcome(&s["outcome"]))
+            .and_then(|s| s["id"].as_str())
+            .unwrap()
+            .to_string();
+        agent_compacts(agent, &p);
+        let before = read(&p);
+        let out = env.mf(&["expand", name, &id, "--restore", "--force"]);
+        assert_eq!(out.code, 1, "{agent}: {out:?}");
+        assert!(
+            !out.stderr.contains("not a valid summary"),
+            "{agent}: mf's summary was valid: {out:?}"
+        );
+        assert!(
+            out.stderr.contains("cannot be restored")
+                && out
+                    .stderr
+                    .contains("the agent compacted the session itself"),
+            "{agent}: says what happened: {out:?}"
+        );
+        assert!(
+            out.stderr.contains("hint:") && out.stderr.contains("mf search"),
+            "{agent}: and what to do: {out:?}"
+        );
+        assert_eq!(read(&p), before, "{agent}: nothing written");
+        // Without --restore: the same account, no "not valid".
+        let out = env.mf(&["expand", name, &id]);
+        assert_eq!(out.code, 1, "{agent}: {out:?}");
+        assert!(!out.stderr.contains("not a valid summary"), "{out:?}");
+        assert!(
+            out.stderr
+                .contains("the agent compacted the session itself"),
+            "{out:?}"
+        );
+    }
+}
