@@ -132,6 +132,262 @@ fn expand_text_and_search_blocks_defuse_while_their_json_is_exact() {
     assert!(lines.contains(&CLOSE), "{hit:#}");
 }
 
+// ---- mf sessions ----
+
+/// A home with one Claude Code session in a project directory.
+fn home_with_a_session(env: &TestEnv) -> std::path::PathBuf {
+    let dir = env.path("home/.claude/projects/-work-app");
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("11111111-1111-4111-8111-111111111111.jsonl");
+    std::fs::write(&p, read(&fixture("claude-session.jsonl"))).unwrap();
+    p
+}
+
+fn sessions(env: &TestEnv, args: &[&str]) -> Output {
+    let home = env.path("home");
+    let mut all = vec!["sessions"];
+    all.extend_from_slice(args);
+    env.mf_env(&all, &[("HOME", home.to_str().unwrap())])
+}
+
+#[test]
+fn sessions_names_a_directory_it_cannot_read_and_exits_1() {
+    let env = TestEnv::new();
+    let good = home_with_a_session(&env);
+    // Directories no one can read, root included: a link loop where a project directory, a
+    // Codex day directory and a pi project directory would be.
+    let claude_loop = env.path("home/.claude/projects/-work-loop");
+    std::os::unix::fs::symlink(&claude_loop, &claude_loop).unwrap();
+    std::fs::create_dir_all(env.path("home/.codex/sessions/2026/11")).unwrap();
+    let codex_loop = env.path("home/.codex/sessions/2026/11/30");
+    std::os::unix::fs::symlink(&codex_loop, &codex_loop).unwrap();
+    std::fs::create_dir_all(env.path("home/.pi/agent/sessions")).unwrap();
+    let pi_gone = env.path("home/.pi/agent/sessions/--work-gone--");
+    std::os::unix::fs::symlink(env.path("nowhere"), &pi_gone).unwrap();
+    for args in [&[][..], &["--json"][..], &["-0"][..]] {
+        let out = sessions(&env, args);
+        assert_eq!(out.code, 1, "{args:?}: {out:?}");
+        assert!(
+            out.stdout.contains(good.to_str().unwrap()),
+            "{args:?}: what could be read is still listed: {out:?}"
+        );
+        for dir in [&claude_loop, &codex_loop, &pi_gone] {
+            assert!(
+                out.stderr
+                    .lines()
+                    .any(|l| l.starts_with("warning: ") && l.contains(dir.to_str().unwrap())),
+                "{args:?}: {} is named: {out:?}",
+                dir.display()
+            );
+        }
+    }
+    // Nothing unreadable: exit 0, no warning; an agent not installed is not unreadable.
+    for p in [&claude_loop, &codex_loop, &pi_gone] {
+        std::fs::remove_file(p).unwrap();
+    }
+    let out = sessions(&env, &[]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(!out.stderr.contains("warning"), "{out:?}");
+}
+
+#[test]
+fn sessions_names_a_directory_without_permission() {
+    if is_root() {
+        // root reads every directory whatever its mode; the link loops above stand for it.
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    home_with_a_session(&env);
+    let locked = env.path("home/.claude/projects/-work-locked");
+    std::fs::create_dir_all(&locked).unwrap();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let out = sessions(&env, &[]);
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(out.stderr.contains(locked.to_str().unwrap()), "{out:?}");
+}
+
+#[test]
+fn sessions_shows_control_characters_in_paths_and_projects_escaped() {
+    let env = TestEnv::new();
+    let dir = env.path("home/.claude/projects/-work-app");
+    std::fs::create_dir_all(&dir).unwrap();
+    // A file name with a newline and a tab, and a session that records a cwd with a terminal
+    // escape and a newline.
+    let odd = dir.join("new\nline\tname.jsonl");
+    std::fs::write(&odd, read(&fixture("claude-session.jsonl"))).unwrap();
+    let text = String::from_utf8(read(&fixture("claude-session.jsonl"))).unwrap();
+    let cwd = text
+        .lines()
+        .find_map(|l| {
+            serde_json::from_str::<Value>(l).ok()?["cwd"]
+                .as_str()
+                .map(str::to_string)
+        })
+        .unwrap();
+    let evil = text.replace(
+        &format!("\"cwd\":\"{cwd}\""),
+        "\"cwd\":\"/w\\u001b]0;pwned\\u0007\\nfake row\"",
+    );
+    assert_ne!(evil, text, "the fixture records its cwd");
+    std::fs::write(dir.join("evil.jsonl"), evil).unwrap();
+    let out = sessions(&env, &[]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        !out.stdout
+            .chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\t'),
+        "no control character reaches the terminal: {:?}",
+        out.stdout
+    );
+    let rows: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(rows.len(), 3, "a header and one line per session: {out:?}");
+    assert!(
+        rows.iter()
+            .any(|r| r.ends_with(&format!("{}/new\\nline\\tname.jsonl", dir.display()))),
+        "the path shows its newline and tab escaped: {out:?}"
+    );
+    assert!(
+        rows.iter()
+            .any(|r| r.contains("/w\\u{1b}]0;pwned\\u{7}\\nfake row")),
+        "the project shows its escape and newline escaped: {out:?}"
+    );
+    // The data outputs carry the exact path.
+    let out = sessions(&env, &["--json"]);
+    let paths: Vec<String> = json_lines(&out.stdout)
+        .iter()
+        .map(|r| r["path"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        paths.contains(&odd.to_str().unwrap().to_string()),
+        "{out:?}"
+    );
+    let out = sessions(&env, &["-0"]);
+    assert!(
+        out.stdout.split('\0').any(|p| p == odd.to_str().unwrap()),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn sessions_lists_only_files_that_hold_json_lines() {
+    let env = TestEnv::new();
+    let good = home_with_a_session(&env);
+    let dir = good.parent().unwrap();
+    std::fs::write(dir.join("empty.jsonl"), b"").unwrap();
+    std::fs::write(dir.join("notes.jsonl"), b"these are my notes\nnot json\n").unwrap();
+    std::fs::write(dir.join("blob.jsonl"), b"\x7fELF\x02\x01\x01\0\0\0binary").unwrap();
+    std::fs::write(dir.join("array.jsonl"), b"[1, 2, 3]\n").unwrap();
+    std::fs::create_dir_all(env.path("home/.codex/sessions/2026/11/30")).unwrap();
+    std::fs::write(
+        env.path("home/.codex/sessions/2026/11/30/rollout-x.jsonl"),
+        b"garbage\n",
+    )
+    .unwrap();
+    for args in [&["--json"][..], &["-0"][..], &[][..]] {
+        let out = sessions(&env, args);
+        assert_eq!(out.code, 0, "{args:?}: {out:?}");
+        assert!(out.stdout.contains(good.to_str().unwrap()), "{out:?}");
+        for name in [
+            "empty.jsonl",
+            "notes.jsonl",
+            "blob.jsonl",
+            "array.jsonl",
+            "rollout-x",
+        ] {
+            assert!(
+                !out.stdout.contains(name),
+                "{args:?}: {name} is not a session: {out:?}"
+            );
+        }
+    }
+    // -v says what was passed over.
+    let out = sessions(&env, &["-v"]);
+    assert!(out.stderr.contains("notes.jsonl"), "{out:?}");
+}
+
+// ---- the live guard and copies ----
+
+/// A fixture cut right after its last tool call: the agent is in the middle of a step.
+fn cut_mid_step(name: &str, call: &str) -> String {
+    let text = String::from_utf8(read(&fixture(name))).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let last_call = lines.iter().rposition(|l| l.contains(call)).unwrap();
+    lines[..=last_call].join("\n") + "\n"
+}
+
+const MID_STEP: &[(&str, &str, &str)] = &[
+    (
+        "claude-2.1.332-multiturn.jsonl",
+        "\"type\":\"tool_use\"",
+        "home/.claude/projects/-work",
+    ),
+    (
+        "pi-0.73.1-multiturn.jsonl",
+        "\"type\":\"toolCall\"",
+        "home/.pi/agent/sessions/--work--",
+    ),
+    (
+        "codex-rollout.jsonl",
+        "\"type\":\"function_call\"",
+        "home/.codex/sessions/2026/11/30",
+    ),
+];
+
+fn compact_with_home(env: &TestEnv, file: &str) -> Output {
+    let home = env.path("home");
+    env.mf_env(
+        &[
+            "compact",
+            file,
+            "--model",
+            "extractive",
+            "--min-retention",
+            "0",
+            "--allow-inventions",
+            "--trigger",
+            "0",
+            "--json",
+        ],
+        &[("HOME", home.to_str().unwrap())],
+    )
+}
+
+#[test]
+fn a_copy_cut_mid_step_outside_the_agents_directories_is_not_refused() {
+    for &(name, call, agent_dir) in MID_STEP {
+        let cut = cut_mid_step(name, call);
+        let env = TestEnv::new();
+        // The agents are installed (their directories exist, holding nothing for this
+        // session); the copy, made just now, is in a directory of the user's.
+        std::fs::create_dir_all(env.path(agent_dir)).unwrap();
+        std::fs::create_dir_all(env.path("home/.claude/sessions")).unwrap();
+        std::fs::create_dir_all(env.path("home/.codex/thread-writer-locks")).unwrap();
+        std::fs::create_dir_all(env.path("copies")).unwrap();
+        let copy = format!("copies/{name}");
+        env.write(&copy, &cut);
+        let out = compact_with_home(&env, &copy);
+        assert_ne!(
+            out.code, 75,
+            "{name}: a copy is not refused as live: {out:?}"
+        );
+        assert!(!out.stderr.contains("middle of a step"), "{name}: {out:?}");
+        // The same bytes where the agent keeps its sessions: refused while recent.
+        let own = format!("{agent_dir}/{name}");
+        let path = env.write(&own, &cut);
+        let out = compact_with_home(&env, &own);
+        assert_eq!(out.code, 75, "{name}: {out:?}");
+        assert!(out.stderr.contains("middle of a step"), "{name}: {out:?}");
+        assert_eq!(read(&path), cut.as_bytes(), "{name}");
+        // Reached through a link from elsewhere, it is still the agent's file.
+        let link = env.path(&format!("link-{name}"));
+        std::os::unix::fs::symlink(&path, &link).unwrap();
+        let out = compact_with_home(&env, link.to_str().unwrap());
+        assert_eq!(out.code, 75, "{name} through a link: {out:?}");
+    }
+}
+
 // ---- restoring a summary the agent's own compaction took over ----
 
 fn rows_of(p: &Path) -> Vec<Value> {
