@@ -307,6 +307,33 @@ fn sessions_lists_only_files_that_hold_json_lines() {
     assert!(out.stderr.contains("notes.jsonl"), "{out:?}");
 }
 
+/// A file name with a line break and a terminal escape, in a warning (a note on stderr): one
+/// line, the characters shown escaped.
+#[test]
+fn a_warning_shows_a_paths_control_characters_escaped() {
+    let env = TestEnv::new();
+    let name = "we\nird\u{1b}[2J.jsonl";
+    let torn = format!(
+        "{}\n{}",
+        line("u1", "user", "hello"),
+        "{\"id\":\"a1\",\"role\":\"assistant\",\"content\":\"hal"
+    );
+    env.write(name, &torn);
+    let out = env.mf(&["recall", name, "--format", "text"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let warning: Vec<&str> = out
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("warning:"))
+        .collect();
+    assert_eq!(warning.len(), 1, "{out:?}");
+    assert!(
+        warning[0].contains("we\\nird\\u{1b}[2J.jsonl:2: the last line is incomplete"),
+        "{out:?}"
+    );
+    assert!(!out.stderr.contains('\u{1b}'), "{out:?}");
+}
+
 // ---- the live guard and copies ----
 
 /// A fixture cut right after its last tool call: the agent is in the middle of a step.
