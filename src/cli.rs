@@ -888,7 +888,7 @@ pub enum HookAction {
     ClaudeCode,
     /// Add mf's hooks to an agent's settings (merging, idempotent, with a backup)
     Install(HookInstallArgs),
-    /// Remove mf's hooks from an agent's settings (with a backup)
+    /// Remove mf's hooks from an agent's settings (the file back byte for byte when unchanged since install)
     Uninstall(HookInstallArgs),
 }
 

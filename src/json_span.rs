@@ -106,6 +106,49 @@ pub fn object_at(text: &str, at: usize) -> Result<Object, String> {
     }
 }
 
+/// An array: where its brackets are and the span of each element, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Array {
+    /// The `[`.
+    pub open: usize,
+    /// The `]`.
+    pub close: usize,
+    pub items: Vec<Range<usize>>,
+}
+
+/// The array whose `[` is at `at`.
+pub fn array_at(text: &str, at: usize) -> Result<Array, String> {
+    let b = text.as_bytes();
+    if b.get(at) != Some(&b'[') {
+        return Err(format!("{}: not an array", place(b, at)));
+    }
+    let mut items = Vec::new();
+    let mut i = skip_ws(b, at + 1);
+    if b.get(i) == Some(&b']') {
+        return Ok(Array {
+            open: at,
+            close: i,
+            items,
+        });
+    }
+    loop {
+        let end = skip_value(b, i, 1)?;
+        items.push(i..end);
+        let next = skip_ws(b, end);
+        match b.get(next) {
+            Some(b',') => i = skip_ws(b, next + 1),
+            Some(b']') => {
+                return Ok(Array {
+                    open: at,
+                    close: next,
+                    items,
+                });
+            }
+            _ => return Err(format!("{}: `,` or `]` was expected", place(b, next))),
+        }
+    }
+}
+
 /// The text of a JSON string literal (quotes included) decoded; a lone surrogate escape reads
 /// as U+FFFD. The literal is one [`skip_string`] accepted.
 pub fn decode_string(lit: &str) -> String {

@@ -25,6 +25,7 @@ pub mod http;
 pub mod interrupt;
 pub mod json_span;
 pub mod model;
+pub mod own_file;
 pub mod redact;
 pub mod render;
 pub mod search;

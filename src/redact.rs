@@ -104,8 +104,61 @@ pub fn url_credentials(text: &str) -> String {
     query.replace_all(&out, "${1}[REDACTED]").into_owned()
 }
 
-/// The credential values in a URL (its userinfo password or token, credential query values), to
-/// be scrubbed as exact strings wherever they appear.
+/// Query parameters whose values are settings, never secrets: a URL mf shows keeps them.
+const PLAIN_PARAMS: &[&str] = &[
+    "api-version",
+    "api_version",
+    "version",
+    "v",
+    "model",
+    "format",
+    "stream",
+    "beta",
+    "alt",
+];
+
+/// The byte ranges of a URL's query values that may be secret (every value but those of
+/// [`PLAIN_PARAMS`], a bare `?token` whole) and of its fragment.
+fn secret_ranges(url: &str) -> Vec<std::ops::Range<usize>> {
+    let end = url.find('#').unwrap_or(url.len());
+    let mut out = Vec::new();
+    if let Some(q) = url[..end].find('?') {
+        let mut at = q + 1;
+        for part in url[at..end].split('&') {
+            let (name, value) = match part.find('=') {
+                Some(i) => (&part[..i], at + i + 1),
+                None => ("", at),
+            };
+            let stop = at + part.len();
+            if stop > value && !PLAIN_PARAMS.iter().any(|p| p.eq_ignore_ascii_case(name)) {
+                out.push(value..stop);
+            }
+            at = stop + 1;
+        }
+    }
+    if end + 1 < url.len() {
+        out.push(end + 1..url.len());
+    }
+    out
+}
+
+/// A URL the user gave (a base URL, the endpoint mf posts to) as mf shows it: its userinfo
+/// redacted as [`url_credentials`] does, every query value but a plain setting's
+/// (`api-version`, `model`, …) and any fragment replaced by `[REDACTED]`.
+pub fn url_shown(url: &str) -> String {
+    let mut out = String::with_capacity(url.len());
+    let mut last = 0;
+    for r in secret_ranges(url) {
+        out.push_str(&url[last..r.start]);
+        out.push_str("[REDACTED]");
+        last = r.end;
+    }
+    out.push_str(&url[last..]);
+    url_credentials(&out)
+}
+
+/// The credential values in a URL (its userinfo password or token, its query values but a plain
+/// setting's, its fragment), to be scrubbed as exact strings wherever they appear.
 pub fn url_secrets(url: &str) -> Vec<String> {
     let (userinfo, query) = url_patterns();
     let mut out = Vec::new();
@@ -118,6 +171,12 @@ pub fn url_secrets(url: &str) -> Vec<String> {
     }
     for c in query.captures_iter(url) {
         out.push(c[2].to_string());
+    }
+    for r in secret_ranges(url) {
+        let value = url[r].to_string();
+        if !out.contains(&value) {
+            out.push(value);
+        }
     }
     out.retain(|s| s.len() >= 4);
     out
@@ -304,6 +363,22 @@ mod tests {
         ] {
             assert_eq!(url_credentials(plain), plain);
         }
+    }
+
+    #[test]
+    fn a_url_mf_shows_hides_every_query_value_but_a_setting_and_any_fragment() {
+        assert_eq!(
+            url_shown("http://u:pw0rd123@h:9/v1?api-version=2024-10-21&x=priv4te&tok3n#k=frag"),
+            "http://u:[REDACTED]@h:9/v1?api-version=2024-10-21&x=[REDACTED]&[REDACTED]#[REDACTED]"
+        );
+        assert_eq!(
+            url_shown("https://api.openai.com/v1"),
+            "https://api.openai.com/v1"
+        );
+        assert_eq!(
+            url_secrets("http://h/v1?x=priv4te&model=gpt#k=frag"),
+            vec!["priv4te".to_string(), "k=frag".to_string()]
+        );
     }
 
     #[test]

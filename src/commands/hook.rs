@@ -7,7 +7,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde_json::{Value, json};
 
 use crate::cli::{HookAction, HookAgent, HookArgs, HookInstallArgs};
@@ -23,6 +23,7 @@ use crate::settings::{self, HookPaths};
 use crate::transcript::{self, CacheOptions, Format, ReadOptions, Transcript};
 
 mod mcp;
+mod settings_edit;
 
 /// Most characters of the keep-list: Claude Code 2.1.332 cuts a PreCompact hook's output at
 /// 10,000 characters; the list stays well inside, with room for the heading.
@@ -35,6 +36,8 @@ const KEEP_LIST_HEAD: &str = "mf keep-list:";
 const REPORT_HEAD: &str = "mf audit of the compaction summary above";
 /// Most bytes of hook input read from stdin (Claude Code's is a few hundred).
 const MAX_INPUT: u64 = 1 << 20;
+/// How long the hook waits for its input to end (Claude Code closes stdin at once).
+pub const INPUT_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 pub fn hook(args: &HookArgs, cache: Option<&CacheOptions>, ui: &Ui) -> Result<ExitStatus> {
     match &args.action {
@@ -54,13 +57,33 @@ pub fn hook(args: &HookArgs, cache: Option<&CacheOptions>, ui: &Ui) -> Result<Ex
 /// nothing on stdout (Claude Code's own compaction goes ahead as if mf were not there); what went
 /// wrong is said on stderr, which Claude Code shows only in its debug output.
 fn claude_code(cache: Option<&CacheOptions>, ui: &Ui) {
-    let mut input = Vec::new();
-    if let Err(e) = std::io::stdin().take(MAX_INPUT).read_to_end(&mut input) {
-        ui.warn(&format!(
-            "mf hook claude-code: cannot read the hook input: {e}"
-        ));
-        return;
-    }
+    // Read on a thread of its own: stdin held open without an end (a stuck caller) ends the
+    // wait after INPUT_WAIT, and the hook exits 0 as on any other failure.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut input = Vec::new();
+        let read = std::io::stdin()
+            .take(MAX_INPUT)
+            .read_to_end(&mut input)
+            .map(|_| input);
+        let _ = tx.send(read);
+    });
+    let input = match rx.recv_timeout(INPUT_WAIT) {
+        Ok(Ok(input)) => input,
+        Ok(Err(e)) => {
+            ui.warn(&format!(
+                "mf hook claude-code: cannot read the hook input: {e}"
+            ));
+            return;
+        }
+        Err(_) => {
+            ui.warn(&format!(
+                "mf hook claude-code: the hook input on stdin did not end within {} s; nothing done",
+                INPUT_WAIT.as_secs()
+            ));
+            return;
+        }
+    };
     let Ok(v) = serde_json::from_slice::<Value>(&input) else {
         ui.warn("mf hook claude-code: the hook input on stdin is not JSON; nothing done");
         return;
@@ -318,22 +341,35 @@ fn keep_summary(session_id: &str, summary: &str) -> Result<()> {
     let Some(p) = kept_summary_path(session_id) else {
         return Ok(());
     };
-    replace_file(&p, summary, None).map(|_| ())
+    // `mf/hooks` in the cache directory: mf's own, never a link or a directory another user
+    // planted (a shared cache directory such as a 1777 /tmp).
+    if let Some(dir) = p.parent() {
+        crate::own_file::private_dir(dir, 2)?;
+    }
+    crate::own_file::replace_own(&p, summary.as_bytes())?;
+    Ok(())
 }
 
 /// The summary PostCompact kept for this session (taken: the file is removed), if it was kept in
-/// the last ten minutes.
+/// the last ten minutes — and only a file of this user's in mf's own directory (never a link).
 fn taken_summary(session_id: &str) -> Option<String> {
+    use std::io::Read as _;
     let p = kept_summary_path(session_id)?;
-    let fresh = std::fs::metadata(&p)
+    if !crate::own_file::is_private_dir(p.parent()?, 2) {
+        return None;
+    }
+    let mut f = crate::own_file::open_own(&p).ok()?;
+    let fresh = f
+        .metadata()
         .ok()?
         .modified()
         .ok()?
         .elapsed()
         .is_ok_and(|age| age < std::time::Duration::from_secs(600));
-    let text = std::fs::read_to_string(&p).ok();
+    let mut text = String::new();
+    let read = f.read_to_string(&mut text).is_ok();
     let _ = std::fs::remove_file(&p);
-    text.filter(|_| fresh)
+    (fresh && read).then_some(text)
 }
 
 /// The report on a compaction PostCompact saw, given with the next prompt: on the summary row
@@ -442,11 +478,6 @@ messages it replaced (turns {from_turn}–{to_turn}, lines {}–{}). It lost the
 // ---------------------------------------------------------------------------------------------
 // Installing
 
-/// What marks mf's hook command in Claude Code's settings.
-const CLAUDE_MARK: &str = "hook claude-code";
-/// Seconds Claude Code gives mf's hook (the hook takes well under one on a large session).
-const HOOK_TIMEOUT_SECS: u64 = 60;
-
 fn install(args: &HookInstallArgs, ui: &Ui, add: bool) -> Result<ExitStatus> {
     let paths = settings::hook_paths(args.scope())?;
     match args.agent {
@@ -476,125 +507,70 @@ fn shell_word(s: &str) -> String {
     }
 }
 
-fn is_mf_hook(h: &Value) -> bool {
-    h.get("command")
-        .and_then(Value::as_str)
-        .is_some_and(|c| c.trim_end().ends_with(CLAUDE_MARK))
-}
+/// Most backups mf keeps of one file.
+const MAX_BACKUPS: usize = 100;
 
-/// `settings` without mf's hooks; whether any were there.
-fn remove_mf_hooks(settings: &mut serde_json::Map<String, Value>) -> bool {
-    let mut removed = false;
-    let Some(Value::Object(hooks)) = settings.get_mut("hooks") else {
-        return false;
-    };
-    for event in [
-        "PreCompact",
-        "PostCompact",
-        "SessionStart",
-        "UserPromptSubmit",
-    ] {
-        let Some(Value::Array(groups)) = hooks.get_mut(event) else {
-            continue;
-        };
-        for g in groups.iter_mut() {
-            if let Some(Value::Array(list)) = g.get_mut("hooks") {
-                let before = list.len();
-                list.retain(|h| !is_mf_hook(h));
-                removed |= list.len() != before;
-            }
-        }
-        groups.retain(|g| !matches!(g.get("hooks"), Some(Value::Array(l)) if l.is_empty()));
-        if groups.is_empty() {
-            hooks.remove(event);
-        }
-    }
-    if hooks.is_empty() {
-        settings.remove("hooks");
-    }
-    removed
-}
-
-/// Claude Code's settings with mf's two hooks merged in (or taken out).
-pub fn claude_settings(old: Option<&str>, command: &str, add: bool) -> Result<String, String> {
-    let mut v: Value = match old {
-        Some(text) if !text.trim().is_empty() => {
-            serde_json::from_str(text).map_err(|e| format!("line {}: {e}", e.line()))?
-        }
-        _ => json!({}),
-    };
-    let Value::Object(map) = &mut v else {
-        return Err("it is not a JSON object".into());
-    };
-    remove_mf_hooks(map);
-    allow_mf_tools(map, add)?;
-    if add {
-        let hooks = map
-            .entry("hooks")
-            .or_insert_with(|| json!({}))
-            .as_object_mut()
-            .ok_or("its `hooks` is not an object")?;
-        let hook = json!({"type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECS});
-        for (event, matcher) in [
-            ("PreCompact", ""),
-            ("PostCompact", ""),
-            ("SessionStart", ""),
-            ("UserPromptSubmit", ""),
-        ] {
-            let groups = hooks
-                .entry(event)
-                .or_insert_with(|| json!([]))
-                .as_array_mut()
-                .ok_or_else(|| format!("its `hooks.{event}` is not an array"))?;
-            groups.push(json!({"matcher": matcher, "hooks": [hook.clone()]}));
-        }
-    }
-    let mut text = serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?;
-    text.push('\n');
-    Ok(text)
-}
-
-/// The permission rule that lets Claude Code call mf's MCP tools without asking (they only
-/// read): added to `permissions.allow` on install, taken out on uninstall. Without it, a
-/// non-interactive `claude -p` refuses the call ("you haven't granted it yet").
-const MF_TOOLS_RULE: &str = "mcp__mf";
-
-fn allow_mf_tools(map: &mut serde_json::Map<String, Value>, add: bool) -> Result<(), String> {
-    if add {
-        let perms = map
-            .entry("permissions")
-            .or_insert_with(|| json!({}))
-            .as_object_mut()
-            .ok_or("its `permissions` is not an object")?;
-        let allow = perms
-            .entry("allow")
-            .or_insert_with(|| json!([]))
-            .as_array_mut()
-            .ok_or("its `permissions.allow` is not an array")?;
-        if !allow.iter().any(|r| r == MF_TOOLS_RULE) {
-            allow.push(json!(MF_TOOLS_RULE));
-        }
-        return Ok(());
-    }
-    if let Some(Value::Object(perms)) = map.get_mut("permissions") {
-        if let Some(Value::Array(allow)) = perms.get_mut("allow") {
-            allow.retain(|r| r != MF_TOOLS_RULE);
-            if allow.is_empty() {
-                perms.remove("allow");
-            }
-        }
-        if perms.is_empty() {
-            map.remove("permissions");
-        }
-    }
-    Ok(())
-}
-
-/// `<path>.mf-backup`: where mf keeps what a file held before it changed it.
-fn backup_path(path: &Path) -> PathBuf {
+/// mf's backups of `path`: `<path>.mf-backup`, then `.mf-backup.1`, `.mf-backup.2`… — each
+/// written once, never overwritten (the first holds the file as it was before mf first changed it).
+fn backup_name(path: &Path, n: usize) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
     name.push(".mf-backup");
+    if n > 0 {
+        name.push(format!(".{n}"));
+    }
     path.with_file_name(name)
+}
+
+/// The backups of `path` there are (regular files only: a link is never read), oldest first.
+fn backups(path: &Path) -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    for n in 0..MAX_BACKUPS {
+        let b = backup_name(path, n);
+        match std::fs::symlink_metadata(&b) {
+            Err(_) => break,
+            Ok(m) if m.is_file() => {
+                if let Ok(text) = std::fs::read_to_string(&b) {
+                    out.push((b, text));
+                }
+            }
+            Ok(_) => {}
+        }
+    }
+    out
+}
+
+/// Where the backup of `old` (what `path` holds now) goes: a backup that already holds these
+/// bytes (nothing is written), else the first free name. A symlink at a name mf would take is
+/// refused, named.
+fn plan_backup(path: &Path, old: &str) -> Result<(PathBuf, bool)> {
+    for n in 0..MAX_BACKUPS {
+        let b = backup_name(path, n);
+        match std::fs::symlink_metadata(&b) {
+            Err(_) => return Ok((b, true)),
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(MfError::refused(
+                    format!(
+                        "the backup path {} is a symlink; mf does not write through it",
+                        b.display()
+                    ),
+                    Some("remove the link (or move it away) and run this again".into()),
+                )
+                .into());
+            }
+            Ok(m) if m.is_file() && std::fs::read(&b).is_ok_and(|t| t == old.as_bytes()) => {
+                return Ok((b, false));
+            }
+            Ok(_) => {}
+        }
+    }
+    Err(MfError::refused(
+        format!(
+            "{} already has {MAX_BACKUPS} backups of mf's",
+            path.display()
+        ),
+        Some("remove the old `.mf-backup` files you do not need and run this again".into()),
+    )
+    .into())
 }
 
 /// Where writing `path` lands: the file a symlink points to (the link stays a link).
@@ -614,61 +590,40 @@ fn write_target(path: &Path) -> Result<PathBuf> {
     }
 }
 
-/// Refuse a backup path that is a symlink (mf never writes through one).
-fn check_backup(path: &Path) -> Result<()> {
-    let b = backup_path(path);
-    if std::fs::symlink_metadata(&b).is_ok_and(|m| m.file_type().is_symlink()) {
-        return Err(MfError::refused(
-            format!(
-                "the backup path {} is a symlink; mf does not write through it",
-                b.display()
-            ),
-            Some("remove the link (or move it away) and run this again".into()),
-        )
-        .into());
-    }
-    Ok(())
+/// A refusal to write `what` (a file or directory), naming it and what to do.
+fn cannot_write(what: &Path, e: impl std::fmt::Display) -> anyhow::Error {
+    MfError::refused(
+        format!("cannot write {}: {e}; nothing was changed", what.display()),
+        Some(
+            "make it writable (`chmod u+w`; an immutable file: `lsattr`, `chattr -i`) and run this again"
+                .into(),
+        ),
+    )
+    .into()
 }
 
-/// `text` into `path` in one step: a new temporary file in the same directory, renamed over it
-/// (with the permissions of the file it replaces).
-fn write_new(path: &Path, text: &str) -> Result<()> {
-    let dir = path
+/// Whether mf can replace (or remove) `target` and write next to it: the nearest directory
+/// there is takes new files, and the file (if there) opens for writing — an immutable
+/// (`chattr +i`) or read-only file is found here, before anything is written.
+fn check_writable(target: &Path) -> Result<()> {
+    let dir = target
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot write in {}", dir.display()))?;
-    use std::io::Write;
-    tmp.write_all(text.as_bytes())?;
-    tmp.as_file().sync_all()?;
-    if let Ok(meta) = std::fs::symlink_metadata(path)
-        && meta.is_file()
-    {
-        let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
+    let existing = dir
+        .ancestors()
+        .find(|d| d.as_os_str().is_empty() || d.exists())
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    rustix::fs::access(existing, rustix::fs::Access::WRITE_OK)
+        .map_err(|e| cannot_write(existing, std::io::Error::from(e)))?;
+    if std::fs::symlink_metadata(target).is_ok_and(|m| m.is_file()) {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(target)
+            .map_err(|e| cannot_write(target, e))?;
     }
-    tmp.persist(path)
-        .with_context(|| format!("cannot replace {}", path.display()))?;
     Ok(())
-}
-
-/// Write `text` to `path` in one step, keeping a copy of what was there as `<path>.mf-backup`;
-/// a symlink's target is written (the link stays a link), a symlinked backup path is refused.
-fn replace_file(path: &Path, text: &str, old: Option<&str>) -> Result<Option<PathBuf>> {
-    let target = write_target(path)?;
-    let backup = match old {
-        Some(old) => {
-            check_backup(path)?;
-            let b = backup_path(path);
-            write_new(&b, old)
-                .with_context(|| format!("cannot write the backup {}", b.display()))?;
-            Some(b)
-        }
-        None => None,
-    };
-    write_new(&target, text)?;
-    Ok(backup)
 }
 
 fn read_optional(path: &Path) -> Result<Option<String>> {
@@ -691,65 +646,159 @@ struct Change {
     shown: String,
     /// What the note after it says was done.
     done: String,
+    /// When the file goes: its directory goes too if that leaves it empty (an agent's own
+    /// directory mf made for it, never the home or project directory).
+    tidy: bool,
 }
 
-impl Change {
-    fn apply(&self) -> Result<Option<PathBuf>> {
-        match &self.new {
-            Some(text) => replace_file(&self.path, text, self.old.as_deref()),
-            None => {
-                let target = write_target(&self.path)?;
-                std::fs::remove_file(&target)
-                    .with_context(|| format!("cannot remove {}", target.display()))?;
-                Ok(None)
+/// What was written, to be undone if a later write fails.
+struct Applied {
+    target: PathBuf,
+    before: Option<Vec<u8>>,
+    backup: Option<PathBuf>,
+}
+
+fn undo(done: &[Applied]) {
+    for a in done.iter().rev() {
+        let _ = match &a.before {
+            Some(b) => crate::own_file::replace(&a.target, b, None),
+            None => std::fs::remove_file(&a.target),
+        };
+        if let Some(b) = &a.backup {
+            let _ = std::fs::remove_file(b);
+        }
+    }
+}
+
+/// Check every change (targets writable, backups free of links) before writing any; then print
+/// (`--dry-run`) or write, undoing what was written when a later write fails. Install keeps a
+/// backup of each file it changes; uninstall, having given a file back, drops the backup that
+/// holds those bytes, and removes a directory that a file it deleted leaves empty.
+fn carry_out(changes: &[Change], dry_run: bool, ui: &Ui, add: bool) -> Result<()> {
+    let mut plans = Vec::new();
+    for c in changes {
+        let target = write_target(&c.path)?;
+        check_writable(&target)?;
+        if c.path != target {
+            check_writable(&c.path)?;
+        }
+        let backup = match (&c.old, &c.new, add) {
+            (Some(old), Some(_), true) => Some(plan_backup(&c.path, old)?),
+            _ => None,
+        };
+        plans.push((target, backup));
+    }
+    if dry_run {
+        for c in changes {
+            render::stdout(&c.shown)?;
+        }
+        return Ok(());
+    }
+    let mut done: Vec<Applied> = Vec::new();
+    for (c, (target, backup)) in changes.iter().zip(plans) {
+        let applied = apply(c, &target, backup.as_ref());
+        match applied {
+            Ok(a) => done.push(a),
+            Err(e) => {
+                undo(&done);
+                return Err(e);
             }
         }
     }
-}
-
-/// Check every change (backups included) before writing any; then print (`--dry-run`) or write.
-fn carry_out(changes: &[Change], dry_run: bool, ui: &Ui) -> Result<()> {
-    for c in changes {
-        write_target(&c.path)?;
-        if c.old.is_some() && c.new.is_some() {
-            check_backup(&c.path)?;
-        }
-    }
-    for c in changes {
-        if dry_run {
-            render::stdout(&c.shown)?;
+    for (c, a) in changes.iter().zip(&done) {
+        let kept = backup_note(c, a.backup.as_deref());
+        ui.note(&format!("{}{kept}", c.done));
+        if add {
             continue;
         }
-        let backup = c.apply()?;
-        ui.note(&format!(
-            "{}{}",
-            c.done,
-            backup
-                .map(|b| format!("; the previous file is kept as {}", b.display()))
-                .unwrap_or_default()
-        ));
+        match &c.new {
+            Some(text) => {
+                for (b, t) in backups(&c.path) {
+                    if t == *text {
+                        let _ = std::fs::remove_file(b);
+                    }
+                }
+            }
+            None if c.tidy => {
+                if let Some(dir) = c.path.parent() {
+                    let _ = std::fs::remove_dir(dir);
+                }
+            }
+            None => {}
+        }
     }
     Ok(())
 }
 
-/// The settings file as it was before `mf hook install` wrote `text`, when `text` is still
-/// exactly what it wrote: its backup (if that holds no mf hook), or no file.
-fn settings_before(path: &Path, text: &str, command: &str) -> Option<Option<String>> {
-    let b = backup_path(path);
-    let backup = std::fs::symlink_metadata(&b)
-        .is_ok_and(|m| m.is_file())
-        .then(|| std::fs::read_to_string(&b).ok())
-        .flatten();
-    if let Some(backup) = backup
-        && claude_settings(Some(&backup), command, true).as_deref() == Ok(text)
-        && serde_json::from_str::<Value>(&backup)
-            .ok()
-            .and_then(|mut v| v.as_object_mut().map(|m| !remove_mf_hooks(m)))
-            == Some(true)
-    {
-        return Some(Some(backup));
+fn backup_note(c: &Change, created: Option<&Path>) -> String {
+    match (created, &c.old, &c.new) {
+        (Some(b), _, _) => format!("; the previous file is kept as {}", b.display()),
+        (None, Some(old), Some(_)) => backups(&c.path)
+            .into_iter()
+            .find(|(_, t)| t == old)
+            .map(|(b, _)| format!("; the previous file is kept as {}", b.display()))
+            .unwrap_or_default(),
+        _ => String::new(),
     }
-    (claude_settings(None, command, true).as_deref() == Ok(text)).then_some(None)
+}
+
+fn apply(c: &Change, target: &Path, backup: Option<&(PathBuf, bool)>) -> Result<Applied> {
+    let before = match std::fs::read(target) {
+        Ok(b) => Some(b),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(cannot_write(target, e)),
+    };
+    let mut made = None;
+    if let (Some((b, true)), Some(old)) = (backup, &c.old) {
+        use std::io::Write;
+        let mut f = crate::own_file::create_new(b, 0o600).map_err(|e| cannot_write(b, e))?;
+        made = Some(b.clone());
+        if let Err(e) = f.write_all(old.as_bytes()).and_then(|()| f.sync_all()) {
+            let _ = std::fs::remove_file(b);
+            return Err(cannot_write(b, e));
+        }
+    }
+    let written = match &c.new {
+        Some(text) => {
+            let dir = target.parent().filter(|d| !d.as_os_str().is_empty());
+            dir.map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| crate::own_file::replace(target, text.as_bytes(), None))
+        }
+        None => std::fs::remove_file(target),
+    };
+    if let Err(e) = written {
+        if let Some(b) = &made {
+            let _ = std::fs::remove_file(b);
+        }
+        return Err(cannot_write(target, e));
+    }
+    Ok(Applied {
+        target: target.to_path_buf(),
+        before,
+        backup: made,
+    })
+}
+
+/// The settings file as it was before `mf hook install` wrote `text`: a backup install would
+/// have turned into `text` (byte for byte the user's file), else no file when `text` is the
+/// file mf creates, else `text` with only mf's entries cut out.
+fn settings_before(
+    path: &Path,
+    text: &str,
+    command: &str,
+    legacy: &str,
+) -> Result<Option<String>, String> {
+    for (_, b) in backups(path) {
+        if settings_edit::add(Some(&b), command, legacy).as_deref() == Ok(text)
+            && settings_edit::has_mf(&b, legacy) == Ok(false)
+        {
+            return Ok(Some(b));
+        }
+    }
+    if text == settings_edit::template(command, legacy) {
+        return Ok(None);
+    }
+    settings_edit::before(text, command, legacy).map(Some)
 }
 
 fn claude_install(
@@ -761,7 +810,9 @@ fn claude_install(
 ) -> Result<ExitStatus> {
     let mut changes = Vec::new();
     let path = &paths.claude_settings;
-    let command = format!("{} {CLAUDE_MARK}", shell_word(&paths.mf.to_string_lossy()));
+    let mf_word = shell_word(&paths.mf.to_string_lossy());
+    let command = settings_edit::command(&mf_word);
+    let legacy = settings_edit::legacy_command(&mf_word);
     let old = read_optional(path)?;
     let cannot = |path: &Path, why: String| {
         MfError::refused(
@@ -769,34 +820,23 @@ fn claude_install(
             Some("fix the file (or move it away) and run this again".into()),
         )
     };
-    let mut new = claude_settings(old.as_deref(), &command, add)
-        .map(Some)
-        .map_err(|why| cannot(path, why))?;
-    if !add && let Some(o) = &old {
-        // The file is still what mf wrote: what was there before comes back byte for byte.
-        if let Some(before) = settings_before(path, o, &command) {
-            new = before;
-        }
-    }
-    let unchanged = match (&old, &new) {
-        (None, _) => !add,
-        (Some(o), Some(n)) => {
-            o == n || serde_json::from_str::<Value>(o).ok() == serde_json::from_str::<Value>(n).ok()
-        }
-        (Some(_), None) => false,
-    };
-    if unchanged {
-        ui.note(&format!(
-            "{} {}: nothing to change",
-            path.display(),
-            if add {
-                "already has mf's hooks"
+    let change: Option<Option<String>> = match (old.as_deref(), add) {
+        (Some(o), true) if settings_edit::installed(o, &command) => None,
+        (o, true) => Some(Some(
+            settings_edit::add(o, &command, &legacy).map_err(|why| cannot(path, why))?,
+        )),
+        (None, false) => None,
+        (Some(o), false) => {
+            if settings_edit::has_mf(o, &legacy).map_err(|why| cannot(path, why))? {
+                Some(settings_before(path, o, &command, &legacy).map_err(|why| cannot(path, why))?)
             } else {
-                "has no mf hooks"
+                None
             }
-        ));
-    } else {
+        }
+    };
+    if let Some(new) = change {
         changes.push(Change {
+            tidy: true,
             path: path.clone(),
             shown: format!(
                 "# {} {}:\n{}",
@@ -813,6 +853,16 @@ fn claude_install(
             old,
             new,
         });
+    } else {
+        ui.note(&format!(
+            "{} {}: nothing to change",
+            path.display(),
+            if add {
+                "already has mf's hooks"
+            } else {
+                "has no mf hooks"
+            }
+        ));
     }
 
     // mf's MCP server, as `claude mcp add` registers it.
@@ -850,6 +900,7 @@ fn claude_install(
             }
         )),
         Some(new) => changes.push(Change {
+            tidy: false,
             path: path.clone(),
             shown: format!(
                 "# {} ({scope} scope): mcpServers would {} {member}\n",
@@ -872,7 +923,7 @@ fn claude_install(
             new,
         }),
     }
-    carry_out(&changes, dry_run, ui)?;
+    carry_out(&changes, dry_run, ui, add)?;
     Ok(ExitStatus::Success)
 }
 
@@ -1016,6 +1067,7 @@ fn codex_install(paths: &HookPaths, dry_run: bool, ui: &Ui, add: bool) -> Result
     let mut changes = Vec::new();
     if add && !prompt_same {
         changes.push(Change {
+            tidy: true,
             path: prompt_file.clone(),
             old: None,
             new: Some(prompt.clone()),
@@ -1025,6 +1077,7 @@ fn codex_install(paths: &HookPaths, dry_run: bool, ui: &Ui, add: bool) -> Result
     }
     if old != new {
         changes.push(Change {
+            tidy: true,
             path: config.clone(),
             shown: format!(
                 "# {} {}:\n{}",
@@ -1052,6 +1105,7 @@ fn codex_install(paths: &HookPaths, dry_run: bool, ui: &Ui, add: bool) -> Result
     }
     if !add && prompt_old.is_some() {
         changes.push(Change {
+            tidy: true,
             path: prompt_file.clone(),
             old: None,
             new: None,
@@ -1059,7 +1113,7 @@ fn codex_install(paths: &HookPaths, dry_run: bool, ui: &Ui, add: bool) -> Result
             done: format!("removed mf's compact prompt {}", prompt_file.display()),
         });
     }
-    carry_out(&changes, dry_run, ui)?;
+    carry_out(&changes, dry_run, ui, add)?;
     if add && !dry_run {
         ui.note(
             "Codex uses this prompt when it compacts locally (a provider other than OpenAI's, e.g. a local or \
@@ -1076,24 +1130,35 @@ mod tests {
     use super::*;
 
     #[test]
-    fn claude_settings_merge_is_idempotent_and_keeps_other_hooks() {
-        let old = r#"{"model":"opus","hooks":{"PreCompact":[{"matcher":"auto","hooks":[{"type":"command","command":"echo mine"}]}]}}"#;
-        let once = claude_settings(Some(old), "/bin/mf hook claude-code", true).unwrap();
-        let twice = claude_settings(Some(&once), "/bin/mf hook claude-code", true).unwrap();
-        assert_eq!(once, twice);
-        let v: Value = serde_json::from_str(&once).unwrap();
-        assert_eq!(v["model"], "opus");
-        assert_eq!(v["hooks"]["PreCompact"].as_array().unwrap().len(), 2);
-        assert_eq!(v["hooks"]["SessionStart"][0]["matcher"], "");
-        let removed = claude_settings(Some(&once), "/bin/mf hook claude-code", false).unwrap();
-        let r: Value = serde_json::from_str(&removed).unwrap();
-        assert_eq!(r, serde_json::from_str::<Value>(old).unwrap());
-        assert!(claude_settings(Some("[1]"), "x", true).is_err());
-        assert!(
-            claude_settings(Some("{\n\"a\": }"), "x", true)
-                .unwrap_err()
-                .starts_with("line 2")
-        );
+    fn a_failed_write_undoes_the_writes_before_it_and_leaves_no_backup() {
+        let d = tempfile::tempdir().unwrap();
+        let a = d.path().join("settings.json");
+        std::fs::write(&a, "{}\r\n").unwrap();
+        // The second file's directory cannot be made: a file is in the way.
+        let blocker = d.path().join("blocker");
+        std::fs::write(&blocker, "x").unwrap();
+        let change = |path: PathBuf, old: Option<&str>| Change {
+            path,
+            old: old.map(str::to_string),
+            new: Some("{\"mf\": 1}".into()),
+            shown: String::new(),
+            done: String::new(),
+            tidy: true,
+        };
+        let changes = [
+            change(a.clone(), Some("{}\r\n")),
+            change(blocker.join("b.json"), None),
+        ];
+        let ui = Ui::new(crate::settings::UiSettings::resolve(true, true, 0));
+        let err = carry_out(&changes, false, &ui, true).unwrap_err();
+        assert!(format!("{err:#}").contains("b.json"), "{err:#}");
+        assert_eq!(std::fs::read(&a).unwrap(), b"{}\r\n");
+        let mut left: Vec<_> = std::fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["blocker", "settings.json"]);
     }
 
     #[test]

@@ -95,8 +95,8 @@ pub async fn summarize(
     let summarizer = summarizer_for(settings, ui)?;
     let model = summarizer.model().to_string();
     let key = match &settings.model {
-        ModelChoice::Remote(r) => r.key_value(),
-        ModelChoice::Extractive => None,
+        ModelChoice::Remote(r) => r.secrets(),
+        ModelChoice::Extractive => Vec::new(),
     };
     let redactor = Redactor::new(key);
     let path: &PathBuf = &settings.files[0];

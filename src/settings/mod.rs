@@ -998,9 +998,23 @@ fn remote(
             Some("for example --base-url http://127.0.0.1:11434/v1 (Ollama) or http://127.0.0.1:8080/v1 (llama.cpp)".into()),
         ));
     };
-    let shown = crate::redact::url_credentials(&base_url);
-    let url = reqwest::Url::parse(&base_url)
+    // As mf shows it: credentials redacted, and never what follows a `#`.
+    let shown = crate::redact::url_shown(match base_url.split_once('#') {
+        Some((before, _)) => before,
+        None => &base_url,
+    });
+    let url = url::Url::parse(&base_url)
         .map_err(|e| MfError::usage(format!("base URL `{shown}` is not a URL: {e}"), None))?;
+    if url.fragment().is_some() {
+        return Err(MfError::usage(
+            format!(
+                "base URL `{shown}#…` has a fragment (a `#` and what follows it), which is never sent to a server; mf refuses it rather than drop it (it is not shown here)"
+            ),
+            Some(format!(
+                "remove the `#` and everything after it; a key goes in {key_var}, and anything the server needs in the URL goes in its path or query (`?name=value`)"
+            )),
+        ));
+    }
     if !matches!(url.scheme(), "http" | "https") {
         return Err(MfError::usage(
             format!("base URL `{shown}` must be http:// or https://"),

@@ -11,19 +11,15 @@ use crate::summarizer::{SummarizerError, SummaryReply, reason};
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 pub const DEFAULT_VERSION: &str = "2023-06-01";
 
-/// `{base}/v1/messages`, whether or not `base` already ends in `/v1`.
+/// `{base}/v1/messages`, whether or not `base` already ends in `/v1` (a query in `base` stays
+/// after the path).
 pub fn url(base: &str) -> String {
-    let base = base.trim_end_matches('/');
-    if base.ends_with("/v1") {
-        format!("{base}/messages")
-    } else {
-        format!("{base}/v1/messages")
-    }
+    crate::summarizer::endpoint(base, "messages")
 }
 
 /// `{base}/v1/messages/count_tokens`.
 pub fn count_url(base: &str) -> String {
-    format!("{}/count_tokens", url(base))
+    crate::summarizer::endpoint(base, "messages/count_tokens")
 }
 
 /// The request body: the instruction in `system`, the delimited transcript as the one user
@@ -186,6 +182,22 @@ mod tests {
         );
         assert_eq!(
             url("http://127.0.0.1:9/v1/"),
+            "http://127.0.0.1:9/v1/messages"
+        );
+    }
+
+    #[test]
+    fn a_query_stays_after_the_joined_path() {
+        assert_eq!(
+            url("http://127.0.0.1:9/v1?key=k"),
+            "http://127.0.0.1:9/v1/messages?key=k"
+        );
+        assert_eq!(
+            count_url("http://127.0.0.1:9/proxy/?a=1&b=2"),
+            "http://127.0.0.1:9/proxy/v1/messages/count_tokens?a=1&b=2"
+        );
+        assert_eq!(
+            url("http://127.0.0.1:9/v1#frag"),
             "http://127.0.0.1:9/v1/messages"
         );
     }

@@ -29,6 +29,31 @@ pub struct SummaryReply {
 }
 
 /// Stable names of the ways a reply can fail, for the record and tests.
+/// The endpoint `under` (`messages`, `chat/completions`) of the API at `base`, at
+/// `{base}/v1/{under}` whether or not `base`'s path already ends in `/v1`: joined to the path,
+/// so a query in `base` stays after it (`…/v1?k=1` → `…/v1/messages?k=1`). A fragment is never
+/// part of a request (settings refuses a base URL with one); a `base` that does not parse is
+/// joined as text.
+pub fn endpoint(base: &str, under: &str) -> String {
+    let Ok(mut url) = url::Url::parse(base) else {
+        let base = base.trim_end_matches('/');
+        return if base.ends_with("/v1") {
+            format!("{base}/{under}")
+        } else {
+            format!("{base}/v1/{under}")
+        };
+    };
+    url.set_fragment(None);
+    let path = url.path().trim_end_matches('/');
+    let path = if path.ends_with("/v1") {
+        format!("{path}/{under}")
+    } else {
+        format!("{path}/v1/{under}")
+    };
+    url.set_path(&path);
+    url.into()
+}
+
 pub mod reason {
     /// Anthropic `stop_reason: "refusal"`, or OpenAI's message `refusal` field.
     pub const REFUSAL: &str = "refusal";

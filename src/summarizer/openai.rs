@@ -10,14 +10,10 @@ use crate::summarizer::{SummarizerError, SummaryReply, reason};
 
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com";
 
-/// `{base}/v1/chat/completions`, whether or not `base` already ends in `/v1`.
+/// `{base}/v1/chat/completions`, whether or not `base` already ends in `/v1` (a query in
+/// `base` stays after the path).
 pub fn url(base: &str) -> String {
-    let base = base.trim_end_matches('/');
-    if base.ends_with("/v1") {
-        format!("{base}/chat/completions")
-    } else {
-        format!("{base}/v1/chat/completions")
-    }
+    crate::summarizer::endpoint(base, "chat/completions")
 }
 
 /// The request body. OpenAI proper takes `max_completion_tokens` (reasoning tokens count
@@ -164,6 +160,10 @@ mod tests {
         assert_eq!(
             url("http://127.0.0.1:8081/v1"),
             "http://127.0.0.1:8081/v1/chat/completions"
+        );
+        assert_eq!(
+            url("https://example.com/openai/v1/?api-version=2024-10-21"),
+            "https://example.com/openai/v1/chat/completions?api-version=2024-10-21"
         );
     }
 

@@ -32,6 +32,15 @@ impl RemoteConfig {
     pub fn key_value(&self) -> Option<String> {
         self.key.as_ref().map(|k| k.expose_secret().to_string())
     }
+
+    /// What to scrub from anything mf prints or writes: the key, and what may be secret in the
+    /// base URL (its userinfo, query values, fragment).
+    pub fn secrets(&self) -> Vec<String> {
+        self.key_value()
+            .into_iter()
+            .chain(crate::redact::url_secrets(&self.base_url))
+            .collect()
+    }
 }
 
 pub struct Remote {
@@ -51,7 +60,7 @@ impl Remote {
             _ => openai::url(&config.base_url),
         };
         let label = config.model.label();
-        let shown_url = crate::redact::url_credentials(&url);
+        let shown_url = crate::redact::url_shown(&url);
         Self {
             config,
             label,
@@ -232,7 +241,10 @@ impl Summarizer for Remote {
                 url: anthropic::count_url(&c.base_url),
                 headers,
                 body: serde_json::to_vec(&body).expect("a request body serializes"),
-                secrets: key.into_iter().collect(),
+                secrets: key
+                    .into_iter()
+                    .chain(crate::redact::url_secrets(&c.base_url))
+                    .collect(),
                 label: self.label.clone(),
             };
             let response = self

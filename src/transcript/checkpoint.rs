@@ -19,7 +19,7 @@
 
 use std::fs::{self, File};
 use std::io::Write as _;
-use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
@@ -304,7 +304,8 @@ fn read_own(dir: &Path, file: &Path) -> Option<Vec<u8>> {
     use std::io::Read as _;
     let me = rustix::process::geteuid().as_raw();
     let private = |m: &fs::Metadata| m.uid() == me && m.mode() & 0o022 == 0;
-    if !private(&fs::metadata(dir).ok()?) {
+    // `mf/checkpoints` itself, never a link or another user's directory in a shared cache.
+    if !crate::own_file::is_private_dir(dir, 2) {
         return None;
     }
     let mut f = fs::OpenOptions::new()
@@ -397,7 +398,8 @@ pub fn save<R: Serialize>(
         body_hash: xxh3_64(&body),
     };
     let head = postcard::to_stdvec(&header).map_err(other)?;
-    make_private_dir(&opts.dir)?;
+    // `mf/checkpoints`: never a link or a directory another user planted in a shared cache.
+    crate::own_file::private_dir(&opts.dir, 2)?;
     let target = slot(opts, &path);
     let tmp = opts.dir.join(format!(
         ".{}.{}.tmp",
@@ -407,12 +409,8 @@ pub fn save<R: Serialize>(
             .unwrap_or("ckpt"),
         std::process::id()
     ));
-    let mut out = fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&tmp)?;
+    let _ = fs::remove_file(&tmp);
+    let mut out = crate::own_file::create_new(&tmp, 0o600)?;
     let written = out
         .write_all(MAGIC)
         .and_then(|()| out.write_all(&head))
@@ -423,28 +421,6 @@ pub fn save<R: Serialize>(
     }
     written?;
     prune(&opts.dir);
-    Ok(())
-}
-
-/// Make `dir` and the parents it lacks, each new one private (`0700`); a directory that was
-/// there already keeps its mode. Refuses a `dir` that others could write: mf writes only where
-/// nobody else can replace or read what it wrote.
-fn make_private_dir(dir: &Path) -> std::io::Result<()> {
-    let missing: Vec<&Path> = dir.ancestors().take_while(|d| !d.exists()).collect();
-    for d in missing.iter().rev() {
-        match fs::create_dir(d) {
-            Ok(()) => fs::set_permissions(d, fs::Permissions::from_mode(0o700))?,
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(e),
-        }
-    }
-    let meta = fs::symlink_metadata(dir)?;
-    let me = rustix::process::geteuid().as_raw();
-    if !meta.is_dir() || meta.uid() != me || meta.mode() & 0o022 != 0 {
-        return Err(std::io::Error::other(
-            "the checkpoint directory is not mf's own",
-        ));
-    }
     Ok(())
 }
 

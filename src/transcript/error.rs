@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
+use super::format::{Detected, Format};
+
 #[derive(Debug, Error)]
 pub enum TranscriptError {
     #[error("cannot read `{path}`: {source}")]
@@ -32,6 +34,15 @@ pub enum TranscriptError {
     },
     #[error("{path}: this is {what}")]
     Refused { path: PathBuf, what: &'static str },
+    /// A file read as `told` (`--from`) whose lines say it is something else (`found`, or
+    /// nothing mf knows); `empty`: the reader found no entry of `told` in it.
+    #[error("{}", wrong_format(path, *told, *found, *empty))]
+    WrongFormat {
+        path: PathBuf,
+        told: Format,
+        found: Option<Detected>,
+        empty: bool,
+    },
     #[error(
         "{path}:{line}: the last line is incomplete ({bytes} bytes at byte offset {offset} with no newline, not valid JSON); another program may still be writing it. Nothing was appended onto it"
     )]
@@ -106,11 +117,45 @@ impl TranscriptError {
                 "compact in place needs write access; use `--output PATH` to write a compacted copy instead"
                     .into(),
             ),
-            TranscriptError::Refused { .. } => Some(
+            TranscriptError::Refused { .. }
+            | TranscriptError::WrongFormat {
+                found: None | Some(Detected::Refused(_)),
+                ..
+            } => Some(
                 "mf compacts one conversation per file: Claude Code, Codex and pi sessions, or chat JSONL with one message per line"
                     .into(),
             ),
             _ => None,
         }
+    }
+}
+
+fn wrong_format(
+    path: &std::path::Path,
+    told: Format,
+    found: Option<Detected>,
+    empty: bool,
+) -> String {
+    let shown = if path.as_os_str() == "-" {
+        "<stdin>".to_string()
+    } else {
+        path.display().to_string()
+    };
+    let read = format!("{shown}: read as {} (--from {})", told.label(), told.name());
+    let head = if empty {
+        format!("{read}, it holds no {} entries", told.label())
+    } else {
+        format!("{read}, it is misread")
+    };
+    match found {
+        Some(Detected::Format(f)) => format!(
+            "{head}; it looks like {}: drop --from or use --from {}",
+            f.describe(),
+            f.name()
+        ),
+        Some(Detected::Refused(what)) => format!("{head}; it looks like {what}"),
+        None => format!(
+            "{head}, and no line of it looks like a format mf reads (chat, Claude Code, Codex, pi)"
+        ),
     }
 }

@@ -351,6 +351,15 @@ pub fn read_source(mut src: Source, opts: &ReadOptions) -> Result<Transcript, Tr
         let resumed = found.format.with_reader(Resume { src, found, cache })?;
         match resumed {
             Ok(mut t) => {
+                if let Some(told) = opts.format {
+                    let head =
+                        t.read_at(0, t.len.min(read::HEAD as u64) as u32)
+                            .map_err(|source| TranscriptError::Open {
+                                path: t.path.clone(),
+                                source,
+                            })?;
+                    check_told(&t.path, told, format::sniff(&head), t.has_own_entries())?;
+                }
                 if let Some(vet) = opts.vet {
                     t.vet_claims(vet);
                 }
@@ -372,9 +381,10 @@ pub fn read_source(mut src: Source, opts: &ReadOptions) -> Result<Transcript, Tr
             path: src.path.clone(),
             source,
         })?;
+    let sniff = format::sniff(&head);
     let format = match opts.format {
         Some(f) => f,
-        None => match format::detect(&head) {
+        None => match sniff.detected.unwrap_or(Detected::Format(Format::Chat)) {
             Detected::Format(f) => f,
             Detected::Refused(what) => {
                 return Err(TranscriptError::Refused {
@@ -384,17 +394,51 @@ pub fn read_source(mut src: Source, opts: &ReadOptions) -> Result<Transcript, Tr
             }
         },
     };
+    let path = src.path.clone();
     let cache = opts.cache.as_ref();
-    let mut t = format.with_reader(Fresh {
+    let read = format.with_reader(Fresh {
         src,
         format,
         cache,
         head,
-    })?;
+    });
+    let mut t = match (read, opts.format) {
+        // A line the chat reader cannot take, in a file whose lines say it is something else.
+        (Err(e @ TranscriptError::NotMessage { .. }), Some(told)) if sniff.detected.is_some() => {
+            check_told(&path, told, sniff, false)?;
+            return Err(e);
+        }
+        (read, _) => read?,
+    };
+    if let Some(told) = opts.format {
+        check_told(&path, told, sniff, t.has_own_entries())?;
+    }
     if let Some(vet) = opts.vet {
         t.vet_claims(vet);
     }
     Ok(t)
+}
+
+/// A file read as `told` (`--from`): refused when its lines say it is a kind mf does not read,
+/// and when the reader found no entry of its own (`own`) while its lines say it is something
+/// else or say nothing mf knows. A file of that format with no entries yet, or one with no
+/// lines, is simply empty.
+fn check_told(
+    path: &Path,
+    told: Format,
+    sniff: format::Sniff,
+    own: bool,
+) -> Result<(), TranscriptError> {
+    let refused = matches!(sniff.detected, Some(Detected::Refused(_)));
+    if !refused && (own || !sniff.lines || sniff.detected == Some(Detected::Format(told))) {
+        return Ok(());
+    }
+    Err(TranscriptError::WrongFormat {
+        path: path.to_path_buf(),
+        told,
+        found: sniff.detected,
+        empty: !own,
+    })
 }
 
 impl Transcript {
@@ -426,6 +470,12 @@ impl Transcript {
             pieces: b.pieces,
             file: src.file,
         }
+    }
+
+    /// Whether the format's reader found an entry of its own (one that is not a line claiming to
+    /// be mf's, which every format reads alike).
+    fn has_own_entries(&self) -> bool {
+        self.entries.iter().any(|e| e.claim == NONE)
     }
 
     /// What the engine reads.

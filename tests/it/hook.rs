@@ -371,7 +371,10 @@ fn install_claude_code_merges_both_hooks_idempotently_with_a_backup_and_uninstal
     assert_eq!(pre.len(), 2, "{v}");
     assert_eq!(pre[0]["hooks"][0]["command"], "echo mine");
     let cmd = pre[1]["hooks"][0]["command"].as_str().unwrap();
-    assert!(cmd.ends_with(" hook claude-code"), "{cmd}");
+    assert!(
+        cmd.ends_with(" hook claude-code # added by mf hook install"),
+        "{cmd}"
+    );
     assert_eq!(pre[1]["hooks"][0]["type"], "command");
     let start = &v["hooks"]["SessionStart"][0];
     assert_eq!(start["matcher"], "");

@@ -55,6 +55,8 @@ mod snapshots;
 mod stream;
 mod summarize;
 mod trust;
+mod trust3_from;
+mod trust3_install;
 mod trust3_small;
 mod turns;
 mod unicode;

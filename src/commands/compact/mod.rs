@@ -121,8 +121,8 @@ pub fn records(
     interrupt: &Interrupt,
 ) -> Result<Vec<Result<DecisionRecord>>> {
     let key = match &settings.model {
-        ModelChoice::Remote(r) => r.key_value(),
-        ModelChoice::Extractive => None,
+        ModelChoice::Remote(r) => r.secrets(),
+        ModelChoice::Extractive => Vec::new(),
     };
     let summarizer = summarizer_for(settings, ui)?;
     let in_flight = summarizer

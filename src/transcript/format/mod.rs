@@ -89,6 +89,16 @@ impl Format {
         }
     }
 
+    /// Its short name in prose (`… finds no Codex entries`).
+    pub fn label(self) -> &'static str {
+        match self {
+            Format::Chat => "chat",
+            Format::Claude => "Claude Code",
+            Format::Codex => "Codex",
+            Format::Pi => "pi",
+        }
+    }
+
     /// What people call it, for messages.
     pub fn describe(self) -> &'static str {
         match self {
@@ -142,6 +152,16 @@ pub enum Detected {
 /// Lines looked at before giving up on finding a conclusive one.
 const DETECT_LINES: usize = 50;
 
+/// What one line says about the file's format.
+enum Clue {
+    /// The line is of this kind and of no other.
+    Is(Detected),
+    /// The line has the links of a Claude Code row (`uuid`, `parentUuid`, `sessionId`) and none
+    /// of the keys that are only Claude Code's or only another uuid-linked agent's: a later
+    /// conclusive line decides, and Claude Code when there is none.
+    Maybe(Format),
+}
+
 /// What one line says about the file's format, if anything.
 pub fn detect_line(v: &Value) -> Option<&'static str> {
     match detect_value(v)? {
@@ -151,6 +171,20 @@ pub fn detect_line(v: &Value) -> Option<&'static str> {
 }
 
 fn detect_value(v: &Value) -> Option<Detected> {
+    match clue(v)? {
+        Clue::Is(d) => Some(d),
+        Clue::Maybe(f) => Some(Detected::Format(f)),
+    }
+}
+
+/// What a Qwen Code session is, for messages.
+pub const QWEN: &str = "a Qwen Code session, which mf does not read yet";
+/// What a Gemini CLI session is, for messages.
+pub const GEMINI: &str = "a Gemini CLI session, which mf does not read yet";
+/// What a GitHub Copilot CLI session is, for messages.
+pub const COPILOT: &str = "a GitHub Copilot CLI session, which mf does not read yet";
+
+fn clue(v: &Value) -> Option<Clue> {
     let obj = v.as_object()?;
     if obj.contains_key("mf") {
         return None;
@@ -160,7 +194,7 @@ fn detect_value(v: &Value) -> Option<Detected> {
         && obj.get("id").is_some_and(Value::is_string)
         && obj.contains_key("cwd")
     {
-        return Some(Detected::Format(Format::Pi));
+        return Some(Clue::Is(Detected::Format(Format::Pi)));
     }
     if obj.contains_key("payload")
         && matches!(
@@ -168,7 +202,7 @@ fn detect_value(v: &Value) -> Option<Detected> {
             Some("session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted")
         )
     {
-        return Some(Detected::Format(Format::Codex));
+        return Some(Clue::Is(Detected::Format(Format::Codex)));
     }
     if obj.contains_key("record_type")
         || (obj.contains_key("instructions")
@@ -176,59 +210,139 @@ fn detect_value(v: &Value) -> Option<Detected> {
             && ty.is_none()
             && !obj.contains_key("role"))
     {
-        return Some(Detected::Refused(
+        return Some(Clue::Is(Detected::Refused(
             "a Codex rollout of the old, pre-envelope kind (before about September 2025), which mf does not read",
-        ));
+        )));
     }
-    if ty.is_some()
-        && ["uuid", "parentUuid", "sessionId", "leafUuid", "messageId"]
+    // GitHub Copilot CLI: one event a line, `{type: "session.start" | "user.message" | …, data,
+    // id, parentId}`; no agent mf reads has a dotted `type` beside a `data` object.
+    if ty.is_some_and(|t| t.contains('.')) && obj.get("data").is_some_and(Value::is_object) {
+        return Some(Clue::Is(Detected::Refused(COPILOT)));
+    }
+    // Gemini CLI: a change log — a header `{sessionId, projectHash, startTime, …}` with no
+    // `type`, `{"$set": …}` lines, and messages whose `type` is `user` or `gemini`.
+    if obj.contains_key("$set")
+        || ty == Some("gemini")
+        || (ty.is_none() && obj.contains_key("projectHash") && obj.contains_key("sessionId"))
+    {
+        return Some(Clue::Is(Detected::Refused(GEMINI)));
+    }
+    let linked = ["uuid", "parentUuid", "sessionId", "leafUuid", "messageId"]
+        .iter()
+        .any(|k| obj.contains_key(*k));
+    if ty.is_some() && linked {
+        let message = obj.get("message").and_then(Value::as_object);
+        // Qwen Code links its records as Claude Code does, but its messages are Gemini
+        // `Content` (`role` user or model, `parts`), its tool results a row of their own, and
+        // its system rows carry a `systemPayload`.
+        if ty == Some("tool_result")
+            || message.is_some_and(|m| {
+                m.get("parts").is_some_and(Value::is_array)
+                    || m.get("role").and_then(Value::as_str) == Some("model")
+            })
+            || ["systemPayload", "toolCallResult", "usageMetadata"]
+                .iter()
+                .any(|k| obj.contains_key(*k))
+        {
+            return Some(Clue::Is(Detected::Refused(QWEN)));
+        }
+        // Only Claude Code's: a message with Anthropic `content`, its row types other than
+        // user, assistant and system, and its own envelope keys.
+        let claude = message.is_some_and(|m| m.contains_key("content"))
+            || !matches!(ty, Some("user" | "assistant" | "system"))
+            || [
+                "userType",
+                "leafUuid",
+                "messageId",
+                "logicalParentUuid",
+                "toolUseResult",
+                "requestId",
+                "isCompactSummary",
+                "compactMetadata",
+            ]
             .iter()
             .any(|k| obj.contains_key(*k))
-    {
-        return Some(Detected::Format(Format::Claude));
+            || obj.get("content").is_some_and(Value::is_string);
+        return Some(if claude {
+            Clue::Is(Detected::Format(Format::Claude))
+        } else {
+            Clue::Maybe(Format::Claude)
+        });
     }
     if obj.get("messages").is_some_and(Value::is_array) {
-        return Some(Detected::Refused(
+        return Some(Clue::Is(Detected::Refused(
             "a fine-tuning dataset: one whole conversation per line (`{\"messages\": […]}`), not one transcript; mf never folds across lines",
-        ));
+        )));
     }
     if obj.get("conversations").is_some_and(Value::is_array) {
-        return Some(Detected::Refused(
+        return Some(Clue::Is(Detected::Refused(
             "a ShareGPT dataset: one whole conversation per line (`{\"conversations\": […]}`), not one transcript; mf never folds across lines",
-        ));
+        )));
     }
     if obj.contains_key("role") && !obj.contains_key("type") {
-        return Some(Detected::Format(Format::Chat));
+        return Some(Clue::Is(Detected::Format(Format::Chat)));
     }
     None
 }
 
-/// Recognise a file's format from its first conclusive lines (blank, unparseable, non-object and
-/// mf's own lines are passed over). A file with no conclusive line is read as chat, which then
-/// names the first line that is not a chat message.
-pub fn detect(head: &[u8]) -> Detected {
+/// What a file's first lines say it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sniff {
+    /// What the first conclusive line says (or a tentative Claude Code row, when no line is
+    /// conclusive); `None` when no line says anything.
+    pub detected: Option<Detected>,
+    /// Whether the head holds any line other than blank lines and mf's own.
+    pub lines: bool,
+}
+
+/// Look at a file's first lines (blank, unparseable, non-object and mf's own lines are passed
+/// over) for the first conclusive one.
+pub fn sniff(head: &[u8]) -> Sniff {
     let mut seen = 0;
+    let mut lines = false;
+    let mut maybe = None;
     for line in head.split(|&b| b == b'\n') {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
         if line.iter().all(u8::is_ascii_whitespace) || line.starts_with(MF_PREFIX) {
             continue;
         }
+        lines = true;
         let Ok(v) = super::json::from_slice(line) else {
             continue;
         };
         if !v.is_object() {
             continue;
         }
-        if let Some(d) = detect_value(&v) {
-            return d;
+        match clue(&v) {
+            Some(Clue::Is(d)) => {
+                return Sniff {
+                    detected: Some(d),
+                    lines,
+                };
+            }
+            Some(Clue::Maybe(f)) => {
+                maybe.get_or_insert(Detected::Format(f));
+            }
+            None => {}
         }
         seen += 1;
         if seen >= DETECT_LINES {
             break;
         }
     }
-    Detected::Format(Format::Chat)
+    Sniff {
+        detected: maybe,
+        lines,
+    }
+}
+
+/// Recognise a file's format from its first conclusive lines (see [`sniff`]). A file with no
+/// conclusive line is read as chat, which then names the first line that is not a chat message.
+pub fn detect(head: &[u8]) -> Detected {
+    sniff(head)
+        .detected
+        .unwrap_or(Detected::Format(Format::Chat))
 }
 
 #[cfg(test)]
@@ -263,5 +377,39 @@ mod tests {
             Detected::Refused(w) if w.contains("ShareGPT")
         ));
         assert_eq!(d(""), Detected::Format(Format::Chat));
+    }
+
+    #[test]
+    fn uuid_linked_agents_are_told_apart_by_their_own_keys() {
+        let d = |s: &str| detect(s.as_bytes());
+        let qwen = concat!(
+            r#"{"uuid":"a","parentUuid":null,"sessionId":"s","timestamp":"t","type":"user","cwd":"/","version":"0.24.4","message":{"role":"user","parts":[{"text":"hi"}]}}"#,
+            "\n"
+        );
+        assert_eq!(d(qwen), Detected::Refused(QWEN));
+        let qwen_system = r#"{"uuid":"a","parentUuid":null,"sessionId":"s","type":"system","subtype":"chat_compression","systemPayload":{"info":{}}}"#;
+        assert_eq!(d(qwen_system), Detected::Refused(QWEN));
+        let gemini = r#"{"sessionId":"s","projectHash":"p","startTime":"t","lastUpdated":"t","kind":"main"}"#;
+        assert_eq!(d(gemini), Detected::Refused(GEMINI));
+        let copilot = r#"{"type":"session.start","data":{"sessionId":"s"},"id":"e1","timestamp":"t","parentId":null}"#;
+        assert_eq!(d(copilot), Detected::Refused(COPILOT));
+        // A row with only Claude Code's links waits for a conclusive one, and is Claude Code's
+        // when none comes.
+        let weak = r#"{"type":"user","uuid":"a","parentUuid":null,"sessionId":"s"}"#;
+        assert_eq!(d(weak), Detected::Format(Format::Claude));
+        assert_eq!(d(&format!("{weak}\n{qwen}")), Detected::Refused(QWEN));
+        let claude = r#"{"type":"user","uuid":"b","parentUuid":"a","sessionId":"s","message":{"role":"user","content":"hi"}}"#;
+        assert_eq!(
+            d(&format!("{weak}\n{claude}\n{qwen}")),
+            Detected::Format(Format::Claude)
+        );
+    }
+
+    #[test]
+    fn sniff_says_whether_a_file_has_lines_of_its_own() {
+        let s = sniff(b"\n  \n{\"mf\":{\"v\":1}}\n");
+        assert_eq!((s.detected, s.lines), (None, false));
+        let s = sniff(b"not json\n");
+        assert_eq!((s.detected, s.lines), (None, true));
     }
 }
