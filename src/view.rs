@@ -35,6 +35,7 @@ pub fn item(t: &Transcript, ledger: &Ledger<'_>, it: Item) -> std::io::Result<Re
         text,
         messages,
         native: t.raw_lines(i)?,
+        framed: ledger.summaries.contains_key(&it),
     })
 }
 
@@ -247,6 +248,7 @@ pub fn search(
             folded: covered_by.is_some(),
             covered_by: covered_by.flatten(),
             matches: query.snippets(&text, 1, 3, 240),
+            framed: ledger.summaries.contains_key(&(i as u32)),
             text_chars: text.chars().count(),
             text: crate::text::prefix(&text, HIT_TEXT_CHARS).to_string(),
         });

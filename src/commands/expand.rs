@@ -6,8 +6,9 @@ use anyhow::Result;
 
 use crate::cli::{ExpandArgs, ExpandFormat};
 use crate::entry::RecordKind;
+use crate::entry::flag;
 use crate::error::MfError;
-use crate::fold::{Ledger, Summary};
+use crate::fold::{FlagKind, Ledger, Summary};
 use crate::interrupt::Interrupt;
 use crate::render::recall::Format;
 use crate::render::{self, Ui};
@@ -30,12 +31,12 @@ pub fn expand(args: &ExpandArgs, ui: &Ui, interrupt: &Interrupt) -> Result<()> {
     if let Some(h) = handle {
         // Only a summary or stub can be retracted.
         let Some(s) = ledger.summaries.get(&i) else {
-            return Err(not_a_summary(&t, &ledger, i, &args.id).into());
+            return Err(not_a_summary(&t, &ledger, i, &args.id, args.restore).into());
         };
         restore(args, &t, &ledger, i, s, h, ui, interrupt)?;
     } else if ledger.is_claim_entry(i) && !ledger.summaries.contains_key(&i) {
         // A line that claims to be mf's and is not honoured: refused, with why.
-        return Err(not_a_summary(&t, &ledger, i, &args.id).into());
+        return Err(not_a_summary(&t, &ledger, i, &args.id, args.restore).into());
     }
 
     print_originals(args, &t, &ledger, i)
@@ -64,28 +65,52 @@ fn lock_for_restore(args: &ExpandArgs, ui: &Ui, interrupt: &Interrupt) -> Result
     Ok(Some(h))
 }
 
-/// Why the entry `id` names is no summary: an ordinary message, or a summary line that is not
-/// valid.
-fn not_a_summary(t: &Transcript, ledger: &Ledger<'_>, i: u32, id: &str) -> MfError {
-    let why = ledger
-        .flags
-        .iter()
-        .find(|f| f.entry == Some(i))
-        .map_or_else(
-            || {
-                format!(
-                    "`{}` is an ordinary message (line {}), not a summary",
-                    id, t.entries[i as usize].line
-                )
-            },
-            |f| {
-                format!(
-                    "`{}` (line {}) is not a valid summary: {}",
-                    id, t.entries[i as usize].line, f.why
-                )
-            },
+/// Why the entry `id` names is no summary to expand or restore: an ordinary message, a summary
+/// the agent's own compaction took over (or mf withdrew on a branch the agent has left), or a
+/// summary line that is not valid.
+fn not_a_summary(t: &Transcript, ledger: &Ledger<'_>, i: u32, id: &str, restore: bool) -> MfError {
+    let line = t.entries[i as usize].line;
+    let Some(f) = ledger.flags.iter().find(|f| f.entry == Some(i)) else {
+        return MfError::refused(
+            format!("`{id}` is an ordinary message (line {line}), not a summary"),
+            None,
         );
-    MfError::refused(why, None)
+    };
+    if f.kind != FlagKind::Superseded {
+        return MfError::refused(
+            format!("`{id}` (line {line}) is not a valid summary: {}", f.why),
+            None,
+        );
+    }
+    let file = render::one_line(&t.display());
+    let doing = if restore {
+        "cannot be restored"
+    } else {
+        "no longer stands"
+    };
+    if t.entries[i as usize].has(flag::HISTORY) {
+        // mf's summary was valid; the agent's own compaction now stands for what it folded.
+        MfError::refused(
+            format!(
+                "`{id}` (line {line}) {doing}: the agent compacted the session itself after it, so the agent's own summary now stands for those turns and mf's summary hides nothing{}",
+                if restore {
+                    "; restoring it would change nothing the agent reads (nothing written)"
+                } else {
+                    ""
+                }
+            ),
+            Some(format!(
+                "the originals are still in the file: `mf search {file} QUERY` finds a detail in them and `mf expand {file} ENTRY-ID` prints one; only the agent can undo its own compaction (mf never reaches before it)"
+            )),
+        )
+    } else {
+        MfError::refused(
+            format!("`{id}` (line {line}) {doing}: {}", f.why),
+            Some(format!(
+                "its originals are shown again already: `mf recall {file}` shows what the agent reads"
+            )),
+        )
+    }
 }
 
 /// `--restore`: retract summary `i` (under the lock, checked at that instant), unless it is

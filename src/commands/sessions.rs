@@ -12,7 +12,7 @@ use crate::exit_status::ExitStatus;
 use crate::fold::Ledger;
 use crate::render::sessions::{self as view, SessionView};
 use crate::render::{self, Ui};
-use crate::settings::{agent_of, find_sessions, live_guard, read_options, session_roots};
+use crate::settings::{agent_of, live_guard, read_options, scan_sessions, session_roots};
 use crate::transcript::sessions::{Agent, Found};
 use crate::transcript::{self, CacheOptions, Guard, ReadOptions};
 
@@ -80,7 +80,33 @@ pub fn sessions(args: &SessionsArgs, cache: Option<&CacheOptions>, ui: &Ui) -> R
         )
         .into());
     }
-    let mut found = find_sessions(args.agent, args.cwd.as_deref());
+    let scan = scan_sessions(args.agent, args.cwd.as_deref());
+    // A directory mf could not read may hold sessions: said, and the run exits 1 (as `find` and
+    // `ls` do), after listing what it could read.
+    for (dir, why) in &scan.unreadable {
+        ui.warn(&format!(
+            "cannot read `{}` ({why}); sessions in it are not listed",
+            render::path_line(dir)
+        ));
+    }
+    if !scan.not_json.is_empty() {
+        ui.log(&format!(
+            "passed over {} file{} that do not hold JSON lines: {}",
+            scan.not_json.len(),
+            if scan.not_json.len() == 1 { "" } else { "s" },
+            scan.not_json
+                .iter()
+                .map(|p| render::path_line(p))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    let status = if scan.unreadable.is_empty() {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Failure
+    };
+    let mut found = scan.found;
     if args.latest {
         found.truncate(1);
     }
@@ -92,7 +118,7 @@ pub fn sessions(args: &SessionsArgs, cache: Option<&CacheOptions>, ui: &Ui) -> R
         }
         .into_iter()
         .map(|a| match roots.of(a) {
-            Some(p) => format!("{} in {}", a.name(), p.display()),
+            Some(p) => format!("{} in {}", a.name(), render::path_line(p)),
             None => format!("{} (no home directory to look in)", a.name()),
         })
         .collect();
@@ -100,7 +126,7 @@ pub fn sessions(args: &SessionsArgs, cache: Option<&CacheOptions>, ui: &Ui) -> R
             "no sessions found{} (looked for {})",
             args.cwd
                 .as_ref()
-                .map(|c| format!(" run in {}", c.display()))
+                .map(|c| format!(" run in {}", render::path_line(c)))
                 .unwrap_or_default(),
             looked.join("; ")
         ));
@@ -124,7 +150,7 @@ pub fn sessions(args: &SessionsArgs, cache: Option<&CacheOptions>, ui: &Ui) -> R
             })
             .collect();
         view::paths_nul(&rows)?;
-        return Ok(ExitStatus::Success);
+        return Ok(status);
     }
     let guard = live_guard();
     let now = SystemTime::now();
@@ -152,7 +178,7 @@ pub fn sessions(args: &SessionsArgs, cache: Option<&CacheOptions>, ui: &Ui) -> R
     } else {
         view::table(ui, &rows)?;
     }
-    Ok(ExitStatus::Success)
+    Ok(status)
 }
 
 /// Read options for one agent's session.

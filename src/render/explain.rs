@@ -460,7 +460,12 @@ pub fn audit_lines(a: &serde_json::Value) -> String {
         if let Some(v) = a.get(key).and_then(serde_json::Value::as_array)
             && !v.is_empty()
         {
-            let items: Vec<String> = v.iter().take(12).map(audit_item).collect();
+            // What the audit quotes from the span, defused as an entry's text is shown.
+            let items: Vec<String> = v
+                .iter()
+                .take(12)
+                .map(|x| super::shown(&audit_item(x), false))
+                .collect();
             let more = v.len().saturating_sub(items.len());
             let more = if more > 0 {
                 format!(" … and {more} more")

@@ -1,9 +1,14 @@
 //! Renderers for the recall view (and `expand --format text`): chat JSONL, the source's own
 //! lines, text and memory blocks, streamed item by item to stdout. Nothing inside an entry can
 //! pass for this output's own structure: a text line that looks like a heading and a memory tag
-//! inside a body are escaped.
+//! inside a body are escaped, and in text and memory an entry's look-alike of mf's label or
+//! delimiters is defused (chat and native carry the exact text).
 
 use std::io::{self, BufWriter, Write};
+
+// An id as one line: an id comes from the file, and a line break in it would let it print a
+// heading of its own.
+use super::one_line;
 
 /// The recall format, as the renderer knows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,6 +33,9 @@ pub struct RecallItem {
     pub messages: Vec<serde_json::Value>,
     /// The item's lines in the source's own shape.
     pub native: Vec<Vec<u8>>,
+    /// mf's own summary or stub, honoured: its text opens with mf's label, shown as it is (an
+    /// entry's look-alike of it is defused in the text and memory formats).
+    pub framed: bool,
 }
 
 /// Write items to stdout in `format`, one at a time.
@@ -67,20 +75,6 @@ fn heading(it: &RecallItem) -> String {
     }
 }
 
-/// An id as one line: an id comes from the file, and a line break in it would let it print a
-/// heading of its own.
-fn one_line(id: &str) -> String {
-    id.chars()
-        .flat_map(|c| {
-            if c.is_control() {
-                c.escape_default().collect::<Vec<_>>()
-            } else {
-                vec![c]
-            }
-        })
-        .collect()
-}
-
 /// A body line that could be read as a heading gets a backslash in front.
 fn escape_text(body: &str) -> String {
     let mut out = String::with_capacity(body.len());
@@ -102,7 +96,7 @@ fn text(out: &mut impl Write, it: &RecallItem) -> io::Result<()> {
         out,
         "{}\n{}\n",
         heading(it),
-        escape_text(it.text.trim_end())
+        escape_text(super::shown(it.text.trim_end(), it.framed).as_str())
     )
 }
 
@@ -147,7 +141,7 @@ fn memory(out: &mut impl Write, it: &RecallItem) -> io::Result<()> {
         out,
         "<memory source=\"{source}\" role=\"{kind}\" id=\"{}\">\n{}\n</memory>",
         attr(&it.id),
-        escape_memory(it.text.trim_end())
+        escape_memory(&super::shown(it.text.trim_end(), it.framed))
     )
 }
 
@@ -175,6 +169,7 @@ mod tests {
             text: String::new(),
             messages: Vec::new(),
             native: Vec::new(),
+            framed: false,
         };
         assert_eq!(
             heading(&it),

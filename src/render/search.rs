@@ -1,8 +1,10 @@
 //! `mf search` hits: readable blocks (a terminal, a pipe, and what `mf mcp` hands a model) and
-//! one JSON object per hit.
+//! one JSON object per hit. The blocks defuse an entry's look-alike of mf's label or
+//! delimiters; the JSON carries the exact text.
 
 use serde::Serialize;
 
+use super::one_line;
 use crate::search::Snippet;
 
 /// One hit, ready to print.
@@ -30,6 +32,10 @@ pub struct SearchHit {
     pub text: String,
     /// Characters of the whole text.
     pub text_chars: usize,
+    /// mf's own summary or stub, honoured: its first line is mf's label, shown as it is; an
+    /// entry's look-alike of it (or of the delimiters) is defused in the readable blocks.
+    #[serde(skip)]
+    pub framed: bool,
 }
 
 fn snippets<S: serde::Serializer>(v: &[Snippet], s: S) -> Result<S::Ok, S::Error> {
@@ -65,17 +71,10 @@ fn heading(h: &SearchHit) -> String {
     )
 }
 
-/// Text from the file on one line: a control character is shown escaped.
-fn one_line(s: &str) -> String {
-    s.chars()
-        .flat_map(|c| {
-            if c.is_control() {
-                c.escape_default().collect::<Vec<_>>()
-            } else {
-                vec![c]
-            }
-        })
-        .collect()
+/// A line of a hit's text as shown: on one line, an entry's look-alike of mf's label or
+/// delimiters defused (the first line of mf's own summary or stub is its label, kept).
+fn shown_line(h: &SearchHit, line: usize, text: &str) -> String {
+    one_line(&super::shown(text, h.framed && line == 0))
 }
 
 /// Hits as readable blocks: the heading, then the matching lines (`>`) with their context.
@@ -93,7 +92,7 @@ pub fn text(hits: &[SearchHit]) -> String {
                 out.push_str("   …\n");
             }
             out.push_str(if m.matches { "   > " } else { "     " });
-            out.push_str(&one_line(&m.text));
+            out.push_str(&shown_line(h, m.line, &m.text));
             out.push('\n');
             last = Some(m.line);
         }
@@ -107,7 +106,7 @@ pub fn text(hits: &[SearchHit]) -> String {
                 .take(240)
                 .collect();
             out.push_str("     ");
-            out.push_str(&one_line(&first));
+            out.push_str(&shown_line(h, 0, &first));
             out.push('\n');
         }
     }

@@ -87,6 +87,9 @@ fn live_text(r: &SessionView) -> &'static str {
 
 /// The list for people: a table on a terminal; on a pipe, a header line and one tab-separated
 /// line per session (agent, modified, size, tokens, live, folded, project, path), never wrapped.
+/// A path or project that holds a control character (a newline, a tab, an escape) shows it
+/// escaped (`\n`), so it cannot break a row or drive the terminal; `--json` and `-0` carry it
+/// exactly.
 pub fn table(ui: &Ui, rows: &[SessionView]) -> io::Result<()> {
     let header = [
         "agent", "modified", "size", "tokens", "live", "folded", "project", "path",
@@ -103,10 +106,12 @@ pub fn table(ui: &Ui, rows: &[SessionView]) -> io::Result<()> {
                 .map_or_else(|| "?".into(), |t| super::thousands(t as usize)),
             live_text(r).into(),
             folded_text(r),
-            r.project.clone().unwrap_or_else(|| "?".into()),
+            r.project
+                .as_deref()
+                .map_or_else(|| "?".into(), super::one_line),
             match &r.error {
-                Some(e) => format!("{} (unreadable: {e})", r.path),
-                None => r.path.clone(),
+                Some(e) => super::one_line(&format!("{} (unreadable: {e})", r.path)),
+                None => super::one_line(&r.path),
             },
         ]
     };
@@ -121,7 +126,8 @@ pub fn table(ui: &Ui, rows: &[SessionView]) -> io::Result<()> {
     } else {
         writeln!(out, "{}", header.join("\t"))?;
         for r in rows {
-            let c = cells(r).map(|s| s.replace(['\t', '\n'], " "));
+            // Each cell is one line without a tab (control characters are shown escaped).
+            let c = cells(r);
             writeln!(out, "{}", c.join("\t"))?;
         }
     }

@@ -143,10 +143,10 @@ impl Grid {
         t.set_content_arrangement(ContentArrangement::Dynamic);
         t.set_width(u16::try_from(width).unwrap_or(u16::MAX));
         if !self.header.is_empty() {
-            t.set_header(&self.header);
+            t.set_header(self.header.iter().map(|c| no_controls(c)));
         }
         for r in &self.rows {
-            t.add_row(r);
+            t.add_row(r.iter().map(|c| no_controls(c)));
         }
         t.lines().collect()
     }
@@ -198,9 +198,30 @@ fn pair(k: &str, v: &str) -> String {
     format!("{}: {}", one_line(k), one_line(v))
 }
 
-/// A cell on one line: line breaks become spaces.
+/// A cell on one line: line breaks become spaces (and any other control character but a tab is
+/// shown escaped, as in [`no_controls`]).
 fn one_line(s: &str) -> String {
-    s.replace("\r\n", " ").replace(['\n', '\r'], " ")
+    no_controls(&s.replace("\r\n", " ").replace(['\n', '\r'], " "))
+}
+
+/// A cell with every control character but a line break or a tab shown escaped (`\u{1b}`): text
+/// from a file (a path, a project, an id) cannot drive the terminal from a table.
+fn no_controls(s: &str) -> String {
+    if !s
+        .chars()
+        .any(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
+    {
+        return s.to_string();
+    }
+    s.chars()
+        .flat_map(|c| {
+            if c.is_control() && !matches!(c, '\n' | '\r' | '\t') {
+                c.escape_default().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect()
 }
 
 /// A TSV cell: no tab or line break inside it, and empty shown as `-` (so a column never
@@ -220,6 +241,21 @@ mod tests {
         g.add_row(["action", "folded"]);
         g.add_row(["note", "two\nlines"]);
         g
+    }
+
+    #[test]
+    fn a_cells_terminal_escape_is_shown_escaped_in_every_form() {
+        let mut g = Grid::new(Plain::Tsv);
+        g.set_header(["path"]);
+        g.add_row(["/w\u{1b}]0;pwned\u{7}.jsonl"]);
+        for lines in [g.plain_lines(), g.boxed(80)] {
+            let text = lines.join("\n");
+            assert!(
+                !text.contains('\u{1b}') && !text.contains('\u{7}'),
+                "{text}"
+            );
+            assert!(text.contains("/w\\u{1b}]0;pwned\\u{7}.jsonl"), "{text}");
+        }
     }
 
     #[test]

@@ -18,6 +18,13 @@ pub fn agent_dirs() -> crate::transcript::AgentDirs {
         codex_home: var(ev::CODEX_HOME)
             .map(PathBuf::from)
             .or_else(|| home.as_ref().map(|h| h.join(".codex"))),
+        sessions: {
+            let roots = session_roots();
+            crate::transcript::sessions::Agent::ALL
+                .iter()
+                .filter_map(|&a| roots.of(a).map(Path::to_path_buf))
+                .collect()
+        },
     }
 }
 
@@ -160,13 +167,21 @@ pub fn find_sessions(
     agent: Option<crate::cli::AgentArg>,
     cwd: Option<&Path>,
 ) -> Vec<crate::transcript::sessions::Found> {
+    scan_sessions(agent, cwd).found
+}
+
+/// [`find_sessions`], with the directories that could not be read and the files passed over.
+pub fn scan_sessions(
+    agent: Option<crate::cli::AgentArg>,
+    cwd: Option<&Path>,
+) -> crate::transcript::sessions::Scan {
     use crate::transcript::sessions::{self, Agent};
     let agents: Vec<Agent> = match agent {
         Some(a) => vec![agent_of(a)],
         None => Agent::ALL.to_vec(),
     };
     let cwd = cwd.map(cwd_spellings).unwrap_or_default();
-    sessions::find(&session_roots(), &agents, &cwd)
+    sessions::scan(&session_roots(), &agents, &cwd)
 }
 
 /// `compact --latest AGENT [--cwd DIR]`: the newest such session's path.

@@ -80,7 +80,7 @@ mod agents;
 pub use agents::{
     HookPaths, agent_dirs, agent_of, calling_session_id, claude_global_config, cwd_spellings,
     find_sessions, hook_paths, hook_state_dir, latest_session, recall_tool_installed,
-    session_roots,
+    scan_sessions, session_roots,
 };
 
 fn var(name: &str) -> Option<String> {

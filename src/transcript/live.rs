@@ -3,7 +3,8 @@
 //! `Adapter::running`), in the tail of the file (a line still being written, a tool call
 //! without its result, a prompt or tool result without the model's reply), a modification time
 //! in the future — and never by a recent write alone: a copy made without `cp -p`, or mf's own
-//! append, is not an agent at work.
+//! append, is not an agent at work. The tail is read only for a file in an agent's own session
+//! directory: a copy elsewhere is judged by the pid file, the lock and the clock alone.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -21,6 +22,25 @@ pub struct AgentDirs {
     pub claude_sessions: Option<PathBuf>,
     /// `$CODEX_HOME` (`~/.codex`): `thread-writer-locks/<thread-id>.lock`, locked while a thread runs.
     pub codex_home: Option<PathBuf>,
+    /// The directories the agents keep their sessions in (Claude Code's `projects/`, Codex's
+    /// `sessions/`, pi's sessions directory): only a file under one of them is one an agent may
+    /// be writing without leaving a pid file or a lock, so only there does the tail speak.
+    pub sessions: Vec<PathBuf>,
+}
+
+impl AgentDirs {
+    /// Whether `path` lies under one of the agents' session directories (both resolved, so a
+    /// link or a relative path is judged by where the file is).
+    pub fn holds_session(&self, path: &std::path::Path) -> bool {
+        let Ok(file) = std::fs::canonicalize(path) else {
+            return false;
+        };
+        self.sessions.iter().any(|d| {
+            std::fs::canonicalize(d)
+                .map(|d| file.starts_with(d))
+                .unwrap_or(false)
+        })
+    }
 }
 
 /// What the live guard looks at.
@@ -96,6 +116,11 @@ impl Guard {
         }
         let age = now.duration_since(modified).unwrap_or_default();
         if age >= self.window {
+            return None;
+        }
+        if !self.dirs.holds_session(&t.path) {
+            // A copy elsewhere (`cp` without `-p`, a file handed over for compaction): no agent
+            // writes it without leaving its pid file or lock, checked above, whatever its tail.
             return None;
         }
         mid_step(t).map(|step| {

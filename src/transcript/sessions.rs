@@ -121,26 +121,43 @@ pub fn pi_project_dir(cwd: &str) -> String {
     format!("--{body}--")
 }
 
+/// What a search of the agents' directories found: the sessions, newest first, the directories
+/// (and entries) it could not read, and the files it passed over for not being JSON.
+#[derive(Debug, Default)]
+pub struct Scan {
+    pub found: Vec<Found>,
+    /// A directory or entry mf could not read, and why (a root that does not exist is not one:
+    /// that agent is not installed).
+    pub unreadable: Vec<(PathBuf, String)>,
+    /// Files named like sessions that do not open with a JSON object (empty, text, binary).
+    pub not_json: Vec<PathBuf>,
+}
+
 /// Every session file of `agents` under `roots`, newest first; with `cwd`, only those run in
 /// that working directory (any of the spellings given, e.g. as typed and canonical).
 pub fn find(roots: &SessionRoots, agents: &[Agent], cwd: &[String]) -> Vec<Found> {
-    let mut found = Vec::new();
+    scan(roots, agents, cwd).found
+}
+
+/// [`find`], with what could not be read and what was passed over.
+pub fn scan(roots: &SessionRoots, agents: &[Agent], cwd: &[String]) -> Scan {
+    let mut scan = Scan::default();
     for &agent in agents {
         let Some(root) = roots.of(agent) else {
             continue;
         };
         match agent {
-            Agent::Claude => claude(root, cwd, &mut found),
-            Agent::Codex => codex(root, cwd, &mut found),
-            Agent::Pi => pi(root, cwd, &mut found),
+            Agent::Claude => claude(root, cwd, &mut scan),
+            Agent::Codex => codex(root, cwd, &mut scan),
+            Agent::Pi => pi(root, cwd, &mut scan),
         }
     }
-    found.sort_by(|a, b| {
+    scan.found.sort_by(|a, b| {
         b.modified
             .cmp(&a.modified)
             .then_with(|| a.path.cmp(&b.path))
     });
-    found
+    scan
 }
 
 /// A regular file's size and modification time (a link is followed; anything else is skipped).
@@ -158,17 +175,84 @@ fn is_jsonl(p: &Path) -> bool {
     p.extension().is_some_and(|x| x == "jsonl")
 }
 
-fn dir_entries(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|rd| rd.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    v.sort();
+/// What a directory entry is, a link followed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Dir,
+    File,
+    Other,
+}
+
+/// A directory's entries, sorted, each with what it is. A directory that cannot be read, and an
+/// entry whose kind cannot be told (a dangling link, a link loop), go to `scan.unreadable`;
+/// with `missing_ok`, a directory that does not exist is simply empty (an agent not installed,
+/// a project with no sessions).
+fn dir_entries(dir: &Path, missing_ok: bool, scan: &mut Scan) -> Vec<(PathBuf, Kind)> {
+    let rd = match std::fs::read_dir(dir) {
+        Ok(rd) => rd,
+        Err(e) if missing_ok && e.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
+        Err(e) => {
+            scan.unreadable.push((dir.to_path_buf(), e.to_string()));
+            return Vec::new();
+        }
+    };
+    let mut v = Vec::new();
+    for e in rd {
+        let e = match e {
+            Ok(e) => e,
+            Err(err) => {
+                scan.unreadable.push((dir.to_path_buf(), err.to_string()));
+                continue;
+            }
+        };
+        let p = e.path();
+        match std::fs::metadata(&p) {
+            Ok(m) if m.is_dir() => v.push((p, Kind::Dir)),
+            Ok(m) if m.is_file() => v.push((p, Kind::File)),
+            Ok(_) => v.push((p, Kind::Other)),
+            Err(err) => scan.unreadable.push((p, err.to_string())),
+        }
+    }
+    v.sort_by(|a, b| a.0.cmp(&b.0));
     v
 }
 
-fn push(out: &mut Vec<Found>, agent: Agent, path: PathBuf, project: Option<String>) {
+/// How much of a file's head is read to tell whether it holds JSON lines.
+const JSON_HEAD_BYTES: u64 = 64 << 10;
+
+/// Whether a file opens with a JSON object: its first line parses as one (or, longer than the
+/// head read, starts as one). An empty file, text and binary files are not sessions.
+fn opens_with_json(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = Vec::new();
+    let Ok(f) = std::fs::File::open(path) else {
+        // Listed with the reason it cannot be read (`describe` opens it again).
+        return true;
+    };
+    if f.take(JSON_HEAD_BYTES).read_to_end(&mut head).is_err() {
+        return true;
+    }
+    let start = head
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(head.len());
+    let head = &head[start..];
+    if head.first() != Some(&b'{') {
+        return false;
+    }
+    match memchr::memchr(b'\n', head) {
+        Some(end) => serde_json::from_slice::<serde_json::Map<String, Value>>(&head[..end]).is_ok(),
+        None => true,
+    }
+}
+
+fn push(scan: &mut Scan, agent: Agent, path: PathBuf, project: Option<String>) {
     if let Some((size, modified)) = stat(&path) {
-        out.push(Found {
+        if !opens_with_json(&path) {
+            scan.not_json.push(path);
+            return;
+        }
+        scan.found.push(Found {
             agent,
             path,
             modified,
@@ -189,23 +273,29 @@ fn matches_cwd(project: Option<&str>, cwd: &[String]) -> bool {
 
 /// Claude Code: `projects/<encoded cwd>/<session>.jsonl`. Sub-agent transcripts
 /// (`agent-*.jsonl`, and everything in a session's own directory) are not sessions.
-fn claude(root: &Path, cwd: &[String], out: &mut Vec<Found>) {
+fn claude(root: &Path, cwd: &[String], scan: &mut Scan) {
     let dirs: Vec<PathBuf> = if cwd.is_empty() {
-        dir_entries(root)
+        dir_entries(root, true, scan)
             .into_iter()
-            .filter(|p| p.is_dir())
+            .filter(|(_, k)| *k == Kind::Dir)
+            .map(|(p, _)| p)
             .collect()
     } else {
         let mut dirs = Vec::new();
         for c in cwd {
             let (name, shortened) = claude_project_dir(c);
             if shortened {
-                dirs.extend(dir_entries(root).into_iter().filter(|p| {
-                    p.is_dir()
-                        && p.file_name()
-                            .and_then(|n| n.to_str())
-                            .is_some_and(|n| n.starts_with(&name))
-                }));
+                dirs.extend(
+                    dir_entries(root, true, scan)
+                        .into_iter()
+                        .filter(|(p, k)| {
+                            *k == Kind::Dir
+                                && p.file_name()
+                                    .and_then(|n| n.to_str())
+                                    .is_some_and(|n| n.starts_with(&name))
+                        })
+                        .map(|(p, _)| p),
+                );
             } else {
                 dirs.push(root.join(name));
             }
@@ -215,9 +305,10 @@ fn claude(root: &Path, cwd: &[String], out: &mut Vec<Found>) {
         dirs
     };
     for dir in dirs {
-        for p in dir_entries(&dir) {
+        // A project directory named for `--cwd` may not exist: no sessions there.
+        for (p, kind) in dir_entries(&dir, !cwd.is_empty(), scan) {
             let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            if !is_jsonl(&p) || name.starts_with("agent-") || !p.is_file() {
+            if !is_jsonl(&p) || name.starts_with("agent-") || kind != Kind::File {
                 continue;
             }
             let project = head_cwd(&p, Agent::Claude);
@@ -231,17 +322,17 @@ fn claude(root: &Path, cwd: &[String], out: &mut Vec<Found>) {
                     .and_then(|n| n.to_str())
                     .map(|n| n.to_string())
             });
-            push(out, Agent::Claude, p, project);
+            push(scan, Agent::Claude, p, project);
         }
     }
 }
 
 /// Codex: `sessions/YYYY/MM/DD/rollout-*.jsonl` (older installs: flat in `sessions/`).
-fn codex(root: &Path, cwd: &[String], out: &mut Vec<Found>) {
+fn codex(root: &Path, cwd: &[String], scan: &mut Scan) {
     let mut stack = vec![(root.to_path_buf(), 0u8)];
     while let Some((dir, depth)) = stack.pop() {
-        for p in dir_entries(&dir) {
-            if p.is_dir() {
+        for (p, kind) in dir_entries(&dir, depth == 0, scan) {
+            if kind == Kind::Dir {
                 if depth < 3 {
                     stack.push((p, depth + 1));
                 }
@@ -253,21 +344,22 @@ fn codex(root: &Path, cwd: &[String], out: &mut Vec<Found>) {
             }
             let project = head_cwd(&p, Agent::Codex);
             if matches_cwd(project.as_deref(), cwd) {
-                push(out, Agent::Codex, p, project);
+                push(scan, Agent::Codex, p, project);
             }
         }
     }
 }
 
 /// pi: `<sessions>/--<cwd>--/<time>_<id>.jsonl`, or flat in a sessions directory the user chose.
-fn pi(root: &Path, cwd: &[String], out: &mut Vec<Found>) {
+fn pi(root: &Path, cwd: &[String], scan: &mut Scan) {
     let mut files = Vec::new();
-    for p in dir_entries(root) {
-        if p.is_dir() {
+    for (p, kind) in dir_entries(root, true, scan) {
+        if kind == Kind::Dir {
             files.extend(
-                dir_entries(&p)
+                dir_entries(&p, false, scan)
                     .into_iter()
-                    .filter(|f| is_jsonl(f) && f.is_file()),
+                    .filter(|(f, k)| is_jsonl(f) && *k == Kind::File)
+                    .map(|(f, _)| f),
             );
         } else if is_jsonl(&p) {
             files.push(p);
@@ -291,7 +383,7 @@ fn pi(root: &Path, cwd: &[String], out: &mut Vec<Found>) {
                 .as_deref()
                 .is_some_and(|n| cwd.iter().any(|c| pi_project_dir(c) == n));
         if keep {
-            push(out, Agent::Pi, p, project);
+            push(scan, Agent::Pi, p, project);
         }
     }
 }

@@ -150,32 +150,53 @@ fn a_future_mtime_is_refused() {
 }
 
 /// A session cut right after the agent asked for a tool call (its result not yet written), and
-/// one whose last line is half written.
+/// one whose last line is half written, in the agent's own session directory.
 #[test]
 fn a_tail_in_the_middle_of_a_step_is_refused_while_recent() {
-    // (fixture, a line of it that asks for a tool call: the session is cut after it)
-    for (name, call) in [
-        ("claude-2.1.332-multiturn.jsonl", "\"type\":\"tool_use\""),
-        ("pi-0.73.1-multiturn.jsonl", "\"type\":\"toolCall\""),
-        ("codex-rollout.jsonl", "\"type\":\"function_call\""),
+    // (fixture, a line of it that asks for a tool call: the session is cut after it, where the
+    // agent keeps its sessions under HOME)
+    for (name, call, dir) in [
+        (
+            "claude-2.1.332-multiturn.jsonl",
+            "\"type\":\"tool_use\"",
+            "home/.claude/projects/-work",
+        ),
+        (
+            "pi-0.73.1-multiturn.jsonl",
+            "\"type\":\"toolCall\"",
+            "home/.pi/agent/sessions/--work--",
+        ),
+        (
+            "codex-rollout.jsonl",
+            "\"type\":\"function_call\"",
+            "home/.codex/sessions/2026/11/30",
+        ),
     ] {
         let text = String::from_utf8(read(&fixture(name))).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         let last_call = lines.iter().rposition(|l| l.contains(call)).unwrap();
         let cut = lines[..=last_call].join("\n") + "\n";
         let env = TestEnv::new();
-        let path = env.write(name, &cut);
-        let out = compact(&env, name, &[]);
+        let home = env.path("home");
+        let home = [("HOME", home.to_str().unwrap())];
+        std::fs::create_dir_all(env.path(dir)).unwrap();
+        let rel = format!("{dir}/{name}");
+        let path = env.write(&rel, &cut);
+        let out = compact(&env, &rel, &home);
         assert_eq!(out.code, BUSY, "{name}: {out:?}");
         assert!(out.stderr.contains("no result yet"), "{name}: {out:?}");
         assert_eq!(read(&path), cut.as_bytes(), "{name} was written");
         // An hour later the agent is not coming back: mf may write.
         age(&path);
-        let out = compact(&env, name, &[]);
+        let out = compact(&env, &rel, &home);
         assert_ne!(out.code, BUSY, "{name}: {out:?}");
         // A line the agent is still writing.
         let env = TestEnv::new();
-        let path = env.copy_fixture(name);
+        std::fs::create_dir_all(env.path(dir)).unwrap();
+        let home = env.path("home");
+        let home = home.to_str().unwrap();
+        let path = env.path(&rel);
+        std::fs::write(&path, read(&fixture(name))).unwrap();
         std::fs::OpenOptions::new()
             .append(true)
             .open(&path)
@@ -183,7 +204,7 @@ fn a_tail_in_the_middle_of_a_step_is_refused_while_recent() {
             .write_all(b"{\"type\":\"user\",\"mess")
             .unwrap();
         let before = read(&path);
-        let out = compact(&env, name, &[("MF_TAIL_WAIT_MS", "50")]);
+        let out = compact(&env, &rel, &[("MF_TAIL_WAIT_MS", "50"), ("HOME", home)]);
         assert_eq!(out.code, BUSY, "{name}: {out:?}");
         assert!(
             out.stderr.contains("still being written"),
