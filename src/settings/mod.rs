@@ -1158,7 +1158,15 @@ mod size_tests {
         assert_eq!(parse_size("64k"), Some(64 << 10));
         assert_eq!(parse_size("1G"), Some(1 << 30));
         assert_eq!(parse_size("2TB"), Some(2 << 40));
-        for bad in ["", "0", "-1", "1.5G", "G", "12 parsecs", "99999999999999999999"] {
+        for bad in [
+            "",
+            "0",
+            "-1",
+            "1.5G",
+            "G",
+            "12 parsecs",
+            "99999999999999999999",
+        ] {
             assert_eq!(parse_size(bad), None, "{bad}");
         }
         assert_eq!(parse_size("20000000T"), None);

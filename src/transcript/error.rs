@@ -78,7 +78,7 @@ pub enum TranscriptError {
         why: String,
     },
     #[error(
-        "standard input is longer than mf's bound of {}; mf stopped reading it there, and nothing of it was kept", super::spool::bound(*.limit)
+        "standard input is longer than mf's bound of {} (MF_STDIN_LIMIT); mf stopped reading it there, and nothing of it was kept", super::spool::bound(*.limit)
     )]
     StdinTooLarge { limit: u64 },
     #[error(
@@ -93,10 +93,7 @@ pub enum TranscriptError {
     #[error("{message}")]
     StdinSetting { message: String },
     #[error("cannot copy standard input to {dir}: {source}")]
-    Spool {
-        dir: String,
-        source: std::io::Error,
-    },
+    Spool { dir: String, source: std::io::Error },
     #[error("cannot open `{path}` for appending: {source}")]
     NotWritable {
         path: PathBuf,

@@ -63,6 +63,15 @@ fn fill(input: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
 /// Copy `input` to an unnamed temporary file, rewound: an error as soon as a bound is passed,
 /// before what passes it is written.
 pub fn spool(input: &mut impl Read, opts: &StdinOptions) -> Result<File, TranscriptError> {
+    spool_with(input, opts, free_bytes)
+}
+
+/// [`spool`], with the free space as `free` says.
+fn spool_with(
+    input: &mut impl Read,
+    opts: &StdinOptions,
+    free: impl Fn(&File) -> Option<u64>,
+) -> Result<File, TranscriptError> {
     let limit = opts
         .limit
         .clone()
@@ -96,7 +105,7 @@ pub fn spool(input: &mut impl Read, opts: &StdinOptions) -> Result<File, Transcr
         if total + n as u64 > limit {
             return Err(TranscriptError::StdinTooLarge { limit });
         }
-        if let Some(free) = free_bytes(&file)
+        if let Some(free) = free(&file)
             && free < n as u64 + RESERVE
         {
             return Err(TranscriptError::StdinNoSpace {
@@ -115,9 +124,14 @@ pub fn spool(input: &mut impl Read, opts: &StdinOptions) -> Result<File, Transcr
 
 /// A size in bytes as people read it (`1 GiB`, `1000 bytes`).
 pub fn human_bytes(n: u64) -> String {
-    const UNITS: [(&str, u64); 4] = [("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
+    const UNITS: [(&str, u64); 4] = [
+        ("TiB", 1 << 40),
+        ("GiB", 1 << 30),
+        ("MiB", 1 << 20),
+        ("KiB", 1 << 10),
+    ];
     for (unit, size) in UNITS {
-        if n >= size && n % size == 0 {
+        if n >= size && n.is_multiple_of(size) {
             return format!("{} {unit}", n / size);
         }
     }
@@ -167,10 +181,32 @@ mod tests {
         // An endless input: the copy stops after reading one chunk at most past the bound.
         let mut endless = std::io::repeat(b'a').take(u64::MAX);
         let e = spool(&mut endless, &opts(1000)).unwrap_err();
-        assert!(matches!(e, TranscriptError::StdinTooLarge { limit: 1000 }), "{e}");
+        assert!(
+            matches!(e, TranscriptError::StdinTooLarge { limit: 1000 }),
+            "{e}"
+        );
         assert_eq!(u64::MAX - endless.limit(), 1001);
         let e = spool(&mut &[b'x'; 1001][..], &opts(1000)).unwrap_err();
         assert!(e.to_string().contains("1000 bytes"), "{e}");
+    }
+
+    #[test]
+    fn the_spool_leaves_the_reserve_free() {
+        // The filesystem has room for the reserve and 100 bytes more: 100 bytes are copied,
+        // 101 are refused, before the 101st is written.
+        let free = |_: &File| Some(RESERVE + 100);
+        assert!(spool_with(&mut &[b'x'; 100][..], &opts(1 << 30), free).is_ok());
+        let e = spool_with(&mut &[b'x'; 101][..], &opts(1 << 30), free).unwrap_err();
+        assert!(
+            matches!(e, TranscriptError::StdinNoSpace { read: 101, .. }),
+            "{e}"
+        );
+        assert!(
+            e.to_string().contains("64 MiB free for other programs"),
+            "{e}"
+        );
+        // A filesystem that does not say how much is free is written to.
+        assert!(spool_with(&mut &[b'x'; 101][..], &opts(1 << 30), |_: &File| None).is_ok());
     }
 
     #[test]
