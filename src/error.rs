@@ -64,6 +64,7 @@ pub fn classify(err: &anyhow::Error) -> ExitStatus {
         if let Some(e) = cause.downcast_ref::<TranscriptError>() {
             return match e {
                 TranscriptError::Live { .. } => ExitStatus::Busy,
+                TranscriptError::StdinSetting { .. } => ExitStatus::Error,
                 _ => ExitStatus::Failure,
             };
         }
@@ -101,6 +102,10 @@ pub fn failure_kind(err: &anyhow::Error) -> &'static str {
         if let Some(e) = cause.downcast_ref::<TranscriptError>() {
             return match e {
                 TranscriptError::Live { .. } => "session-in-use",
+                TranscriptError::StdinSetting { .. } => "usage",
+                TranscriptError::StdinTooLarge { .. } | TranscriptError::StdinNoSpace { .. } => {
+                    "refused"
+                }
                 _ => "bad-input",
             };
         }

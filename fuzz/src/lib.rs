@@ -48,6 +48,7 @@ pub fn read_bytes(bytes: &[u8], chat: bool) -> Result<Transcript, transcript::Tr
                 format: chat.then_some(Format::Chat),
                 cache: None,
                 vet: Some(mf::fold::frame::vet_claim),
+                stdin: Default::default(),
             },
         )
     })

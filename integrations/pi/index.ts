@@ -306,7 +306,7 @@ export default function (pi: ExtensionAPI) {
 			result?.reason ||
 			mfError(run.stderr) ||
 			`mf exited with ${run.code}`;
-		if (run.code === 1) {
+		if (run.code === 1 && result) {
 			tell(`mf declined this compaction: ${reason}; pi's own compaction is used`, "warning");
 		} else {
 			tell(`mf could not summarize (exit ${run.code}): ${reason}; pi's own compaction is used`, "error");

@@ -16,7 +16,9 @@ use crate::fold::{FoldPolicy, Strategy};
 use crate::http::HttpSettings;
 use crate::model::{self, ModelRef, Pricing, Provider};
 use crate::summarizer::{RemoteConfig, anthropic, openai};
-use crate::transcript::{CacheOptions, Format, OutputTarget, ReadOptions};
+use crate::transcript::{
+    CacheOptions, DEFAULT_STDIN_LIMIT, Format, OutputTarget, ReadOptions, StdinOptions,
+};
 
 /// Environment variables mf reads.
 pub mod env_vars {
@@ -59,6 +61,11 @@ pub mod env_vars {
     pub const CLAUDE_CODE_SESSION_ID: &str = "CLAUDE_CODE_SESSION_ID";
     /// The cache directory; checkpoints go to `mf/checkpoints` in it (default `$XDG_CACHE_HOME`, else `~/.cache`).
     pub const MF_CACHE_DIR: &str = "MF_CACHE_DIR";
+    /// The most bytes mf reads from standard input (`-`), a size such as `1000`, `500MiB` or
+    /// `4GiB` (default 1 GiB).
+    pub const MF_STDIN_LIMIT: &str = "MF_STDIN_LIMIT";
+    /// Where standard input is copied to (an unnamed file; the system's default otherwise).
+    pub const TMPDIR: &str = "TMPDIR";
     /// Set to anything but `0` to read every file in full (as `--no-cache`).
     pub const MF_NO_CACHE: &str = "MF_NO_CACHE";
     /// Files shorter than this many bytes are not checkpointed (default 4 MiB).
@@ -296,7 +303,45 @@ pub fn read_options(from: Option<InputFormat>, cache: Option<&CacheOptions>) -> 
         }),
         cache: cache.cloned(),
         vet: Some(crate::fold::frame::vet_claim),
+        stdin: stdin_options(),
     }
+}
+
+/// How standard input is copied: the bound `MF_STDIN_LIMIT` sets (a value that is not a size is
+/// an error when standard input is read, not before: a command that reads no `-` ignores it),
+/// into `TMPDIR` when it is set.
+pub fn stdin_options() -> StdinOptions {
+    let limit = match var(ev::MF_STDIN_LIMIT) {
+        None => Ok(DEFAULT_STDIN_LIMIT),
+        Some(v) => parse_size(&v).ok_or_else(|| {
+            format!(
+                "{}={v} is not a size: give bytes, optionally with a unit (`1000`, `500MiB`, `4GiB`)",
+                ev::MF_STDIN_LIMIT
+            )
+        }),
+    };
+    StdinOptions {
+        limit,
+        dir: var(ev::TMPDIR).map(PathBuf::from),
+    }
+}
+
+/// A size in bytes: digits, then optionally a unit, 1024-based whichever way it is spelled
+/// (`K`, `KB`, `KiB`, … to `T`), case and a space before it aside. At least 1 byte.
+fn parse_size(v: &str) -> Option<u64> {
+    let v = v.trim();
+    let end = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
+    let n: u64 = v[..end].parse().ok()?;
+    let unit = v[end..].trim().to_ascii_lowercase();
+    let shift = match unit.as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        _ => return None,
+    };
+    n.checked_mul(1u64 << shift).filter(|&b| b > 0)
 }
 
 /// Where checkpoints of large files are kept, unless `--no-cache` or `MF_NO_CACHE` says not to
@@ -1112,5 +1157,32 @@ mod redaction_tests {
         let shown = format!("{c:?}");
         assert!(!shown.contains("SENTINEL"), "{shown}");
         assert!(shown.contains("REDACTED"), "{shown}");
+    }
+}
+
+#[cfg(test)]
+mod size_tests {
+    use super::parse_size;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("1000"), Some(1000));
+        assert_eq!(parse_size(" 4GiB "), Some(4 << 30));
+        assert_eq!(parse_size("500 MiB"), Some(500 << 20));
+        assert_eq!(parse_size("64k"), Some(64 << 10));
+        assert_eq!(parse_size("1G"), Some(1 << 30));
+        assert_eq!(parse_size("2TB"), Some(2 << 40));
+        for bad in [
+            "",
+            "0",
+            "-1",
+            "1.5G",
+            "G",
+            "12 parsecs",
+            "99999999999999999999",
+        ] {
+            assert_eq!(parse_size(bad), None, "{bad}");
+        }
+        assert_eq!(parse_size("20000000T"), None);
     }
 }

@@ -88,6 +88,23 @@ pub enum TranscriptError {
         format: &'static str,
         why: String,
     },
+    #[error(
+        "standard input is longer than mf's bound of {} (MF_STDIN_LIMIT); mf stopped reading it there, and nothing of it was kept", super::spool::bound(*.limit)
+    )]
+    StdinTooLarge { limit: u64 },
+    #[error(
+        "standard input does not fit in {dir}: after {read} bytes of it, {free} bytes are free there, and mf leaves at least {} free for other programs; nothing of it was kept", super::spool::human_bytes(*.reserve)
+    )]
+    StdinNoSpace {
+        dir: String,
+        read: u64,
+        free: u64,
+        reserve: u64,
+    },
+    #[error("{message}")]
+    StdinSetting { message: String },
+    #[error("cannot copy standard input to {dir}: {source}")]
+    Spool { dir: String, source: std::io::Error },
     #[error("cannot open `{path}` for appending: {source}")]
     NotWritable {
         path: PathBuf,
@@ -124,6 +141,17 @@ impl TranscriptError {
             } => Some(
                 "mf compacts one conversation per file: Claude Code, Codex and pi sessions, or chat JSONL with one message per line"
                     .into(),
+            ),
+            TranscriptError::StdinTooLarge { .. } => Some(
+                "raise the bound with the environment variable MF_STDIN_LIMIT (a size: `4GiB`, `500MiB`, bytes), or give the transcript's path instead of `-` (a file is read where it is, never copied)"
+                    .into(),
+            ),
+            TranscriptError::StdinNoSpace { .. } | TranscriptError::Spool { .. } => Some(
+                "point TMPDIR at a directory with room, or give the transcript's path instead of `-` (a file is read where it is, never copied)"
+                    .into(),
+            ),
+            TranscriptError::StdinSetting { .. } => Some(
+                "MF_STDIN_LIMIT is a size in bytes, optionally with a unit: `1000`, `64KiB`, `500MiB`, `4GiB` (K, M, G, T and KB, MB… are read as 1024-based too)".into(),
             ),
             _ => None,
         }

@@ -15,6 +15,7 @@ pub mod live;
 mod read;
 pub mod scan;
 pub mod sessions;
+mod spool;
 pub mod wire;
 
 use std::fs::File;
@@ -31,6 +32,7 @@ pub use copy::{OutputTarget, stage, write_copy, write_prefix};
 pub use error::TranscriptError;
 pub use format::{Adapter, Detected, Format};
 pub use live::{AgentDirs, Guard};
+pub use spool::{DEFAULT_STDIN_LIMIT, RESERVE as STDIN_SPOOL_RESERVE, StdinOptions, human_bytes};
 
 use crate::entry::{Claim, ClaimKind, Conversation, Draft, Entry, Link, NONE, Record};
 use build::Build;
@@ -127,18 +129,12 @@ impl Source {
         })
     }
 
-    /// Standard input, copied to an unnamed temporary file so it can be read back at random.
-    pub fn stdin() -> Result<Self, TranscriptError> {
-        let path = PathBuf::from("-");
-        let io = |source| TranscriptError::Open {
-            path: PathBuf::from("<stdin>"),
-            source,
-        };
-        let mut file = tempfile::tempfile().map_err(io)?;
-        std::io::copy(&mut std::io::stdin().lock(), &mut file).map_err(io)?;
-        file.rewind().map_err(io)?;
+    /// Standard input, copied to an unnamed temporary file so it can be read back at random,
+    /// within `opts`'s bounds (`spool`).
+    pub fn stdin(opts: &StdinOptions) -> Result<Self, TranscriptError> {
+        let file = spool::spool(&mut std::io::stdin().lock(), opts)?;
         Ok(Source {
-            path,
+            path: PathBuf::from("-"),
             file,
             identity: (0, 0),
         })
@@ -187,6 +183,8 @@ pub struct ReadOptions {
     /// write-time rule, `fold::frame::vet_claim`), applied on every read; a claim that fails
     /// it keeps its place as an ordinary entry, with the reason.
     pub vet: Option<ClaimVet>,
+    /// How `-` (standard input) is copied: its bound and where.
+    pub stdin: StdinOptions,
 }
 
 /// Judges a claim's content: `Err(why)` when mf could not have written it.
@@ -224,7 +222,7 @@ pub struct Transcript {
 /// Read and index a transcript file (`-` reads standard input).
 pub fn read(path: &Path, opts: &ReadOptions) -> Result<Transcript, TranscriptError> {
     let src = if path.as_os_str() == "-" {
-        Source::stdin()?
+        Source::stdin(&opts.stdin)?
     } else {
         Source::open(path)?
     };

@@ -75,11 +75,19 @@ pub trait LineReader: Send + Sync {
 }
 
 struct Parsed<'a, P> {
+    /// Blank lines right before this one (not kept: a blank line costs nothing but its count).
+    blanks: u32,
     start: usize,
     end: usize,
     hash: u64,
     result: Result<P, LineError>,
     _bytes: std::marker::PhantomData<&'a [u8]>,
+}
+
+/// A part of a block, parsed: its lines that are not blank, and the blank lines after the last.
+struct Part<'a, P> {
+    lines: Vec<Parsed<'a, P>>,
+    trailing_blanks: u32,
 }
 
 /// The line's content for parsing: without a trailing `\r`, and without a UTF-8 byte-order mark
@@ -97,40 +105,43 @@ fn is_blank(line: &[u8]) -> bool {
     line.iter().all(u8::is_ascii_whitespace)
 }
 
+/// Parse the lines of `block[start..end]`. A blank line is counted, not kept: the walker only
+/// counts it too, and 100 MB of newlines would otherwise hold a parsed slot per byte.
 fn parse_part<'a, R: LineReader>(
     reader: &R,
     block: &'a [u8],
     start: usize,
     end: usize,
     first_line_of_file: bool,
-) -> Vec<Parsed<'a, R::Parsed<'a>>> {
-    let mut out = Vec::new();
+) -> Part<'a, R::Parsed<'a>> {
+    let mut lines = Vec::new();
+    let mut blanks = 0u32;
     let mut s = start;
     let mut first = first_line_of_file;
     for nl in memchr_iter(b'\n', &block[start..end]) {
         let e = start + nl;
         let line = &block[s..e];
-        let hash = line_hash(line);
         let c = content(line, first);
-        let result = if is_blank(c) {
-            Err(LineError {
-                message: String::new(),
-                column: 0,
-            })
+        if is_blank(c) {
+            blanks += 1;
         } else {
-            reader.parse(c)
-        };
-        out.push(Parsed {
-            start: s,
-            end: e,
-            hash,
-            result,
-            _bytes: std::marker::PhantomData,
-        });
+            lines.push(Parsed {
+                blanks,
+                start: s,
+                end: e,
+                hash: line_hash(line),
+                result: reader.parse(c),
+                _bytes: std::marker::PhantomData,
+            });
+            blanks = 0;
+        }
         s = e + 1;
         first = false;
     }
-    out
+    Part {
+        lines,
+        trailing_blanks: blanks,
+    }
 }
 
 /// A line of another writer that mf's own line interrupted, waiting for its second half.
@@ -414,7 +425,7 @@ pub fn read_lines<R: LineReader>(
         let r = &*walker.reader;
         let file = &mut src.file;
         let ahead = &mut spare[rem..rem + block_len];
-        let (parsed, read): (Vec<Vec<Parsed<'_, R::Parsed<'_>>>>, _) = std::thread::scope(|s| {
+        let (parsed, read): (Vec<Part<'_, R::Parsed<'_>>>, _) = std::thread::scope(|s| {
             let handles: Vec<_> = parts
                 .iter()
                 .skip(1)
@@ -431,7 +442,8 @@ pub fn read_lines<R: LineReader>(
             (parsed, read)
         });
         for part in parsed {
-            for p in part {
+            for p in part.lines {
+                walker.line += p.blanks;
                 walker.line(
                     &block[p.start..p.end],
                     base + p.start as u64,
@@ -439,6 +451,7 @@ pub fn read_lines<R: LineReader>(
                     p.result,
                 )?;
             }
+            walker.line += part.trailing_blanks;
         }
         if !sized && !eof {
             sized = true;

@@ -59,6 +59,7 @@ mod trust3_from;
 mod trust3_honour;
 mod trust3_install;
 mod trust3_small;
+mod trust3_stdin;
 mod turns;
 mod unicode;
 mod util;
