@@ -65,6 +65,7 @@ pub fn classify(err: &anyhow::Error) -> ExitStatus {
             return match e {
                 TranscriptError::Live { .. } => ExitStatus::Busy,
                 TranscriptError::StdinSetting { .. } => ExitStatus::Error,
+                TranscriptError::StdinInterrupted { signal } => ExitStatus::Interrupted(*signal),
                 _ => ExitStatus::Failure,
             };
         }
@@ -103,6 +104,7 @@ pub fn failure_kind(err: &anyhow::Error) -> &'static str {
             return match e {
                 TranscriptError::Live { .. } => "session-in-use",
                 TranscriptError::StdinSetting { .. } => "usage",
+                TranscriptError::StdinInterrupted { .. } => "interrupted",
                 TranscriptError::StdinTooLarge { .. } | TranscriptError::StdinNoSpace { .. } => {
                     "refused"
                 }

@@ -27,6 +27,18 @@ pub struct Interrupt {
     rx: watch::Receiver<i32>,
 }
 
+/// The last signal the installed handlers received, process-wide (0: none): what a loop far
+/// from the command's `Interrupt` (copying standard input) looks at to stop in time.
+static RECEIVED: AtomicI32 = AtomicI32::new(0);
+
+/// The signal the installed handlers received, if any (none without [`Interrupt::install`]).
+pub fn received_by_process() -> Option<i32> {
+    match RECEIVED.load(Ordering::SeqCst) {
+        0 => None,
+        s => Some(s),
+    }
+}
+
 /// Held while an append is in progress: a signal received meanwhile takes effect after it.
 #[derive(Debug)]
 pub struct Critical<'a>(&'a Interrupt);
@@ -55,6 +67,7 @@ impl Interrupt {
                 for sig in signals.forever() {
                     let first = state.signal.load(Ordering::SeqCst) == 0;
                     state.signal.store(sig, Ordering::SeqCst);
+                    RECEIVED.store(sig, Ordering::SeqCst);
                     let _ = state.tx.send(sig);
                     let graceful = state.graceful.load(Ordering::SeqCst);
                     // Not stopping in order, or asked twice outside an append: end now.

@@ -103,6 +103,10 @@ pub enum TranscriptError {
     },
     #[error("{message}")]
     StdinSetting { message: String },
+    #[error(
+        "interrupted ({}) while copying standard input; nothing of it was kept", crate::interrupt::name(*.signal)
+    )]
+    StdinInterrupted { signal: i32 },
     #[error("cannot copy standard input to {dir}: {source}")]
     Spool { dir: String, source: std::io::Error },
     #[error("cannot open `{path}` for appending: {source}")]

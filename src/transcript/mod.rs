@@ -132,6 +132,13 @@ impl Source {
     /// Standard input, copied to an unnamed temporary file so it can be read back at random,
     /// within `opts`'s bounds (`spool`).
     pub fn stdin(opts: &StdinOptions) -> Result<Self, TranscriptError> {
+        // A regular file on standard input says its size: over the bound, nothing is copied.
+        if let (Ok(limit), Ok(st)) = (&opts.limit, rustix::fs::fstat(std::io::stdin()))
+            && rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::RegularFile
+            && u64::try_from(st.st_size).is_ok_and(|size| size > *limit)
+        {
+            return Err(TranscriptError::StdinTooLarge { limit: *limit });
+        }
         let file = spool::spool(&mut std::io::stdin().lock(), opts)?;
         Ok(Source {
             path: PathBuf::from("-"),

@@ -96,6 +96,10 @@ fn spool_with(
     let mut buf = vec![0u8; CHUNK];
     let mut total: u64 = 0;
     loop {
+        // A signal (Ctrl-C, `timeout`) stops the copy: nothing of it is kept.
+        if let Some(signal) = crate::interrupt::received_by_process() {
+            return Err(TranscriptError::StdinInterrupted { signal });
+        }
         // One byte past the bound is enough to know the input passes it.
         let room = (limit - total).saturating_add(1).min(CHUNK as u64) as usize;
         let n = fill(input, &mut buf[..room]).map_err(read_err)?;

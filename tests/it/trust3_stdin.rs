@@ -266,3 +266,76 @@ fn blank_lines_cost_nothing_per_line() {
         "peak RSS {peak} KiB for 20 MB of blank lines"
     );
 }
+
+/// A signal while standard input is copied stops the copy at once (`timeout`, Ctrl-C): the
+/// commands that stop in order after a signal (summarize, compact) used to go on reading up to
+/// the bound, or to the end of the disk before it.
+#[test]
+fn a_signal_stops_the_copy_of_standard_input() {
+    let env = TestEnv::new();
+    let tmp = env.path("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    for args in [
+        &["summarize", "--model", "extractive"][..],
+        &["compact", "-", "--model", "extractive", "--output", "-"][..],
+    ] {
+        let mut child = env
+            .command(args, &[("TMPDIR", tmp.to_str().unwrap())])
+            .stdin(std::fs::File::open("/dev/zero").unwrap())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(500));
+        rustix::process::kill_process(
+            rustix::process::Pid::from_child(&child),
+            rustix::process::Signal::TERM,
+        )
+        .unwrap();
+        let start = Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            if start.elapsed() > Duration::from_secs(10) {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("{args:?}: mf was still copying /dev/zero 10 s after SIGTERM");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(status.code(), Some(143), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("nothing of it was kept") || stderr.contains("nothing was written"),
+            "{args:?}: {stderr}"
+        );
+        assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0);
+    }
+}
+
+/// A regular file on standard input over the bound is refused by its size, before a byte of it
+/// is copied.
+#[test]
+fn a_file_on_stdin_over_the_bound_is_refused_by_its_size() {
+    let env = TestEnv::new();
+    let file = env.write("big.jsonl", &conversation(40));
+    // No temporary directory at all: the refusal comes before any copy is begun.
+    let tmp = env.path("no-such-tmp");
+    let out = env
+        .command(
+            &["recall", "-"],
+            &[
+                ("MF_STDIN_LIMIT", "1000"),
+                ("TMPDIR", tmp.to_str().unwrap()),
+            ],
+        )
+        .stdin(std::fs::File::open(&file).unwrap())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("bound of 1000 bytes"), "{stderr}");
+    assert!(!tmp.exists());
+}
