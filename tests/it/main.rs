@@ -55,6 +55,7 @@ mod snapshots;
 mod stream;
 mod summarize;
 mod trust;
+mod trust3_agents;
 mod turns;
 mod unicode;
 mod util;

@@ -1,0 +1,219 @@
+//! Issue 25, defect 7 (agent-facing): what mf writes into an agent's session is what the agent
+//! will send, and what mf copies of the agent's own lines is their bytes.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::util::{TestEnv, age, json_lines, read};
+
+/// Floats that serde_json without `float_roundtrip` reads one unit in the last place off (found
+/// by a search over `1.7e9 + fraction` values; each is the shortest form of its double, as
+/// `JSON.stringify` and Codex write it).
+const FLOATS: [&str; 5] = [
+    "1740219417.8939915",
+    "1730471407.2104483",
+    "1761030994.8049679",
+    "1702965286.4977515",
+    "1781487558.1304321",
+];
+
+/// A number no f64 holds, a float in a form a serializer never writes, and an escape: bytes only
+/// a copy of the original keeps.
+const RAW: &str = r#""probe":[12345678901234567890123,1.0E2,"\u00e9"]"#;
+
+/// `fixture` with `"create_time":<float>` and [`RAW`] put first in every object line (and, for a
+/// Codex rollout, in every payload), written into `env` as `name`. With `after_mf`, only the
+/// lines after mf's last line get them (what mf covered keeps its bytes, so its summary stands).
+fn with_probes(env: &TestEnv, fixture: &str, name: &str, after_mf: bool) -> std::path::PathBuf {
+    let text = std::fs::read_to_string(crate::util::fixture(fixture)).unwrap();
+    let from = match after_mf {
+        true => {
+            text.lines()
+                .collect::<Vec<_>>()
+                .iter()
+                .rposition(|l| l.starts_with("{\"mf\""))
+                .unwrap()
+                + 1
+        }
+        false => 0,
+    };
+    let mut out = String::new();
+    for (k, l) in text.lines().enumerate() {
+        let f = FLOATS[k % FLOATS.len()];
+        let probe = format!("\"create_time\":{f},{RAW},");
+        if k < from || l.starts_with("{\"mf\"") {
+            // mf's own line (it begins with its `mf` member).
+            out.push_str(l);
+            out.push('\n');
+            continue;
+        }
+        let mut l = l.replacen('{', &format!("{{{probe}"), 1);
+        if let Some(at) = l.find("\"payload\":{") {
+            l.insert_str(at + "\"payload\":{".len(), &probe);
+        }
+        out.push_str(&l);
+        out.push('\n');
+    }
+    let p = env.write(name, &out);
+    age(&p);
+    p
+}
+
+/// Every number in `text` (a JSON line), as written.
+fn number_literals(text: &str) -> Vec<String> {
+    let b = text.as_bytes();
+    let (mut out, mut i, mut in_str) = (Vec::new(), 0, false);
+    while i < b.len() {
+        let c = b[i];
+        if in_str {
+            match c {
+                b'\\' => i += 1,
+                b'"' => in_str = false,
+                _ => {}
+            }
+            i += 1;
+        } else if c == b'"' {
+            in_str = true;
+            i += 1;
+        } else if c == b'-' || c.is_ascii_digit() {
+            let s = i;
+            while i < b.len() && matches!(b[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') {
+                i += 1;
+            }
+            out.push(text[s..i].to_string());
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+fn standing_ids(env: &TestEnv, name: &str) -> Vec<String> {
+    let ex = env.mf_ok(&["explain", name, "--json"]);
+    let ex: Value = serde_json::from_str(&ex.stdout).unwrap();
+    ex["summaries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["state"] == "standing")
+        .map(|s| s["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Compact, then restore every summary; every line mf appended carries the probes' numbers only
+/// as the original wrote them, and the agent's own items mf copies (Codex's history, pi's
+/// entries written after mf's compaction) are their original bytes.
+fn probes_survive(fixture: &str, format: &str, compact: bool) {
+    let env = TestEnv::without_audit();
+    let name = format!("s-{fixture}");
+    let path = with_probes(&env, fixture, &name, !compact);
+    let original = read(&path);
+    let written: std::collections::HashSet<String> =
+        number_literals(std::str::from_utf8(&original).unwrap())
+            .into_iter()
+            .collect();
+    if compact {
+        let out = env.mf(&[
+            "compact",
+            &name,
+            "--from",
+            format,
+            "--model",
+            "extractive",
+            "--force",
+            "--json",
+            "--trigger",
+            "0",
+            "--recent",
+            "2",
+        ]);
+        let rec = json_lines(&out.stdout).remove(0);
+        assert_eq!(rec["action"], "folded", "{fixture}: {out:?}");
+    }
+    for id in standing_ids(&env, &name).iter().rev() {
+        env.mf_ok(&["expand", &name, id, "--restore", "--force"]);
+    }
+    let now = read(&path);
+    assert_eq!(
+        &now[..original.len()],
+        &original[..],
+        "{fixture}: original bytes changed"
+    );
+    let appended = std::str::from_utf8(&now[original.len()..]).unwrap();
+    assert!(!appended.is_empty());
+    for n in number_literals(appended) {
+        // mf's own numbers (ordinals, coverage, turns, an audit's ratios) are not the probes'.
+        let v: f64 = n.parse().unwrap();
+        let probe = FLOATS
+            .iter()
+            .any(|f| (f.parse::<f64>().unwrap() - v).abs() < 1.0);
+        if probe || v > 1e20 || (v == 100.0 && n != "100") {
+            assert!(
+                written.contains(&n),
+                "{fixture}: mf wrote the number {n}, which the original never held"
+            );
+        }
+    }
+    // What mf copied is the original's bytes: Codex's history items, pi's copied entries.
+    let orig_text = std::str::from_utf8(&original).unwrap();
+    for l in appended.lines() {
+        let v: Value = serde_json::from_str(l).unwrap();
+        if v["type"] == "compacted" {
+            let items = v["payload"]["replacement_history"].as_array().unwrap();
+            let copied = orig_text
+                .lines()
+                .filter(|o| o.contains("\"type\":\"response_item\""))
+                .filter(|o| {
+                    let m: HashMap<&str, &RawValue> = serde_json::from_str(o).unwrap();
+                    l.contains(m["payload"].get())
+                })
+                .count();
+            let originals = items
+                .iter()
+                .filter(|i| i["create_time"].is_number())
+                .count();
+            assert_eq!(
+                copied, originals,
+                "{fixture}: a history item is not its original's bytes"
+            );
+            assert!(originals > 0);
+        }
+        if v["mf"]["op"] == "copy" {
+            let of = v["mf"]["of"].as_str().unwrap();
+            let o = orig_text
+                .lines()
+                .find(|o| o.contains(&format!("\"id\":\"{of}\"")))
+                .unwrap();
+            let tail = |s: &str| s[s.find("\"timestamp\"").unwrap()..].to_string();
+            assert_eq!(
+                tail(l),
+                tail(o),
+                "{fixture}: pi's entry {of} copied with other bytes"
+            );
+        }
+    }
+    let verify = env.mf(&["verify", &name, "--from", format]);
+    assert_eq!(verify.code, 0, "{fixture}: {verify:?}");
+}
+
+#[test]
+fn codex_history_items_are_copied_as_their_bytes_through_compact_and_restore() {
+    probes_survive("codex-0.171.0-multiturn.jsonl", "codex", true);
+    probes_survive("codex-rollout.jsonl", "codex", true);
+    probes_survive("codex-compacted.jsonl", "codex", true);
+}
+
+#[test]
+fn pi_entries_copied_on_restore_keep_their_bytes() {
+    // Its summary was written by mf before pi went on: the restore copies what pi wrote since.
+    probes_survive("pi-1.6.0-mf-continued.jsonl", "pi", false);
+}
+
+#[test]
+fn claude_and_chat_restores_write_no_number_they_did_not_read() {
+    probes_survive("claude-2.1.332-multiturn.jsonl", "claude", true);
+    probes_survive("pi-1.6.0-multiturn.jsonl", "pi", true);
+    probes_survive("incident-northwind.jsonl", "chat", true);
+}
