@@ -217,3 +217,150 @@ fn claude_and_chat_restores_write_no_number_they_did_not_read() {
     probes_survive("pi-1.6.0-multiturn.jsonl", "pi", true);
     probes_survive("incident-northwind.jsonl", "chat", true);
 }
+
+/// What pi writes after `/tree` moves back past an entry without a branch summary
+/// (`SessionManager.branch` in pi 1.6.0's `core/session-manager.js` only moves its leaf): the
+/// next prompt and reply, parented at the target. `turns` prompts with replies, long enough to
+/// fold.
+fn pi_branch_from(path: &std::path::Path, target: &str, turns: usize) {
+    let mut parent = target.to_string();
+    let mut text = String::new();
+    for k in 0..turns {
+        let (u, a) = (format!("b0{k:02}0001"), format!("b0{k:02}0002"));
+        let prompt = format!(
+            "branch step {k}: after /tree, rework the parser in src/parse_{k}.rs so that error E{k}04 names the line; keep the old API. {}",
+            "Context on what came before it and why it matters. ".repeat(6)
+        );
+        let reply = format!(
+            "Done with step {k}: src/parse_{k}.rs now reports E{k}04 with the line number; 12 tests pass. {}",
+            "Details of the change and what was checked. ".repeat(6)
+        );
+        let user = serde_json::json!({"type": "message", "id": u, "parentId": parent,
+            "timestamp": "2026-12-02T10:00:00.000Z",
+            "message": {"role": "user", "content": [{"type": "text", "text": prompt}], "timestamp": 1796200000000u64}});
+        let asst = serde_json::json!({"type": "message", "id": a, "parentId": u,
+            "timestamp": "2026-12-02T10:00:01.000Z",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": reply}],
+                "api": "anthropic-messages", "provider": "anthropic", "model": "claude-sonnet-4-5",
+                "stopReason": "stop", "timestamp": 1796200001000u64}});
+        text.push_str(&format!("{user}\n{asst}\n"));
+        parent = a;
+    }
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+    drop(f);
+    age(path);
+}
+
+/// The texts pi sends for the session (its path from the leaf), mf's summary entries as pi
+/// shows them (a `compaction` stands for what it summarised).
+fn recall_texts(env: &TestEnv, name: &str) -> Vec<String> {
+    let out = env.mf_ok(&["recall", name, "--format", "chat"]);
+    json_lines(&out.stdout)
+        .iter()
+        .map(|m| m["content"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// pi: `/tree` back past mf's fold is a normal move. `verify` stays clean (the summary left on
+/// the abandoned branch is a note, `off-branch`), recall shows the branch pi sends, and a new
+/// compact folds that branch and is honoured.
+#[test]
+fn pi_tree_back_past_mfs_fold_is_a_note_and_the_new_branch_folds() {
+    let env = TestEnv::without_audit();
+    let name = "pi.jsonl";
+    let path = env.copy_fixture("pi-1.6.0-multiturn.jsonl");
+    std::fs::rename(&path, env.path(name)).unwrap();
+    let path = env.path(name);
+    age(&path);
+    let out = env.mf(&[
+        "compact",
+        name,
+        "--model",
+        "extractive",
+        "--force",
+        "--json",
+        "--trigger",
+        "0",
+        "--recent",
+        "2",
+    ]);
+    assert_eq!(json_lines(&out.stdout)[0]["action"], "folded", "{out:?}");
+    let folded = standing_ids(&env, name);
+    assert_eq!(folded.len(), 1);
+    // Back to pi's second assistant entry (inside what mf folded), then on from there.
+    let lines = crate::util::numbered(&read(&path));
+    let target = lines
+        .iter()
+        .filter(|(_, v)| v["type"] == "message" && v["message"]["role"] == "assistant")
+        .nth(1)
+        .map(|(_, v)| v["id"].as_str().unwrap().to_string())
+        .unwrap();
+    pi_branch_from(&path, &target, 8);
+
+    let v = env.mf(&["verify", name, "--json"]);
+    let rep = json_lines(&v.stdout).remove(0);
+    assert_eq!(
+        v.code, 0,
+        "a summary on the branch pi left is not a problem: {v:?}"
+    );
+    assert_eq!(rep["clean"], true, "{rep}");
+    let ex: Value = serde_json::from_str(&env.mf_ok(&["explain", name, "--json"]).stdout).unwrap();
+    let flags = ex["flags"].as_array().unwrap();
+    assert!(
+        flags
+            .iter()
+            .any(|f| f["kind"] == "off-branch" && f["id"] == folded[0].as_str()),
+        "{ex}"
+    );
+    assert!(flags.iter().all(|f| f["kind"] == "off-branch"), "{ex}");
+    // Recall is pi's path: from the root to the new leaf, every text as pi wrote it.
+    let path_texts: Vec<String> = crate::util::pi_path(&crate::util::numbered(&read(&path)))
+        .iter()
+        .filter(|(_, v)| v["type"] == "message")
+        .map(|(_, v)| {
+            v["message"]["content"]
+                .as_array()
+                .map(|c| {
+                    c.iter()
+                        .filter_map(|b| b["text"].as_str())
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                })
+                .unwrap_or_default()
+        })
+        .collect();
+    let recalled = recall_texts(&env, name);
+    for t in path_texts.iter().filter(|t| !t.is_empty()) {
+        assert!(
+            recalled.iter().any(|r| r.contains(t.as_str())),
+            "pi sends {t:?}, recall does not show it"
+        );
+    }
+    assert!(
+        !recalled.iter().any(|r| r.contains("mf summary")),
+        "{recalled:?}"
+    );
+
+    // A new compact folds the branch pi follows, and what it writes stands.
+    let out = env.mf(&[
+        "compact",
+        name,
+        "--model",
+        "extractive",
+        "--force",
+        "--json",
+        "--trigger",
+        "0",
+        "--recent",
+        "2",
+    ]);
+    assert_eq!(json_lines(&out.stdout)[0]["action"], "folded", "{out:?}");
+    let v = env.mf(&["verify", name]);
+    assert_eq!(v.code, 0, "{v:?}");
+    let now = standing_ids(&env, name);
+    assert_eq!(now.len(), 1, "{now:?}");
+    assert_ne!(now, folded);
+    assert!(recall_texts(&env, name)[0].contains(now[0].as_str()));
+}
