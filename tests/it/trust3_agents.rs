@@ -364,3 +364,118 @@ fn pi_tree_back_past_mfs_fold_is_a_note_and_the_new_branch_folds() {
     assert_ne!(now, folded);
     assert!(recall_texts(&env, name)[0].contains(now[0].as_str()));
 }
+
+/// Run `mf hook claude-code` with `input` on stdin (HOME in the temp dir, so mf's hook state
+/// is there).
+fn run_hook(env: &TestEnv, input: &str) -> (i32, String, String) {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut cmd = env.command(
+        &["hook", "claude-code"],
+        &[("HOME", env.path("home").to_str().unwrap())],
+    );
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn hook_event(name: &str, path: &std::path::Path, extra: &str) -> String {
+    format!(
+        r#"{{"session_id":"2e9d4a70-51c3-4b8f-a6d2-8f1c0e3b9d47","transcript_path":{},"cwd":"/home/dev/src/billing-worker","hook_event_name":"{name}"{extra}}}"#,
+        serde_json::to_string(path.to_str().unwrap()).unwrap()
+    )
+}
+
+/// `claude-compacted.jsonl` with a second auto-compaction in the same turn: its rows up to
+/// Claude's first summary (line 27), the turn going on without a prompt (three rows of the next
+/// one), then Claude's second boundary and summary, as Claude Code 2.1 writes them. The two
+/// summaries' texts as PostCompact hands them over.
+fn twice_compacted(env: &TestEnv) -> (std::path::PathBuf, String, String) {
+    let text = std::fs::read_to_string(crate::util::fixture("claude-compacted.jsonl")).unwrap();
+    let rows: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut out: Vec<Value> = rows[..27].to_vec();
+    let first = rows[26]["message"]["content"].as_str().unwrap();
+    let first_summary = first[first.find("summarized below:\n").unwrap() + 18..].to_string();
+    let mut parent = rows[26]["uuid"].clone();
+    for r in &rows[29..32] {
+        let mut r = r.clone();
+        r["parentUuid"] = parent.clone();
+        parent = r["uuid"].clone();
+        out.push(r);
+    }
+    let second_summary = "Analysis:\nThe user is adding idempotency to the payment webhook handler.\n\nSummary:\n1. Primary Request and Intent:\n   - Keep webhook deliveries idempotent; a cleanup job for old keys was started.".to_string();
+    let mut boundary = rows[25].clone();
+    boundary["uuid"] = Value::from("7b0c2d4e-1111-4222-8333-944455566677");
+    boundary["logicalParentUuid"] = parent;
+    boundary["timestamp"] = Value::from("2026-03-05T14:30:00.000Z");
+    let mut summary = rows[26].clone();
+    summary["uuid"] = Value::from("7b0c2d4e-2222-4333-8444-955566677788");
+    summary["parentUuid"] = boundary["uuid"].clone();
+    summary["timestamp"] = Value::from("2026-03-05T14:30:00.100Z");
+    summary["message"]["content"] = Value::from(format!(
+        "This session is being continued from a previous conversation that ran out of context. The conversation is summarized below:\n{second_summary}"
+    ));
+    out.push(boundary);
+    out.push(summary);
+    let body: String = out.iter().map(|v| format!("{v}\n")).collect();
+    (
+        env.write("claude-twice.jsonl", &body),
+        first_summary,
+        second_summary,
+    )
+}
+
+/// Claude auto-compacts twice in one turn: PostCompact keeps both summaries, and the report that
+/// goes with the next prompt says what both lost (the first's losses too), once.
+#[test]
+fn claude_compacting_twice_in_one_turn_reports_what_both_compactions_lost() {
+    let env = TestEnv::new();
+    let (f, first, second) = twice_compacted(&env);
+    for s in [&first, &second] {
+        let extra = format!(
+            r#","trigger":"auto","compact_summary":{}"#,
+            serde_json::to_string(s).unwrap()
+        );
+        let (code, out, err) = run_hook(&env, &hook_event("PostCompact", &f, &extra));
+        assert_eq!((code, out.as_str()), (0, ""), "{err}");
+    }
+    let (code, out, err) = run_hook(
+        &env,
+        &hook_event("UserPromptSubmit", &f, r#","prompt":"next""#),
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out:?} {err}"));
+    let ctx = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    // Lost by the first compaction (the report on it alone says so; see tests/it/hook.rs).
+    assert!(
+        ctx.contains("migrations/0042_processed_webhooks.sql"),
+        "{ctx}"
+    );
+    // Lost by the second: the rows between the two summaries.
+    assert!(ctx.contains("internal/jobs/cleanup_webhooks.go"), "{ctx}");
+    assert!(ctx.contains("Claude compacted 2 times"), "{ctx}");
+    // Once only.
+    let (_, out, _) = run_hook(
+        &env,
+        &hook_event("UserPromptSubmit", &f, r#","prompt":"again""#),
+    );
+    assert_eq!(out, "");
+}
