@@ -121,10 +121,11 @@ fn claude_code(cache: Option<&CacheOptions>, ui: &Ui) {
         // reach the file: the report then goes with the next prompt (or the resumed session).
         ("UserPromptSubmit", Some(path)) | ("SessionStart", Some(path)) => {
             let sid = v.get("session_id").and_then(Value::as_str).unwrap_or("");
-            match taken_summary(sid) {
-                Some(kept) => pending_report(&path, kept, cache).map(|s| (s, event)),
-                None => return,
+            let kept = taken_summaries(sid);
+            if kept.is_empty() {
+                return;
             }
+            pending_report(&path, kept, cache).map(|s| (s, event))
         }
         _ => return,
     };
@@ -282,32 +283,52 @@ headed \"Kept verbatim\":",
 /// summary that counts is the newest one with no prompt of the user's after it, waited for (read
 /// again every 100 ms) for at most [`COMPACTION_WAIT`]; without one, nothing is reported.
 pub fn loss_report(path: &Path, session_id: &str, cache: Option<&CacheOptions>) -> Result<String> {
-    // The summary PostCompact kept: Claude Code 2.1.332 writes its new rows only after the
-    // SessionStart hooks ran, so the file does not hold it yet.
-    if let Some(summary) = taken_summary(session_id) {
+    // The summaries PostCompact kept (one per compaction since mf last reported; Claude may
+    // compact twice in one turn): Claude Code 2.1.332 writes a compaction's new rows only after
+    // the SessionStart hooks ran, so the file may not hold the newest yet.
+    let kept = taken_summaries(session_id);
+    if let Some(newest) = kept.last() {
         let t = read_session(path, cache)?;
         let ledger = Ledger::new(t.conversation());
-        let items = shown(&ledger);
-        let from = items
-            .iter()
-            .rposition(|&i| ledger.conv.entries[i].has(flag::NATIVE_SUMMARY))
-            .unwrap_or(0);
-        let replaced: Vec<usize> = items[from..]
-            .iter()
-            .copied()
-            .filter(|&i| {
-                let e = &ledger.conv.entries[i];
-                e.role != Role::System || e.has(flag::NATIVE_SUMMARY)
-            })
-            .collect();
-        return audit_report(&t, &ledger, &replaced, summary, None);
+        let natives = native_summaries(&ledger);
+        let in_file = in_file(&t, &natives, &kept);
+        if in_file == kept.len() && settled_summaries(&ledger).is_some() {
+            return report(&t, &ledger, &natives, in_file);
+        }
+        // The newest is not in the file yet: it replaced what Claude was shown, and the ones
+        // kept before it that are in the file replaced what they hide (everything since the
+        // compaction before them).
+        let entries = &ledger.conv.entries;
+        let message =
+            |i: usize| entries[i].role != Role::System || entries[i].has(flag::NATIVE_SUMMARY);
+        let replaced: Vec<usize> = if in_file == 0 {
+            let items = shown(&ledger);
+            let from = items
+                .iter()
+                .rposition(|&i| entries[i].has(flag::NATIVE_SUMMARY))
+                .unwrap_or(0);
+            items[from..]
+                .iter()
+                .copied()
+                .filter(|&i| message(i))
+                .collect()
+        } else {
+            let start = natives
+                .len()
+                .checked_sub(in_file + 1)
+                .map_or(0, |k| natives[k]);
+            (start..entries.len())
+                .filter(|&i| message(i) && !echo(&t, i))
+                .collect()
+        };
+        return audit_report(&t, &ledger, &replaced, newest.clone(), None, kept.len());
     }
     let deadline = std::time::Instant::now() + COMPACTION_WAIT;
     loop {
         let t = read_session(path, cache)?;
         let ledger = Ledger::new(t.conversation());
         if let Some(natives) = settled_summaries(&ledger) {
-            return report(&t, &ledger, &natives);
+            return report(&t, &ledger, &natives, 1);
         }
         if std::time::Instant::now() >= deadline {
             return Ok(String::new());
@@ -316,90 +337,138 @@ pub fn loss_report(path: &Path, session_id: &str, cache: Option<&CacheOptions>) 
     }
 }
 
+/// Claude Code's summary rows, in file order.
+fn native_summaries(ledger: &Ledger<'_>) -> Vec<usize> {
+    (0..ledger.conv.entries.len())
+        .filter(|&i| ledger.conv.entries[i].has(flag::NATIVE_SUMMARY))
+        .collect()
+}
+
 /// Claude Code's summary rows, when the newest has reached the file and no prompt of the user's
 /// came after it (the compaction the hook reports on is complete).
 fn settled_summaries(ledger: &Ledger<'_>) -> Option<Vec<usize>> {
     let n = ledger.conv.entries.len();
-    let natives: Vec<usize> = (0..n)
-        .filter(|&i| ledger.conv.entries[i].has(flag::NATIVE_SUMMARY))
-        .collect();
+    let natives = native_summaries(ledger);
     let &last = natives.last()?;
     (!(last + 1..n).any(|i| ledger.is_user_message(i as crate::fold::Item))).then_some(natives)
 }
 
-/// Where PostCompact keeps Claude Code's new summary for the SessionStart hook.
-fn kept_summary_path(session_id: &str) -> Option<PathBuf> {
+/// How many of the summaries PostCompact kept (oldest first) have reached the file as summary
+/// rows: the newest rows, matched by their text.
+fn in_file(t: &Transcript, natives: &[usize], kept: &[String]) -> usize {
+    let texts: Vec<String> = natives.iter().filter_map(|&i| t.text(i).ok()).collect();
+    kept.iter()
+        .filter(|k| {
+            let k = k.trim();
+            !k.is_empty() && texts.iter().any(|x| x.contains(k))
+        })
+        .count()
+}
+
+/// Where PostCompact keeps Claude Code's summary of its `k`-th compaction since mf last
+/// reported, for the hook that reports on it.
+fn kept_summary_path(session_id: &str, k: usize) -> Option<PathBuf> {
     let ok = !session_id.is_empty()
         && session_id
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-    ok.then(|| settings::hook_state_dir().map(|d| d.join(format!("claude-{session_id}.summary"))))
+    let name = match k {
+        0 => format!("claude-{session_id}.summary"),
+        k => format!("claude-{session_id}.{k}.summary"),
+    };
+    ok.then(|| settings::hook_state_dir().map(|d| d.join(name)))
         .flatten()
 }
 
+/// Most compactions kept for one report (Claude compacts at most a few times in a turn).
+const MAX_KEPT: usize = 16;
+
+/// Keep `summary` after those kept before it: two compactions in one turn are both reported.
 fn keep_summary(session_id: &str, summary: &str) -> Result<()> {
-    let Some(p) = kept_summary_path(session_id) else {
-        return Ok(());
-    };
-    // `mf/hooks` in the cache directory: mf's own, never a link or a directory another user
-    // planted (a shared cache directory such as a 1777 /tmp).
-    if let Some(dir) = p.parent() {
-        crate::own_file::private_dir(dir, 2)?;
+    for k in 0..MAX_KEPT {
+        let Some(p) = kept_summary_path(session_id, k) else {
+            return Ok(());
+        };
+        // `mf/hooks` in the cache directory: mf's own, never a link or a directory another user
+        // planted (a shared cache directory such as a 1777 /tmp).
+        if let Some(dir) = p.parent() {
+            crate::own_file::private_dir(dir, 2)?;
+        }
+        if std::fs::symlink_metadata(&p).is_err() {
+            crate::own_file::replace_own(&p, summary.as_bytes())?;
+            return Ok(());
+        }
     }
-    crate::own_file::replace_own(&p, summary.as_bytes())?;
     Ok(())
 }
 
-/// The summary PostCompact kept for this session (taken: the file is removed), if it was kept in
-/// the last ten minutes — and only a file of this user's in mf's own directory (never a link).
-fn taken_summary(session_id: &str) -> Option<String> {
+/// The summaries PostCompact kept for this session, oldest first (taken: the files are
+/// removed), each if it was kept in the last ten minutes — and only files of this user's in
+/// mf's own directory (never a link).
+fn taken_summaries(session_id: &str) -> Vec<String> {
     use std::io::Read as _;
-    let p = kept_summary_path(session_id)?;
-    if !crate::own_file::is_private_dir(p.parent()?, 2) {
-        return None;
+    let mut out = Vec::new();
+    for k in 0..MAX_KEPT {
+        let Some(p) = kept_summary_path(session_id, k) else {
+            break;
+        };
+        if !p.parent().is_some_and(|d| crate::own_file::is_private_dir(d, 2)) {
+            break;
+        }
+        let Ok(mut f) = crate::own_file::open_own(&p) else {
+            break;
+        };
+        let fresh = f
+            .metadata()
+            .ok()
+            .and_then(|m| m.modified().ok())
+            .and_then(|m| m.elapsed().ok())
+            .is_some_and(|age| age < std::time::Duration::from_secs(600));
+        let mut text = String::new();
+        let read = f.read_to_string(&mut text).is_ok();
+        let _ = std::fs::remove_file(&p);
+        if fresh && read {
+            out.push(text);
+        }
     }
-    let mut f = crate::own_file::open_own(&p).ok()?;
-    let fresh = f
-        .metadata()
-        .ok()?
-        .modified()
-        .ok()?
-        .elapsed()
-        .is_ok_and(|age| age < std::time::Duration::from_secs(600));
-    let mut text = String::new();
-    let read = f.read_to_string(&mut text).is_ok();
-    let _ = std::fs::remove_file(&p);
-    (fresh && read).then_some(text)
+    out
 }
 
-/// The report on a compaction PostCompact saw, given with the next prompt: on the summary row
-/// when it has reached the file (the newest one, no prompt after it), else on the kept text.
-fn pending_report(path: &Path, kept: String, cache: Option<&CacheOptions>) -> Result<String> {
+/// The report on the compactions PostCompact saw, given with the next prompt: on the summary
+/// rows when they have reached the file (the newest, no prompt after it), else on the kept text.
+fn pending_report(path: &Path, kept: Vec<String>, cache: Option<&CacheOptions>) -> Result<String> {
     let t = read_session(path, cache)?;
     let ledger = Ledger::new(t.conversation());
     if let Some(natives) = settled_summaries(&ledger) {
-        return report(&t, &ledger, &natives);
+        let k = in_file(&t, &natives, &kept).max(1);
+        return report(&t, &ledger, &natives, k);
     }
     let items = shown(&ledger);
-    audit_report(&t, &ledger, &items, kept, None)
+    let newest = kept.last().cloned().unwrap_or_default();
+    audit_report(&t, &ledger, &items, newest, None, kept.len())
+}
+
+/// mf's own words echoed into the session (Claude Code records a hook's output as a
+/// local-command row): neither what a summary replaced nor what it kept.
+fn echo(t: &Transcript, i: usize) -> bool {
+    t.text(i)
+        .map(|x| x.contains(KEEP_LIST_HEAD) || x.contains(REPORT_HEAD))
+        .unwrap_or(false)
 }
 
 /// How long the SessionStart hook waits for Claude Code's new summary to reach the file.
 const COMPACTION_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// The loss report on the newest of `natives` (Claude Code's summaries, in file order).
-fn report(t: &Transcript, ledger: &Ledger<'_>, natives: &[usize]) -> Result<String> {
+/// The loss report on the newest `k` of `natives` (Claude Code's summaries, in file order),
+/// taken together: what Claude sees now against everything they replaced since the summary
+/// before them (so two compactions in one turn are both reported).
+fn report(t: &Transcript, ledger: &Ledger<'_>, natives: &[usize], k: usize) -> Result<String> {
     let n = ledger.conv.entries.len();
     let last = natives[natives.len() - 1];
-    let start = natives.iter().rev().nth(1).copied().unwrap_or(0);
+    let k = k.clamp(1, natives.len());
+    let start = natives.iter().rev().nth(k).copied().unwrap_or(0);
     let entries = &ledger.conv.entries;
-    // mf's own words echoed into the session (Claude Code records a hook's output as a
-    // local-command row): neither what the summary replaced nor what it kept.
-    let echo = |i: usize| {
-        t.text(i)
-            .map(|x| x.contains(KEEP_LIST_HEAD) || x.contains(REPORT_HEAD))
-            .unwrap_or(false)
-    };
+    let echo = |i: usize| echo(t, i);
     // What the compaction replaced: the messages before it that Claude no longer sees (mf marks
     // them unseen: they are off the branch Claude walks from its leaf). The ones it still sees
     // (the recent messages it keeps verbatim and re-links under the summary) are not lost.
@@ -420,7 +489,7 @@ fn report(t: &Transcript, ledger: &Ledger<'_>, natives: &[usize]) -> Result<Stri
         now.push('\n');
         now.push_str(&t.text(i)?);
     }
-    audit_report(t, ledger, &replaced, now, Some(t.entries[last].line))
+    audit_report(t, ledger, &replaced, now, Some(t.entries[last].line), k)
 }
 
 /// The loss report: what `now` (Claude's summary and what it still sees) lost of `replaced`.
@@ -430,6 +499,7 @@ fn audit_report(
     replaced: &[usize],
     now: String,
     summary_line: Option<u32>,
+    compactions: usize,
 ) -> Result<String> {
     if replaced.is_empty() {
         return Ok(String::new());
@@ -447,12 +517,23 @@ fn audit_report(
     );
     let file = t.path.display();
     let mut out = format!(
-        "{REPORT_HEAD}{}: it keeps {} of the {} salient items of the {} \
+        "{REPORT_HEAD}{}{}: it keeps {} of the {} salient items of the {} \
 messages it replaced (turns {from_turn}–{to_turn}, lines {}–{}). It lost these, verbatim, most important first \
 (T = turn; @N = the line of {file} that says it); treat them as part of the conversation:",
         summary_line
             .map(|l| format!(" (line {l})"))
             .unwrap_or_default(),
+        match compactions {
+            0 | 1 => String::new(),
+            c => format!(
+                " and the {} before it: Claude compacted {c} times since mf last reported, and this is what all of them lost",
+                if c == 2 {
+                    "compaction".to_string()
+                } else {
+                    format!("{} compactions", c - 1)
+                }
+            ),
+        },
         a.kept,
         a.found,
         pieces.len(),

@@ -72,6 +72,9 @@ pub enum FlagKind {
     UnknownRecord,
     /// A summary the agent's own later compaction took over: information, not a problem.
     Superseded,
+    /// A summary on a branch the agent left (pi's `/tree` moved back past it): the agent does
+    /// not send it and mf does not honour it; information, not a problem.
+    OffBranch,
     /// A summary in a write mf did not finish (the write itself is reported).
     Unfinished,
 }
@@ -86,6 +89,7 @@ impl FlagKind {
             FlagKind::BadRetraction => "bad-retraction",
             FlagKind::UnknownRecord => "unknown-record",
             FlagKind::Superseded => "superseded",
+            FlagKind::OffBranch => "off-branch",
             FlagKind::Unfinished => "unfinished",
         }
     }
@@ -97,6 +101,7 @@ impl FlagKind {
             FlagKind::Unverifiable
                 | FlagKind::LookAlike
                 | FlagKind::Superseded
+                | FlagKind::OffBranch
                 | FlagKind::Unfinished
         )
     }
@@ -168,6 +173,8 @@ mod honour;
 struct Refusal {
     stale: bool,
     superseded: bool,
+    /// On a branch the agent no longer follows: history, not a problem.
+    off_branch: bool,
     why: String,
 }
 
@@ -175,6 +182,7 @@ fn refuse(why: impl Into<String>) -> Refusal {
     Refusal {
         stale: false,
         superseded: false,
+        off_branch: false,
         why: why.into(),
     }
 }
@@ -376,6 +384,8 @@ impl<'a> Ledger<'a> {
                         FlagKind::Unfinished
                     } else if r.superseded {
                         FlagKind::Superseded
+                    } else if r.off_branch {
+                        FlagKind::OffBranch
                     } else if r.stale {
                         FlagKind::Stale
                     } else {

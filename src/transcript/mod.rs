@@ -566,21 +566,34 @@ impl Transcript {
 
     /// An entry's lines parsed as JSON objects.
     pub fn values(&self, i: usize) -> std::io::Result<Vec<Map<String, Value>>> {
+        Ok(self
+            .json_texts(i)?
+            .iter()
+            .map(|b| match json::from_slice(b) {
+                Ok(Value::Object(m)) => m,
+                _ => Map::new(),
+            })
+            .collect())
+    }
+
+    /// An entry's lines as the JSON text [`Transcript::values`] parses: without a line end's
+    /// `\r` or the file's byte order mark, and a lone surrogate escape as `\ufffd` (the same
+    /// six bytes; see [`json`]). A writer that copies an original item into a line of its own
+    /// copies these bytes, so that no number, escape or key order is ever re-serialized.
+    pub fn json_texts(&self, i: usize) -> std::io::Result<Vec<Vec<u8>>> {
         let first_of_file = self.entries[i].pos == 0;
         let lines = self.raw_lines(i)?;
         Ok(lines
-            .iter()
+            .into_iter()
             .enumerate()
-            .map(|(k, raw)| {
-                let mut b: &[u8] = raw;
-                b = b.strip_suffix(b"\r").unwrap_or(b);
-                if k == 0 && first_of_file {
-                    b = b.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(b);
+            .map(|(k, mut raw)| {
+                if raw.last() == Some(&b'\r') {
+                    raw.pop();
                 }
-                match json::from_slice(b) {
-                    Ok(Value::Object(m)) => m,
-                    _ => Map::new(),
+                if k == 0 && first_of_file && raw.starts_with(b"\xEF\xBB\xBF") {
+                    raw.drain(..3);
                 }
+                json::lone_surrogates_replaced(&raw).unwrap_or(raw)
             })
             .collect())
     }

@@ -60,6 +60,7 @@ mod trust3_honour;
 mod trust3_install;
 mod trust3_small;
 mod trust3_stdin;
+mod trust3_agents;
 mod turns;
 mod unicode;
 mod util;

@@ -65,6 +65,17 @@ impl<'a> Ledger<'a> {
                 )
             });
         }
+        // Its own bytes first: an edited line is a problem wherever it stands.
+        match &claim.content_fingerprint {
+            None => return Err(refuse("its content is not a string")),
+            Some(f) if *f != cov.fingerprint => {
+                return Err(refuse(format!(
+                    "its content does not match its fingerprint {} (edited after it was written)",
+                    cov.fingerprint
+                )));
+            }
+            _ => {}
+        }
         if conv.entries[s as usize].has(flag::UNSEEN) {
             if self.withdrawn_later(s, &claim.id, &cov.fingerprint) {
                 // `expand --restore` withdrew it, and restoring an older summary then left the
@@ -76,24 +87,24 @@ impl<'a> Ledger<'a> {
                     )
                 });
             }
-            return Err(refuse("it is on a branch the agent no longer follows"));
+            // The agent moved off its branch (pi's `/tree` back past the fold, a Claude Code
+            // rewind): the agent does not send it, mf shows what the agent sends, and the next
+            // compact folds the branch the agent follows. History, not a problem.
+            return Err(Refusal {
+                off_branch: true,
+                ..refuse(
+                    "on a branch the agent no longer follows (it moved back past this summary): the agent does not send it, and recall shows the branch it does send",
+                )
+            });
         }
-        match &claim.content_fingerprint {
-            None => Err(refuse("its content is not a string")),
-            Some(f) if *f != cov.fingerprint => Err(refuse(format!(
-                "its content does not match its fingerprint {} (edited after it was written)",
-                cov.fingerprint
-            ))),
-            _ => Ok(cov),
-        }
+        Ok(cov)
     }
 
     /// The covered lines are the lines it was written over: their count and their digest.
     fn check_bytes(&self, cov: &Coverage, children: &[u32]) -> Result<(), Refusal> {
         let stale = |why: String| Refusal {
             stale: true,
-            superseded: false,
-            why,
+            ..refuse(why)
         };
         if cov.entry_count != children.len() as u64 {
             return Err(stale(format!(

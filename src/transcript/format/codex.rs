@@ -16,6 +16,7 @@ use std::fs::File;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::common::{self, iso_timestamp, mf_first};
@@ -23,6 +24,7 @@ use super::mf::{self, ClaimFields};
 use super::{Adapter, Reader};
 use crate::digest::id_hash;
 use crate::entry::{ClaimKind, NONE, Role, Shown, flag};
+use crate::json_span;
 use crate::transcript::build::{At, Build, NewEntry};
 use crate::transcript::error::TranscriptError;
 use crate::transcript::live::AgentDirs;
@@ -481,8 +483,8 @@ fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, Strin
     }
     let payload_of = |i: u32| payload_of(t, i);
     let mut summaries: Vec<String> = Vec::new();
-    let mut entries: Vec<Value> = Vec::new();
-    let mut early: Vec<Value> = Vec::new();
+    let mut entries: Vec<String> = Vec::new();
+    let mut early: Vec<String> = Vec::new();
     let first_turn = t
         .entries
         .iter()
@@ -494,9 +496,8 @@ fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, Strin
                 let d = &w.drafts[*d];
                 match d.kind {
                     ClaimKind::Summary => summaries.push(d.content.clone()),
-                    ClaimKind::Stub => {
-                        entries.push(stub_item(t, d.stub_of.unwrap_or(NONE), &d.content)?)
-                    }
+                    ClaimKind::Stub => entries
+                        .push(stub_item(t, d.stub_of.unwrap_or(NONE), &d.content)?.to_string()),
                 }
             }
             Shown::Existing(i) => {
@@ -506,7 +507,9 @@ fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, Strin
                     let content = t.text(*i as usize).map_err(|e| e.to_string())?;
                     match c.kind {
                         ClaimKind::Summary => summaries.push(content),
-                        ClaimKind::Stub => entries.push(stub_item(t, stubbed(t, c), &content)?),
+                        ClaimKind::Stub => {
+                            entries.push(stub_item(t, stubbed(t, c), &content)?.to_string())
+                        }
                     }
                 } else if entries.is_empty() && (e.has(flag::PINNED) || *i < first_turn) {
                     early.extend(payload_of(*i)?);
@@ -519,7 +522,7 @@ fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, Strin
     let text = summaries.join("\n\n");
     let mut history = early;
     if !text.is_empty() {
-        history.push(json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}));
+        history.push(json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}).to_string());
     }
     history.extend(entries);
     // The `compacted` line last: Codex honours the write only once it is there and whole (mf's
@@ -529,28 +532,59 @@ fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, Strin
         "event_msg",
         json!({"type": "context_compacted"}),
     ));
-    out.push(line(
+    // The history's items go in as the JSON text they are (an original's own bytes).
+    let payload = format!(
+        "{{\"message\":{},\"replacement_history\":[{}]}}",
+        Value::from(text.as_str()),
+        history.join(",")
+    );
+    let mut compacted = line(
         wire::view_object(if text.is_empty() { "restore" } else { "show" }),
         "compacted",
-        json!({"message": text, "replacement_history": history}),
-    ));
+        Value::Null,
+    );
+    let Some(head) = compacted.strip_suffix("null}") else {
+        unreachable!("a line ends with its payload")
+    };
+    compacted = format!("{head}{payload}}}");
+    out.push(compacted);
     Ok(out)
 }
 
-/// The items an entry stands for in the history Codex sends: its payload, or the replacement
-/// history of Codex's own compaction.
-fn payload_of(t: &Transcript, i: u32) -> Result<Vec<Value>, String> {
-    let v = t.values(i as usize).map_err(|e| e.to_string())?;
-    let obj = v.into_iter().next().unwrap_or_default();
-    Ok(match obj.get("type").and_then(Value::as_str) {
-        Some("compacted") => obj
-            .get("payload")
-            .and_then(|p| p.get("replacement_history"))
-            .and_then(Value::as_array)
-            .cloned()
+/// The items an entry stands for in the history Codex sends, as JSON text: its payload, or the
+/// items of the replacement history of Codex's own compaction. Each is the original's bytes
+/// (see [`Transcript::json_texts`]), never a value read and written again: a float, a big
+/// integer, an escape or a duplicate key comes back exactly as Codex wrote it.
+fn payload_of(t: &Transcript, i: u32) -> Result<Vec<String>, String> {
+    let texts = t.json_texts(i as usize).map_err(|e| e.to_string())?;
+    let text = texts
+        .into_iter()
+        .next()
+        .and_then(|b| String::from_utf8(b).ok())
+        .ok_or_else(|| format!("line {} is not UTF-8 JSON", t.entries[i as usize].line))?;
+    let unreadable = |e: String| format!("line {}: {e}", t.entries[i as usize].line);
+    let top = json_span::top_object(&text).map_err(unreadable)?;
+    let Some((_, payload)) = top.get("payload") else {
+        return Ok(Vec::new());
+    };
+    let is_compacted = top
+        .get("type")
+        .is_some_and(|(_, m)| json_span::decode_string(&text[m.value.clone()]) == "compacted");
+    if !is_compacted {
+        return Ok(vec![text[payload.value.clone()].to_string()]);
+    }
+    let Ok(p) = json_span::object_at(&text, payload.value.start) else {
+        return Ok(Vec::new());
+    };
+    let Some((_, history)) = p.get("replacement_history") else {
+        return Ok(Vec::new());
+    };
+    // The array's items as they are in the file (serde_json's `RawValue` keeps their bytes).
+    Ok(
+        serde_json::from_str::<Vec<&RawValue>>(&text[history.value.clone()])
+            .map(|items| items.iter().map(|r| r.get().to_string()).collect())
             .unwrap_or_default(),
-        _ => obj.get("payload").cloned().into_iter().collect(),
-    })
+    )
 }
 
 /// The entry a standing stub stands in for (the first line it covers), or `NONE`.

@@ -23,6 +23,7 @@ use super::mf::{self, ClaimFields};
 use super::{Adapter, Reader};
 use crate::digest::id_hash;
 use crate::entry::{ClaimKind, NONE, Role, Shown, flag};
+use crate::json_span;
 use crate::transcript::build::{At, Build, NewEntry};
 use crate::transcript::error::TranscriptError;
 use crate::transcript::read::{LineError, LineReader};
@@ -1006,31 +1007,53 @@ fn restore_copies(
         };
         let raw = t.read_at(pos, len).map_err(|e| e.to_string())?;
         let raw = raw.strip_suffix(b"\r").unwrap_or(&raw);
-        let Ok(Value::Object(mut c)) = serde_json::from_slice::<Value>(raw) else {
-            return Err(format!(
-                "the entry {old} after mf's compaction no longer reads as JSON"
-            ));
-        };
+        let raw =
+            crate::transcript::json::lone_surrogates_replaced(raw).unwrap_or_else(|| raw.to_vec());
+        let unreadable =
+            || format!("the entry {old} after mf's compaction no longer reads as JSON");
+        let text = String::from_utf8(raw).map_err(|_| unreadable())?;
+        let obj = json_span::top_object(&text).map_err(|_| unreadable())?;
         let id = fresh_hex8(&|x: &str| taken.contains(x));
         taken.insert(id.clone());
         renamed.insert(old.clone(), id.clone());
-        c.insert("id".into(), Value::from(id.clone()));
-        c.insert("parentId".into(), Value::from(prev));
-        // References to entries that are copied too name the copies.
+        // The copy is the entry's own bytes, member by member (no number, escape or key order
+        // read and written again), with new `id` and `parentId`, references to entries that are
+        // copied too naming the copies, and no `mf` member.
+        let mut set: Vec<(&str, String)> = vec![("id", id.clone()), ("parentId", prev)];
         for key in ["targetId", "firstKeptEntryId"] {
-            if let Some(new) = c
+            let named = obj
                 .get(key)
-                .and_then(Value::as_str)
-                .and_then(|r| renamed.get(r))
-            {
-                c.insert(key.into(), Value::from(new.clone()));
+                .map(|(_, m)| json_span::decode_string(&text[m.value.clone()]))
+                .and_then(|r| renamed.get(&r).cloned());
+            if let Some(new) = named {
+                set.push((key, new));
             }
         }
-        c.shift_remove("mf");
-        out.push(mf_first(
-            json!({"v": 2, "kind": "view", "op": COPY, "of": old}),
-            c,
-        ));
+        let mf = serde_json::to_string(&json!({"v": 2, "kind": "view", "op": COPY, "of": old}))
+            .expect("an mf object serializes");
+        let mut line = format!("{{\"mf\":{mf}");
+        let mut done: HashSet<&str> = HashSet::new();
+        for m in &obj.members {
+            if m.key == "mf" {
+                continue;
+            }
+            line.push(',');
+            match set.iter().find(|(k, _)| *k == m.key) {
+                Some((k, v)) => {
+                    line.push_str(&text[m.start..m.value.start]);
+                    line.push_str(&Value::from(v.as_str()).to_string());
+                    done.insert(k);
+                }
+                None => line.push_str(&text[m.start..m.value.end]),
+            }
+        }
+        for (k, v) in &set {
+            if !done.contains(k) {
+                line.push_str(&format!(",{}:{}", Value::from(*k), Value::from(v.as_str())));
+            }
+        }
+        line.push('}');
+        out.push(line);
         prev = id;
     }
     Ok(out)
