@@ -412,7 +412,10 @@ fn taken_summaries(session_id: &str) -> Vec<String> {
         let Some(p) = kept_summary_path(session_id, k) else {
             break;
         };
-        if !p.parent().is_some_and(|d| crate::own_file::is_private_dir(d, 2)) {
+        if !p
+            .parent()
+            .is_some_and(|d| crate::own_file::is_private_dir(d, 2))
+        {
             break;
         }
         let Ok(mut f) = crate::own_file::open_own(&p) else {
