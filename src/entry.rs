@@ -54,6 +54,11 @@ pub mod flag {
     /// Before the agent's own compaction: history the agent no longer sees (always with
     /// `UNSEEN`), still counted in the turns.
     pub const HISTORY: u8 = 16;
+    /// Belongs to the turn after it although it comes before that turn's prompt: the user's
+    /// built-in command that nothing answered (Claude Code's `/clear` and its caveat and output
+    /// rows) before the first prompt. Not preamble: it folds with that turn; left raw before a
+    /// fold (as mf's folds before this flag left it), it is not a fault.
+    pub const LEADS_TURN: u8 = 32;
 }
 
 /// One message (or one message-like unit) of the conversation.

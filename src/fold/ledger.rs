@@ -261,12 +261,23 @@ impl<'a> Ledger<'a> {
 
     /// Turns: a turn starts at each real user message that the agent sees, or saw before its own
     /// compaction (history still counts, so turn numbers stay those the user knows).
+    /// Entries that lead a turn (`flag::LEADS_TURN`) open the turn whose prompt follows them.
     fn number_turns(&mut self) {
         let mut turn = 0u32;
+        let mut led = false;
         for i in 0..self.conv.entries.len() {
             let e = &self.conv.entries[i];
-            if (!e.has(flag::UNSEEN) || e.has(flag::HISTORY)) && self.real_user_message(i) {
-                turn += 1;
+            let counted = !e.has(flag::UNSEEN) || e.has(flag::HISTORY);
+            if counted && e.has(flag::LEADS_TURN) && !self.real_user_message(i) {
+                if !led {
+                    turn += 1;
+                    led = true;
+                }
+            } else if counted && self.real_user_message(i) {
+                if !led {
+                    turn += 1;
+                }
+                led = false;
             }
             self.turns[i] = turn;
         }

@@ -257,7 +257,11 @@ impl<'a> Ledger<'a> {
     /// Whether entry `k` is never folded: the preamble, what the format pins, and a tool result
     /// whose call is one of those.
     fn never_folds(&self, k: usize) -> bool {
-        let fixed = |j: usize| self.turns[j] == 0 || self.conv.entries[j].has(flag::PINNED);
+        let fixed = |j: usize| {
+            self.turns[j] == 0
+                || self.conv.entries[j].has(flag::PINNED)
+                || self.conv.entries[j].has(flag::LEADS_TURN)
+        };
         let call = self.call_of[k];
         fixed(k) || (call != NONE && fixed(call as usize))
     }

@@ -217,3 +217,51 @@ fn a_summary_over_a_turns_prompt_with_its_rest_raw_is_not_honoured() {
     w.fold("S", &items[1..]);
     assert_eq!(Ledger::new(w.conv()).summaries.len(), 1);
 }
+
+/// A user's command nothing answered, before the first prompt (Claude Code's `/clear`), leads
+/// the first turn: it is no preamble, a fold takes it with that turn, and a fold that left it raw
+/// before it (as mf's folds did before) is honoured still.
+#[test]
+fn a_leading_command_folds_with_the_first_turn() {
+    let mut c = Conv::default();
+    c.msg("s", Role::System);
+    for id in ["cav", "clr", "out"] {
+        let i = c.msg(id, Role::User);
+        c.entries[i as usize].flags = flag::LEADS_TURN;
+    }
+    for n in 1..=3 {
+        c.msg(&format!("u{n}"), Role::User);
+        c.msg(&format!("a{n}"), Role::Assistant);
+    }
+    let l = Ledger::new(c.conv());
+    assert_eq!(l.turns[c.idx("cav") as usize], 1);
+    assert_eq!(
+        l.turns[c.idx("u1") as usize],
+        1,
+        "the prompt is in the turn it leads"
+    );
+    assert_eq!(l.turns[c.idx("u2") as usize], 2);
+    assert!(!l.is_preamble(c.idx("clr")));
+    assert_eq!(
+        fold_ids(&c, &policy(1)),
+        ["cav", "clr", "out", "u1", "a1", "u2", "a2"]
+    );
+    let mut new = c.clone();
+    let items: Vec<Item> = ["cav", "clr", "out", "u1", "a1", "u2", "a2"]
+        .iter()
+        .map(|x| new.idx(x))
+        .collect();
+    new.fold("S", &items);
+    let l = Ledger::new(new.conv());
+    assert!(l.flags.is_empty(), "{:?}", l.flags);
+    assert_eq!(ids(&new, &l.view), ["s", "S", "u3", "a3"]);
+    let items: Vec<Item> = ["u1", "a1", "u2", "a2"].iter().map(|x| c.idx(x)).collect();
+    c.fold("S", &items);
+    let l = Ledger::new(c.conv());
+    assert!(l.flags.is_empty(), "{:?}", l.flags);
+    // (In conversation order; a format that shows its summary first places it so.)
+    assert_eq!(
+        ids(&c, &l.view),
+        ["s", "cav", "clr", "out", "S", "u3", "a3"]
+    );
+}

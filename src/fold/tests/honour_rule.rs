@@ -156,6 +156,13 @@ fn one_case(seed: u64) -> usize {
     let mut rng = fastrand::Rng::with_seed(seed);
     let mut c = Conv::default();
     c.msg("sys", Role::System);
+    // Now and then a command nothing answered leads the first turn (Claude Code's `/clear`).
+    if rng.u8(..4) == 0 {
+        for k in 0..rng.usize(1..4) {
+            let i = c.msg(&format!("lead{k}"), Role::User);
+            c.entries[i as usize].flags = flag::LEADS_TURN;
+        }
+    }
     let turns = rng.usize(3..14);
     grow(&mut c, &mut rng, turns, "");
     let mut n = 0usize;

@@ -460,6 +460,7 @@ impl LineReader for ClaudeReader {
                 b.placements.push((s_entry, f));
             }
         }
+        self.mark_leading_commands(b);
         b.placements.sort_by_key(|&(_, before)| before);
         self.on_path = on_path;
         Ok(())
@@ -467,6 +468,39 @@ impl LineReader for ClaudeReader {
 }
 
 impl ClaudeReader {
+    /// A built-in command nothing answered before the first prompt (a session that opens with
+    /// `/clear`: its caveat, command and output rows) leads the first turn instead of standing
+    /// as preamble: Claude Code shows what a fold keeps after its summary, so kept as preamble it
+    /// would read as the user clearing mf's summary.
+    fn mark_leading_commands(&self, b: &mut Build) {
+        let Some(p) = b
+            .entries
+            .iter()
+            .position(|e| e.has(flag::TURN_START) && !e.has(flag::UNSEEN))
+        else {
+            return;
+        };
+        let plain_user = |e: &crate::entry::Entry| {
+            e.role == Role::User
+                && e.claim == NONE
+                && e.flags & (flag::UNSEEN | flag::NATIVE_SUMMARY | flag::PINNED | flag::TURN_START)
+                    == 0
+        };
+        let start = b.entries[..p]
+            .iter()
+            .rposition(|e| !plain_user(e))
+            .map_or(0, |k| k + 1);
+        let unanswered = self
+            .echoes
+            .iter()
+            .any(|&e| (start..p).contains(&(e as usize)));
+        if unanswered {
+            for e in &mut b.entries[start..p] {
+                e.flags |= flag::LEADS_TURN;
+            }
+        }
+    }
+
     /// Which prompts start turns: a sub-agent's own in its own file, and a slash command only
     /// when the assistant answers it (a custom command; a built-in one, `/clear` or `/mcp`, joins
     /// the next turn).
