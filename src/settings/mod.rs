@@ -409,13 +409,21 @@ pub fn live_guard() -> crate::transcript::Guard {
 }
 
 /// The lines of `--files-from`: one path a line, or NUL-separated.
+/// The list is read up to standard input's bound (`MF_STDIN_LIMIT`), from a pipe or a file alike.
 fn files_from(source: &Path, nul: bool) -> Result<Vec<PathBuf>, MfError> {
     use std::io::Read;
+    let limit = stdin_options()
+        .limit
+        .map_err(|message| MfError::usage(message, None))?;
     let mut bytes = Vec::new();
     let read = if source.as_os_str() == "-" {
-        std::io::stdin().lock().read_to_end(&mut bytes)
+        std::io::stdin()
+            .lock()
+            .take(limit.saturating_add(1))
+            .read_to_end(&mut bytes)
     } else {
-        std::fs::File::open(source).and_then(|mut f| f.read_to_end(&mut bytes))
+        std::fs::File::open(source)
+            .and_then(|f| f.take(limit.saturating_add(1)).read_to_end(&mut bytes))
     };
     read.map_err(|e| {
         MfError::refused(
@@ -423,6 +431,18 @@ fn files_from(source: &Path, nul: bool) -> Result<Vec<PathBuf>, MfError> {
             None,
         )
     })?;
+    if bytes.len() as u64 > limit {
+        return Err(MfError::refused(
+            format!(
+                "the file list `{}` is longer than mf's bound of {} (MF_STDIN_LIMIT); mf stopped reading it there",
+                source.display(),
+                crate::transcript::stdin_bound(limit)
+            ),
+            Some(
+                "raise the bound with the environment variable MF_STDIN_LIMIT (a size: `4GiB`, `500MiB`, bytes), or split the list".into(),
+            ),
+        ));
+    }
     let sep = if nul { b'\0' } else { b'\n' };
     Ok(bytes
         .split(|&b| b == sep)

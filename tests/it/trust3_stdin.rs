@@ -339,3 +339,52 @@ fn a_file_on_stdin_over_the_bound_is_refused_by_its_size() {
     assert!(stderr.contains("bound of 1000 bytes"), "{stderr}");
     assert!(!tmp.exists());
 }
+
+/// `--files-from` reads its list under the same bound, from a pipe or a file: an endless list
+/// (`/dev/zero`) stops at the bound instead of growing in memory until the machine runs out.
+#[test]
+fn a_file_list_is_read_under_the_bound_too() {
+    let env = TestEnv::new();
+    for (args, stdin) in [
+        (
+            &["compact", "--files-from", "-", "--model", "extractive"][..],
+            true,
+        ),
+        (
+            &[
+                "compact",
+                "--files-from",
+                "/dev/zero",
+                "--model",
+                "extractive",
+            ][..],
+            false,
+        ),
+    ] {
+        let mut cmd = env.command(args, &[("MF_STDIN_LIMIT", "1MiB")]);
+        if stdin {
+            cmd.stdin(std::fs::File::open("/dev/zero").unwrap());
+        }
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if start.elapsed() > Duration::from_secs(20) {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("{args:?}: still reading the list after 20 s");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("bound of 1 MiB (MF_STDIN_LIMIT)"),
+            "{stderr}"
+        );
+    }
+}
