@@ -321,7 +321,7 @@ struct Seams {
 }
 
 impl Seams {
-    fn new(ledger: &Ledger<'_>, cands: &[Item]) -> Self {
+    fn new(ledger: &Ledger<'_>, cands: &[Item], lenient: bool) -> Self {
         let n = cands.len();
         let entries = ledger.conv.entries;
         // Position of each entry among the candidates (`usize::MAX`: not a candidate).
@@ -384,6 +384,18 @@ impl Seams {
         // boundary among them would give a later chunk entries inside an earlier one's reach,
         // which a summary fold never leaves raw (the re-vet would not honour it).
         let mut reach = 0u32;
+        // Whether every summary whose reach is open is a summary fold (gaps only where it kept
+        // user messages out).
+        let mut gapless_reach = true;
+        let summary_fold = |it: Item| {
+            ledger.summaries.get(&it).is_none_or(|s| {
+                ledger
+                    .conv
+                    .claim(s.entry as usize)
+                    .and_then(|c| c.coverage.as_ref().ok())
+                    .is_some_and(|c| c.strategy == Some(ClaimStrategy::Summary))
+            })
+        };
         for (p, &it) in cands.iter().enumerate() {
             // Where it stands in conversation order (an agent's own summary stands before what
             // it kept), and the last original it stands for.
@@ -394,9 +406,21 @@ impl Seams {
                     .max(first),
                 None => first,
             };
+            // A summary fold's own gaps are user messages it kept out (`--protect user`): a
+            // later fold may end at one of them (the re-vet keeps them out), as it may at any
+            // turn. Inside a cited summary's reach (or one written before mf recorded
+            // strategies) nothing is cut. `would_honour` below has the last word.
+            if lenient && p > 0 && reach > first && gapless_reach && ledger.starts_turn(it as usize)
+            {
+                reach = reach.max(last);
+                continue;
+            }
             if p > 0 && reach > first {
                 unit[p] = false;
+            } else {
+                gapless_reach = true;
             }
+            gapless_reach &= summary_fold(it);
             reach = reach.max(last);
         }
         let turn = (0..=n)
@@ -439,6 +463,26 @@ fn summary_estimate(policy: &FoldPolicy, chars: usize) -> usize {
 
 /// Decide what to fold with a summary (or, for `Strategy::Cited`, what to offer).
 pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
+    // Seams that may cut among the user messages a summary fold kept out (a later fold may end
+    // at one of them, as it may at any turn) first; when that plan would not stand on read in
+    // full, the strict seams (never inside any summary's reach) instead.
+    let lenient = plan_with(ledger, policy, model, true);
+    let refused = match &lenient {
+        Decision::Skip(s) => matches!(s.reason, SkipReason::NotHonoured { .. }),
+        Decision::Fold(f) => f
+            .notes
+            .iter()
+            .any(|n| matches!(n, PlanNote::NotHonoured { .. })),
+    };
+    if refused {
+        plan_with(ledger, policy, model, false)
+    } else {
+        lenient
+    }
+}
+
+/// [`plan`] with lenient or strict seams (`Seams::new`).
+fn plan_with(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str, lenient: bool) -> Decision {
     let skip = |reason, span| Decision::Skip(Skip { reason, span });
     if let Some(reason) = not_yet(ledger, policy) {
         return skip(reason, None);
@@ -447,7 +491,7 @@ pub fn plan(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str) -> Decision {
 
     let (first, cands) = candidates(ledger);
     let n = cands.len();
-    let seams = Seams::new(ledger, cands);
+    let seams = Seams::new(ledger, cands, lenient);
 
     let start = window_start(policy, &seams, n);
     let considered = n - start;
@@ -1333,7 +1377,7 @@ pub const PIECE_OVERHEAD_CHARS: usize = 48;
 /// `keep`), and only those a stub would shorten.
 pub fn plan_mask(ledger: &Ledger<'_>, policy: &FoldPolicy) -> Result<Vec<Item>, SkipReason> {
     let (_, cands) = candidates(ledger);
-    let seams = Seams::new(ledger, cands);
+    let seams = Seams::new(ledger, cands, false);
     let tail = tail_start(ledger, cands, &seams, policy, 0).end;
     let is_result = |it: Item| {
         ledger.kind(it) == ItemKind::Message
