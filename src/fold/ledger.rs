@@ -238,6 +238,12 @@ impl<'a> Ledger<'a> {
     /// unit inside one — it is no tool result, and every tool call before it in its turn has all
     /// its results before it. A tool unit is never split; a streamed response is one entry.
     pub fn seam_before(&self, i: usize) -> bool {
+        // A turn led by commands nothing answered (`flag::LEADS_TURN`) opens at its first
+        // leading entry: nothing between it and the turn's prompt is a seam.
+        let led = |j: usize| self.conv.entries[j].has(flag::LEADS_TURN);
+        if led(i) || (i > 0 && led(i - 1) && self.turns[i - 1] == self.turns[i]) {
+            return self.turns[i] != 0 && (i == 0 || self.turns[i - 1] != self.turns[i]);
+        }
         if self.starts_turn(i) {
             return true;
         }
