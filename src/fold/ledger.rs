@@ -966,7 +966,10 @@ impl<'a> Ledger<'a> {
     /// Whether an entry is a user message the agent's user typed (for `--protect user`).
     pub fn is_user_message(&self, item: Item) -> bool {
         let e = &self.conv.entries[item as usize];
-        self.kind(item) == ItemKind::Message && e.role == Role::User && e.has(flag::TURN_START)
+        // A command the user typed that leads a turn (`/clear`) is theirs too.
+        self.kind(item) == ItemKind::Message
+            && e.role == Role::User
+            && (e.has(flag::TURN_START) || e.has(flag::LEADS_TURN))
     }
 
     /// Coverage digest of entries (in file order).
