@@ -436,7 +436,7 @@ fn files_from(source: &Path, nul: bool) -> Result<Vec<PathBuf>, MfError> {
             format!(
                 "the file list `{}` is longer than mf's bound of {} (MF_STDIN_LIMIT); mf stopped reading it there",
                 source.display(),
-                crate::transcript::stdin_bound(limit)
+                crate::text::bound(limit)
             ),
             Some(
                 "raise the bound with the environment variable MF_STDIN_LIMIT (a size: `4GiB`, `500MiB`, bytes), or split the list".into(),

@@ -89,11 +89,11 @@ pub enum TranscriptError {
         why: String,
     },
     #[error(
-        "standard input is longer than mf's bound of {} (MF_STDIN_LIMIT); mf stopped reading it there, and nothing of it was kept", super::spool::bound(*.limit)
+        "standard input is longer than mf's bound of {} (MF_STDIN_LIMIT); mf stopped reading it there, and nothing of it was kept", crate::text::bound(*.limit)
     )]
     StdinTooLarge { limit: u64 },
     #[error(
-        "standard input does not fit in {dir}: after {read} bytes of it, {free} bytes are free there, and mf leaves at least {} free for other programs; nothing of it was kept", super::spool::human_bytes(*.reserve)
+        "standard input does not fit in {dir}: after {read} bytes of it, {free} bytes are free there, and mf leaves at least {} free for other programs; nothing of it was kept", crate::text::human_bytes(*.reserve)
     )]
     StdinNoSpace {
         dir: String,

@@ -32,10 +32,7 @@ pub use copy::{OutputTarget, stage, write_copy, write_prefix};
 pub use error::TranscriptError;
 pub use format::{Adapter, Detected, Format};
 pub use live::{AgentDirs, Guard};
-pub use spool::{
-    DEFAULT_STDIN_LIMIT, RESERVE as STDIN_SPOOL_RESERVE, StdinOptions, bound as stdin_bound,
-    human_bytes,
-};
+pub use spool::{DEFAULT_STDIN_LIMIT, RESERVE as STDIN_SPOOL_RESERVE, StdinOptions};
 
 use crate::entry::{Claim, ClaimKind, Conversation, Draft, Entry, Link, NONE, Record};
 use build::Build;

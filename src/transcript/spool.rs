@@ -126,38 +126,6 @@ fn spool_with(
     Ok(file)
 }
 
-/// A size in bytes as people read it (`1 GiB`, `1000 bytes`).
-pub fn human_bytes(n: u64) -> String {
-    const UNITS: [(&str, u64); 4] = [
-        ("TiB", 1 << 40),
-        ("GiB", 1 << 30),
-        ("MiB", 1 << 20),
-        ("KiB", 1 << 10),
-    ];
-    for (unit, size) in UNITS {
-        if n >= size && n.is_multiple_of(size) {
-            return format!("{} {unit}", n / size);
-        }
-    }
-    for (unit, size) in UNITS {
-        if n >= size {
-            return format!("{:.1} {unit}", n as f64 / size as f64);
-        }
-    }
-    format!("{n} bytes")
-}
-
-/// A bound as people read it, with its exact bytes when the unit rounds them
-/// (`1 GiB`, `1000 bytes`, `1.5 KiB (1536 bytes)`).
-pub fn bound(n: u64) -> String {
-    let h = human_bytes(n);
-    if h.contains('.') {
-        format!("{h} ({n} bytes)")
-    } else {
-        h
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,8 +193,8 @@ mod tests {
 
     #[test]
     fn sizes_read_as_people_write_them() {
-        assert_eq!(human_bytes(1 << 30), "1 GiB");
-        assert_eq!(human_bytes(1000), "1000 bytes");
-        assert_eq!(human_bytes(1536), "1.5 KiB");
+        assert_eq!(crate::text::human_bytes(1 << 30), "1 GiB");
+        assert_eq!(crate::text::human_bytes(1000), "1000 bytes");
+        assert_eq!(crate::text::human_bytes(1536), "1.5 KiB");
     }
 }
