@@ -8,8 +8,9 @@ use serde_json::Value;
 
 use crate::util::{TestEnv, fixture, read};
 
-/// Run `mf hook claude-code` with `input` on stdin.
-fn run_hook(env: &TestEnv, input: &str) -> (i32, String, String) {
+/// Run `mf hook claude-code` with `input` on stdin (HOME in the temp dir, so mf's hook state
+/// is there).
+pub(crate) fn run_hook(env: &TestEnv, input: &str) -> (i32, String, String) {
     let mut cmd = env.command(
         &["hook", "claude-code"],
         &[("HOME", env.path("home").to_str().unwrap())],

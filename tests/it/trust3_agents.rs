@@ -365,32 +365,7 @@ fn pi_tree_back_past_mfs_fold_is_a_note_and_the_new_branch_folds() {
     assert!(recall_texts(&env, name)[0].contains(now[0].as_str()));
 }
 
-/// Run `mf hook claude-code` with `input` on stdin (HOME in the temp dir, so mf's hook state
-/// is there).
-fn run_hook(env: &TestEnv, input: &str) -> (i32, String, String) {
-    use std::io::Write;
-    use std::process::Stdio;
-    let mut cmd = env.command(
-        &["hook", "claude-code"],
-        &[("HOME", env.path("home").to_str().unwrap())],
-    );
-    cmd.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
+use crate::hook::run_hook;
 
 fn hook_event(name: &str, path: &std::path::Path, extra: &str) -> String {
     format!(
