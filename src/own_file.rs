@@ -90,6 +90,54 @@ remove the link (or move it away) and run this again",
     Ok(())
 }
 
+/// Whether `path` names a descriptor of this process (`/dev/fd/3`, `/dev/stdout`,
+/// `/proc/self/fd/3`): a link the shell made for the user, followed on purpose.
+fn is_descriptor(path: &Path) -> bool {
+    let s = path.to_string_lossy();
+    s.starts_with("/dev/fd/")
+        || s.starts_with("/proc/self/fd/")
+        || s.starts_with("/proc/thread-self/fd/")
+        || matches!(&*s, "/dev/stdout" | "/dev/stderr")
+}
+
+/// Why an output file the user named (`--record PATH`) is not written, if it is not: a symlink
+/// to a regular file (a repository can ship `out/records.jsonl` as a link to `~/.bashrc`), or a
+/// dangling one. A link to a device or pipe (`/dev/null`) and a descriptor path are followed.
+pub fn output_refusal(path: &Path) -> Option<String> {
+    let m = fs::symlink_metadata(path).ok()?;
+    if !m.file_type().is_symlink() || is_descriptor(path) {
+        return None;
+    }
+    match fs::metadata(path) {
+        Ok(t) if !t.is_file() => None,
+        Ok(_) => Some(format!(
+            "{} is a symlink to a file; mf does not write its output through a link: name the \
+file itself, or remove the link",
+            path.display()
+        )),
+        Err(e) => Some(format!(
+            "{} is a symlink to nothing mf can open ({e}); name a file itself",
+            path.display()
+        )),
+    }
+}
+
+/// An output file the user named, created or truncated, opened for writing; refused (see
+/// [`output_refusal`]) when it is a symlink to a regular file. Not through a link planted after
+/// the check either: a path that is not a link is opened with `O_NOFOLLOW`.
+pub fn create_output(path: &Path) -> io::Result<File> {
+    if let Some(why) = output_refusal(path) {
+        return Err(io::Error::other(why));
+    }
+    let mut o = OpenOptions::new();
+    o.write(true).create(true).truncate(true).mode(0o644);
+    let linked = fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    if !linked {
+        o.custom_flags(nofollow());
+    }
+    o.open(path)
+}
+
 fn private(m: &fs::Metadata) -> bool {
     m.uid() == rustix::process::geteuid().as_raw() && m.mode() & 0o022 == 0
 }
@@ -169,6 +217,30 @@ can write; remove or move it (or set MF_CACHE_DIR to a private directory) and ru
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_output_link_to_a_file_is_refused_a_device_or_descriptor_is_not() {
+        let d = tempfile::tempdir().unwrap();
+        let victim = d.path().join("bashrc");
+        fs::write(&victim, "keep\n").unwrap();
+        let link = d.path().join("records.jsonl");
+        std::os::unix::fs::symlink(&victim, &link).unwrap();
+        assert!(output_refusal(&link).unwrap().contains("symlink to a file"));
+        assert!(create_output(&link).is_err());
+        assert_eq!(fs::read(&victim).unwrap(), b"keep\n");
+        let dangling = d.path().join("dangling");
+        std::os::unix::fs::symlink(d.path().join("nowhere"), &dangling).unwrap();
+        assert!(create_output(&dangling).is_err());
+        assert!(!d.path().join("nowhere").exists());
+        let null = d.path().join("null");
+        std::os::unix::fs::symlink("/dev/null", &null).unwrap();
+        assert_eq!(output_refusal(&null), None);
+        create_output(&null).unwrap().write_all(b"x").unwrap();
+        assert_eq!(output_refusal(Path::new("/dev/stdout")), None);
+        let plain = d.path().join("plain.jsonl");
+        create_output(&plain).unwrap().write_all(b"r\n").unwrap();
+        assert_eq!(fs::read(&plain).unwrap(), b"r\n");
+    }
 
     #[test]
     fn a_planted_link_is_never_written_through() {

@@ -1128,6 +1128,9 @@ your own cannot follow mf's `mcp_servers.mf` keys: write your servers as `[mcp_s
 fn codex_install(paths: &HookPaths, dry_run: bool, ui: &Ui, add: bool) -> Result<ExitStatus> {
     let config = &paths.codex_config;
     let prompt_file = &paths.codex_prompt;
+    // The compact prompt is mf's own file: a link there (to a file someone else chose) is
+    // neither written through nor removed.
+    crate::own_file::refuse_link(prompt_file).map_err(|e| MfError::refused(e.to_string(), None))?;
     let old = read_optional(config)?;
     let new = codex_config(old.as_deref(), prompt_file, &paths.mf, add).map_err(|why| {
         MfError::refused(format!("cannot change {}: {why}", config.display()), None)

@@ -229,12 +229,14 @@ pub fn decisions(
                 text.push_str(&serde_json::to_string(r).expect("a decision record serializes"));
                 text.push('\n');
             }
-            return std::fs::write(path, text).map_err(|e| {
-                io::Error::new(
-                    e.kind(),
-                    format!("cannot write the records to `{}`: {e}", path.display()),
-                )
-            });
+            return crate::own_file::create_output(path)
+                .and_then(|mut f| f.write_all(text.as_bytes()))
+                .map_err(|e| {
+                    io::Error::new(
+                        e.kind(),
+                        format!("cannot write the records to `{}`: {e}", path.display()),
+                    )
+                });
         }
     };
     let mut text = String::new();

@@ -795,7 +795,15 @@ impl CompactSettings {
                 ));
             }
             Some(p) if p.as_os_str() == "-" => RecordsTo::Stdout,
-            Some(p) => RecordsTo::File(p),
+            Some(p) => {
+                if let Some(why) = crate::own_file::output_refusal(&p) {
+                    return Err(MfError::refused(
+                        format!("`--record {}`: {why}", p.display()),
+                        None,
+                    ));
+                }
+                RecordsTo::File(p)
+            }
             // Standard output carries the transcript: the records go to stderr.
             None if streams => RecordsTo::Stderr,
             None => RecordsTo::Stdout,

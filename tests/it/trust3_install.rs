@@ -450,3 +450,87 @@ fn codex_config_and_the_mcp_registration_come_back_byte_for_byte() {
     assert_eq!(read(&claude_json), json.as_bytes());
     assert_eq!(tree(env.dir.path()), before);
 }
+
+/// Codex's compact prompt is mf's own file: a link planted at its name (to a file of the
+/// user's) is refused on install and on uninstall, named, and nothing is written or removed.
+#[test]
+fn a_link_at_codexs_compact_prompt_is_neither_written_through_nor_removed() {
+    let env = TestEnv::new();
+    let h = home(&env);
+    let outside = env.path("home/.bashrc");
+    std::fs::write(&outside, "export PS1='$ '\n").unwrap();
+    let codex = env.path("home/.codex");
+    std::fs::create_dir_all(&codex).unwrap();
+    let link = codex.join("mf-compact-prompt.md");
+    std::os::unix::fs::symlink(&outside, &link).unwrap();
+    let before = tree(env.dir.path());
+    for verb in ["install", "uninstall"] {
+        let out = env.mf_env(&["hook", verb, "codex"], &[("HOME", &h)]);
+        assert_eq!(out.code, 1, "{verb}: {out:?}");
+        assert!(out.stderr.contains(link.to_str().unwrap()), "{out:?}");
+        assert!(out.stderr.contains("symlink"), "{out:?}");
+        assert_eq!(read(&outside), b"export PS1='$ '\n");
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(
+            tree(env.dir.path()),
+            before,
+            "{verb}: nothing written or removed"
+        );
+    }
+}
+
+/// `--record PATH` is an output the user named: a symlink there to a regular file (a repository
+/// can ship `out/records.jsonl` as a link to `~/.bashrc`) is refused before anything is paid or
+/// written; a link to `/dev/null` and a descriptor path are followed as asked.
+#[test]
+fn a_record_path_that_links_to_a_file_is_refused_before_the_run() {
+    let env = TestEnv::new();
+    let chat = env.write("chat.jsonl", &crate::util::conversation(12));
+    let before = read(&chat);
+    let outside = env.path("bashrc");
+    std::fs::write(&outside, "export PS1='$ '\n").unwrap();
+    let link = env.path("records.jsonl");
+    std::os::unix::fs::symlink(&outside, &link).unwrap();
+    let args = |rec: &str| {
+        vec![
+            "compact".to_string(),
+            chat.to_str().unwrap().to_string(),
+            "--model".into(),
+            "extractive".into(),
+            "--trigger".into(),
+            "0".into(),
+            "--record".into(),
+            rec.to_string(),
+        ]
+    };
+    let run = |rec: &str| {
+        let a = args(rec);
+        env.mf(&a.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    let out = run(link.to_str().unwrap());
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        out.stderr.contains("records.jsonl") && out.stderr.contains("symlink"),
+        "{out:?}"
+    );
+    assert_eq!(read(&outside), b"export PS1='$ '\n");
+    assert_eq!(read(&chat), before, "refused before the fold was written");
+    let null = env.path("null-link");
+    std::os::unix::fs::symlink("/dev/null", &null).unwrap();
+    let out = run(null.to_str().unwrap());
+    assert_eq!(out.code, 0, "{out:?}");
+    let out = env.sh(&format!(
+        "{} {} 3>{}",
+        crate::util::mf_bin(),
+        args("/dev/fd/3").join(" "),
+        env.path("fd.jsonl").display()
+    ));
+    assert!(out.status.success(), "{out:?}");
+    let recs = std::fs::read_to_string(env.path("fd.jsonl")).unwrap();
+    assert!(recs.contains("\"action\""), "{recs}");
+}
