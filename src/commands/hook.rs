@@ -121,7 +121,7 @@ fn claude_code(cache: Option<&CacheOptions>, ui: &Ui) {
         // reach the file: the report then goes with the next prompt (or the resumed session).
         ("UserPromptSubmit", Some(path)) | ("SessionStart", Some(path)) => {
             let sid = v.get("session_id").and_then(Value::as_str).unwrap_or("");
-            let kept = taken_summaries(sid);
+            let kept = kept_summaries(sid, true);
             if kept.is_empty() {
                 return;
             }
@@ -286,11 +286,22 @@ pub fn loss_report(path: &Path, session_id: &str, cache: Option<&CacheOptions>) 
     // The summaries PostCompact kept (one per compaction since mf last reported; Claude may
     // compact twice in one turn): Claude Code 2.1.332 writes a compaction's new rows only after
     // the SessionStart hooks ran, so the file may not hold the newest yet.
-    let kept = taken_summaries(session_id);
-    if let Some(newest) = kept.last() {
+    let kept = kept_summaries(session_id, false);
+    if !kept.is_empty() {
         let t = read_session(path, cache)?;
         let ledger = Ledger::new(t.conversation());
         let natives = native_summaries(&ledger);
+        // The model went on after the newest summary in the file: this hook runs for a newer
+        // compaction whose rows and summary are not there yet (Claude Code 2.1.332 compacting a
+        // second time in one turn runs SessionStart, then PostCompact, then writes its rows).
+        // The kept summaries stay for the report with the next prompt, which then has them all.
+        if replied_since(&ledger, &natives) {
+            return Ok(String::new());
+        }
+        let kept = kept_summaries(session_id, true);
+        let Some(newest) = kept.last() else {
+            return Ok(String::new());
+        };
         let in_file = in_file(&t, &natives, &kept);
         if in_file == kept.len() && settled_summaries(&ledger).is_some() {
             return report(&t, &ledger, &natives, in_file);
@@ -327,7 +338,9 @@ pub fn loss_report(path: &Path, session_id: &str, cache: Option<&CacheOptions>) 
     loop {
         let t = read_session(path, cache)?;
         let ledger = Ledger::new(t.conversation());
-        if let Some(natives) = settled_summaries(&ledger) {
+        if let Some(natives) = settled_summaries(&ledger)
+            && !replied_since(&ledger, &natives)
+        {
             return report(&t, &ledger, &natives, 1);
         }
         if std::time::Instant::now() >= deadline {
@@ -353,16 +366,41 @@ fn settled_summaries(ledger: &Ledger<'_>) -> Option<Vec<usize>> {
     (!(last + 1..n).any(|i| ledger.is_user_message(i as crate::fold::Item))).then_some(natives)
 }
 
+/// Whether the model replied after the newest of Claude Code's summaries (`natives`) in the
+/// file: that summary is not the compaction a SessionStart(compact) hook runs for, but an
+/// earlier one the conversation went on from.
+fn replied_since(ledger: &Ledger<'_>, natives: &[usize]) -> bool {
+    let Some(&last) = natives.last() else {
+        return false;
+    };
+    let entries = &ledger.conv.entries;
+    let at = entries[last].line;
+    entries.iter().any(|e| {
+        e.line > at && matches!(e.role, Role::Assistant | Role::Tool) && !e.has(flag::UNSEEN)
+    })
+}
+
 /// How many of the summaries PostCompact kept (oldest first) have reached the file as summary
 /// rows: the newest rows, matched by their text.
 fn in_file(t: &Transcript, natives: &[usize], kept: &[String]) -> usize {
     let texts: Vec<String> = natives.iter().filter_map(|&i| t.text(i).ok()).collect();
     kept.iter()
         .filter(|k| {
-            let k = k.trim();
+            let k = summary_core(k);
             !k.is_empty() && texts.iter().any(|x| x.contains(k))
         })
         .count()
+}
+
+/// The part of a summary PostCompact handed over that Claude Code writes into its summary row:
+/// the text inside `<summary>…</summary>` when the model used the tags (Claude Code drops its
+/// `<analysis>` and writes `Summary:` with the inside), else all of it; trimmed.
+fn summary_core(kept: &str) -> &str {
+    let inner = kept
+        .find("<summary>")
+        .map(|a| &kept[a + "<summary>".len()..])
+        .map(|rest| rest.find("</summary>").map_or(rest, |b| &rest[..b]));
+    inner.unwrap_or(kept).trim()
 }
 
 /// Where PostCompact keeps Claude Code's summary of its `k`-th compaction since mf last
@@ -402,10 +440,10 @@ fn keep_summary(session_id: &str, summary: &str) -> Result<()> {
     Ok(())
 }
 
-/// The summaries PostCompact kept for this session, oldest first (taken: the files are
+/// The summaries PostCompact kept for this session, oldest first (`take`: the files are
 /// removed), each if it was kept in the last ten minutes — and only files of this user's in
 /// mf's own directory (never a link).
-fn taken_summaries(session_id: &str) -> Vec<String> {
+fn kept_summaries(session_id: &str, take: bool) -> Vec<String> {
     use std::io::Read as _;
     let mut out = Vec::new();
     for k in 0..MAX_KEPT {
@@ -429,7 +467,9 @@ fn taken_summaries(session_id: &str) -> Vec<String> {
             .is_some_and(|age| age < std::time::Duration::from_secs(600));
         let mut text = String::new();
         let read = f.read_to_string(&mut text).is_ok();
-        let _ = std::fs::remove_file(&p);
+        if take {
+            let _ = std::fs::remove_file(&p);
+        }
         if fresh && read {
             out.push(text);
         }

@@ -554,3 +554,68 @@ fn a_fold_written_when_a_leading_clear_stayed_raw_is_still_honoured() {
         "{shown:?}"
     );
 }
+
+/// Claude Code 2.1.332 compacting twice in one turn, as the real agent did it (the fixture is
+/// its session: a `claude -p` turn whose API calls twice answered "prompt is too long", so
+/// Claude compacted reactively twice, and then the session resumed). The hooks ran in this
+/// order, each on the file as it then was: SessionStart(compact) and PostCompact on 37 lines
+/// (the first compaction's rows not written yet), then the turn went on, SessionStart(compact)
+/// and PostCompact on 69 lines (the second's rows not written yet), and SessionStart(resume) on
+/// 108. At the second SessionStart the newest summary in the file is the first one, which the
+/// model has gone on from: mf says nothing then (it used to judge the first summary against
+/// what the second replaced), and the next prompt's report covers both compactions — the user's
+/// words the first summary dropped included.
+#[test]
+fn claude_compacting_twice_in_one_real_turn_is_reported_once_with_both_losses() {
+    let env = TestEnv::new();
+    let real = std::fs::read_to_string(crate::util::fixture(
+        "claude-2.1.332-compacted-twice-in-one-turn.jsonl",
+    ))
+    .unwrap();
+    let lines: Vec<&str> = real.split_inclusive('\n').collect();
+    assert_eq!(lines.len(), 108);
+    let f = env.path("session.jsonl");
+    let at = |n: usize| std::fs::write(&f, lines[..n].concat()).unwrap();
+    let sid = "008967b0-be59-4904-aa01-52afccffc154";
+    let event = |name: &str, extra: &str| {
+        format!(
+            r#"{{"session_id":"{sid}","transcript_path":{},"cwd":"/tmp/cc2/cwd","hook_event_name":"{name}"{extra}}}"#,
+            serde_json::to_string(f.to_str().unwrap()).unwrap()
+        )
+    };
+    let summary = |first: &str| {
+        format!(
+            r#","trigger":"auto","compact_summary":{}"#,
+            serde_json::to_string(&format!(
+                "<summary>Fake summary of 1 earlier prompts ({first}); 1 tool results. Pending: PLAN[bash:echo one ;; bash:echo two ;; bash:echo three ;; bash:echo four]</summary>"
+            ))
+            .unwrap()
+        )
+    };
+    let quiet = |input: String| {
+        let (code, out, err) = run_hook(&env, &input);
+        assert_eq!((code, out.as_str()), (0, ""), "{input}: {err}");
+    };
+    at(37);
+    quiet(event("SessionStart", r#","source":"compact""#));
+    quiet(event("PostCompact", &summary("TWICE")));
+    at(69);
+    quiet(event("SessionStart", r#","source":"compact""#));
+    quiet(event("PostCompact", &summary("This")));
+    at(108);
+    let (code, out, err) = run_hook(&env, &event("SessionStart", r#","source":"resume""#));
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out:?} {err}"));
+    let ctx = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(ctx.contains("Claude compacted 2 times"), "{ctx}");
+    assert!(ctx.contains("/srv/billing/releases/v2.14"), "{ctx}");
+    assert!(ctx.contains("(@4)"), "{ctx}");
+    // Once only.
+    let (_, out, _) = run_hook(
+        &env,
+        &event("UserPromptSubmit", r#","prompt":"NEXT what now""#),
+    );
+    assert_eq!(out, "");
+}

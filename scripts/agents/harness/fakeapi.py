@@ -66,10 +66,23 @@ ap.add_argument("--portfile")
 ap.add_argument("--reply", default="OK-from-fake-model")
 ap.add_argument("--delay", type=float, default=0, help="sleep before answering model requests")
 ap.add_argument("--max-seconds", type=float, default=600, help="exit by itself after this long")
+ap.add_argument("--big-usage", default="", help="comma-separated 1-based numbers of the Anthropic "
+                "replies (summaries not counted) that report 190000 input tokens: Claude Code "
+                "auto-compacts before its next request")
+ap.add_argument("--too-long", default="", help="comma-separated 1-based numbers of the Anthropic "
+                "requests offering tools that are answered 400 `prompt is too long` (Claude Code "
+                "then compacts and asks again)")
+ap.add_argument("--summary-keeps-plan", action="store_true", help="a summary quotes the plan of "
+                "the prompt it summarizes (as a real summary keeps the pending work), so the "
+                "turn goes on after the agent compacts in the middle of it")
 A = ap.parse_args()
 os.makedirs(A.record, exist_ok=True)
 lock = threading.Lock()
 counter = [0]
+BIG = {int(x) for x in A.big_usage.split(",") if x.strip()}
+replies = [0]
+TOO_LONG = {int(x) for x in A.too_long.split(",") if x.strip()}
+asked = [0]
 
 def record(h, body_bytes):
     with lock:
@@ -212,8 +225,12 @@ def decide(body):
         if any(c in prompt.lower() for c in SUMMARY_CUES):
             prompts = [t for k, t in seq if k == "prompt"]
             firsts = ", ".join((t.split() or ["?"])[0] for t in prompts[:-1]) or "none"
+            kept = ""
+            if A.summary_keeps_plan:
+                plans = [m.group(0) for t in prompts[:-1] for m in [re.search(r"PLAN\[.*\]", t, re.S)] if m]
+                kept = (" Pending: " + plans[-1]) if plans else ""
             return ("text", f"<summary>Fake summary of {len(prompts) - 1} earlier prompts ({firsts}); "
-                            f"{sum(1 for k, _ in seq if k == 'result')} tool results.</summary>")
+                            f"{sum(1 for k, _ in seq if k == 'result')} tool results.{kept}</summary>")
         return ("text", A.reply)
     done = sum(1 for k, _ in seq[pi + 1:] if k == "result")
     total = 0
@@ -429,7 +446,19 @@ class H(BaseHTTPRequestHandler):
         usage = {"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
         msg = {"id": mid, "type": "message", "role": "assistant", "model": model, "content": [],
                "stop_reason": None, "stop_sequence": None, "usage": usage}
+        if tools_of(body) and TOO_LONG:
+            with lock:
+                asked[0] += 1
+                n = asked[0]
+            if n in TOO_LONG:
+                return self._json(400, {"type": "error", "error": {"type": "invalid_request_error",
+                                  "message": "prompt is too long: 210000 tokens > 200000 maximum"}})
         kind, what = decide(body)
+        if tools_of(body):
+            with lock:
+                replies[0] += 1
+                if replies[0] in BIG:
+                    usage["input_tokens"] = 190000
         if kind == "text":
             blocks, stop = [{"type": "text", "text": what}], "end_turn"
         else:
