@@ -15,7 +15,7 @@ into a summary written by a model you name, appends it to the same file and dele
 coverage record (the exact lines it stands for, with a digest of their bytes) is what hides the originals from \
 recall. Retract the summary and recall is verbatim again.",
     after_help = concat!(
-        "Exit codes: 0 success (also nothing to fold, a declined fold); 1 bad input or refused operation; 2 usage error; 3 not compacted: the summarizer failed (0 with --allow-degraded for an outage, not for a base URL that never answered); 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP.\n\n",
+        "Exit codes: 0 success (also nothing to fold, a declined fold); 1 bad input or refused operation; 2 usage error; 3 not compacted: the summarizer failed (0 with --allow-degraded for an outage, not for a base URL that never answered); 75 an agent session in use: its agent is running it, nothing written, try again later (--force writes anyway); 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP.\n\n",
         "Environment (a flag beats its variable; a variable beats the config file):\n",
         "  MF_MODEL                 the summarizer when --model is not given\n",
         "  MF_BASE_URL              the API base URL when --base-url is not given\n",
@@ -73,7 +73,7 @@ pub struct Cli {
 pub enum Command {
     /// Fold older turns into a summary and append it, printing the decision record
     #[command(after_help = concat!(
-        "Exit codes: 0 success (also nothing to fold, a declined fold); 1 bad input or refused operation; 2 usage error; 3 not compacted: the summarizer failed (0 with --allow-degraded for an outage, not for a base URL that never answered); 130/143/129 interrupted.\n\n",
+        "Exit codes: 0 success (also nothing to fold, a declined fold); 1 bad input or refused operation; 2 usage error; 3 not compacted: the summarizer failed (0 with --allow-degraded for an outage, not for a base URL that never answered); 75 an agent session in use: its agent is running it, nothing written, try again later (retry on it in CI; --force writes anyway); 130/143/129 interrupted.\n\n",
         "Examples:\n  mf compact chat.jsonl --model extractive\n  mf compact ~/.claude/projects/-home-me-app/SESSION.jsonl --model haiku --dry-run\n  find logs -name '*.jsonl' -print0 | mf compact --files-from - -0 --model haiku --json"
     ))]
     Compact(Box<CompactArgs>),
@@ -88,12 +88,12 @@ pub enum Command {
     Summarize(Box<SummarizeArgs>),
     /// Print what a model should see now: standing summaries and the turns they do not cover
     #[command(
-        after_help = "Examples:\n  mf recall chat.jsonl\n  mf recall chat.jsonl --format text --budget 8000\n  mf recall SESSION.jsonl --format native"
+        after_help = "Exit codes: 0 success; 1 a file mf cannot read or that is not a transcript; 2 usage error; 130/143/129 interrupted.\n\nExamples:\n  mf recall chat.jsonl\n  mf recall chat.jsonl --format text --budget 8000\n  mf recall SESSION.jsonl --format native"
     )]
     Recall(RecallArgs),
     /// Print the originals behind a summary or stub (or one entry); `--restore` retracts the summary
     #[command(
-        after_help = "Examples:\n  mf expand chat.jsonl msg-summary-1-7\n  mf expand chat.jsonl msg-summary-1-30 --deep --format text\n  mf expand chat.jsonl msg-summary-1-7 --restore"
+        after_help = "Exit codes: 0 success; 1 a file mf cannot read, an unknown id, or a summary that cannot be restored; 2 usage error (no id: the summaries there are listed); 75 --restore on an agent session in use (its agent is running it): nothing written, try again later, --force writes anyway; 130/143/129 interrupted.\n\nExamples:\n  mf expand chat.jsonl\n  mf expand chat.jsonl msg-summary-1-7\n  mf expand chat.jsonl msg-summary-1-30 --deep --format text\n  mf expand chat.jsonl msg-summary-1-7 --restore"
     )]
     Expand(ExpandArgs),
     /// Search what the folds hide (or, with --all, every entry): ranked hits with their ids
@@ -119,39 +119,46 @@ pub enum Command {
     #[command(after_help = concat!(
         "Tools: search {query, file?, limit?, all?}; expand {id, file?, max_tokens?, cursor?}; folds {file?}. Without `file`, the session is --file, else the newest session of --agent run in --cwd (default: the directory the server starts in).\n\n",
         "Set up: `claude mcp add mf -- mf mcp --agent claude`, `codex mcp add mf -- mf mcp --agent codex`, or `mf hook install claude-code|codex`.\n\n",
+        "Exit codes: 0 the client closed the connection; 2 usage error, or a client that closed before the MCP handshake. A tool call that fails (no session found, a file mf cannot read, an unknown id) is a tool error to the client, never an exit.\n\n",
         "Examples:\n  mf mcp --agent claude\n  mf mcp --agent codex --cwd .\n  mf mcp --file chat.jsonl"
     ))]
     Mcp(McpArgs),
     /// Show every decision recorded in the file, suspicious lines, and what `compact` would do now
     #[command(
-        after_help = "Examples:\n  mf explain chat.jsonl\n  mf explain chat.jsonl m42\n  mf explain chat.jsonl --model haiku --target-tokens 20000 --json"
+        after_help = "Exit codes: 0 success; 1 a file mf cannot read or that is not a transcript, or an unknown id; 2 usage error; 130/143/129 interrupted.\n\nExamples:\n  mf explain chat.jsonl\n  mf explain chat.jsonl m42\n  mf explain chat.jsonl --model haiku --target-tokens 20000 --json"
     )]
     Explain(ExplainArgs),
     /// Check a file's integrity without calling anything: exit 0 when clean, 1 with the problems
-    #[command(after_help = "Examples:\n  mf verify chat.jsonl\n  mf verify logs/*.jsonl --json")]
+    #[command(
+        after_help = "Exit codes: 0 every file clean; 1 a problem found, or a file mf cannot read; 2 usage error; 130/143/129 interrupted.\n\nExamples:\n  mf verify chat.jsonl\n  mf verify logs/*.jsonl --json"
+    )]
     Verify(VerifyArgs),
     /// List the summarizer models mf knows: aliases, providers, ids, budgets and prices
-    #[command(after_help = "Examples:\n  mf models\n  mf models --json")]
+    #[command(
+        after_help = "Exit codes: 0 success; 2 usage error.\n\nExamples:\n  mf models\n  mf models --json"
+    )]
     Models(ModelsArgs),
     /// List the sessions of Claude Code, Codex and pi on this machine, newest first
     #[command(after_help = concat!(
         "Where: Claude Code's $CLAUDE_CONFIG_DIR/projects (default ~/.claude/projects), Codex's $CODEX_HOME/sessions (default ~/.codex/sessions), pi's $PI_CODING_AGENT_SESSION_DIR or sessionDir setting or $PI_CODING_AGENT_DIR/sessions (default ~/.pi/agent/sessions).\n\n",
+        "Exit codes: 0 success; 1 a session directory mf cannot read (the sessions it could read are still listed); 2 usage error.\n\n",
         "Examples:\n  mf sessions\n  mf sessions --agent claude --cwd .\n  mf sessions -0 | mf compact --files-from - -0 --model haiku --json"
     ))]
     Sessions(SessionsArgs),
     /// Run as an agent's compaction hook, or install mf's hooks into an agent's settings
     #[command(after_help = concat!(
+        "Exit codes: as a hook (`mf hook claude-code`, `mf hook codex`), always 0: it never blocks or fails a compaction. install / uninstall: 0 done (or nothing to change); 1 refused, nothing written (a file mf cannot write, a symlink where mf keeps its own file, a config it cannot edit without changing your bytes); 2 usage error.\n\n",
         "Examples:\n  mf hook install claude-code --project\n  mf hook install codex\n  mf hook uninstall claude-code"
     ))]
     Hook(HookArgs),
     /// Print a shell completion script to stdout
     #[command(
-        after_help = "Examples:\n  mf completions bash > ~/.local/share/bash-completion/completions/mf\n  mf completions zsh > ~/.zfunc/_mf"
+        after_help = "Exit codes: 0 success; 2 usage error.\n\nExamples:\n  mf completions bash > ~/.local/share/bash-completion/completions/mf\n  mf completions zsh > ~/.zfunc/_mf"
     )]
     Completions(CompletionsArgs),
     /// Print the man page of mf, or of one of its commands, in roff
     #[command(
-        after_help = "Examples:\n  mf man | man -l -\n  mf man compact > /usr/local/share/man/man1/mf-compact.1"
+        after_help = "Exit codes: 0 success; 2 usage error.\n\nExamples:\n  mf man | man -l -\n  mf man compact > /usr/local/share/man/man1/mf-compact.1"
     )]
     Man(ManArgs),
 }
@@ -685,9 +692,9 @@ pub struct ExpandArgs {
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
 
-    /// Id of a summary or stub (for example msg-summary-1-7), of one entry (as `mf search` shows it), or @LINE
+    /// Id of a summary or stub (for example msg-summary-1-7), of one entry (as `mf search` shows it), or @LINE; without it, the summaries standing in FILE are listed
     #[arg(value_name = "ID")]
-    pub id: String,
+    pub id: Option<String>,
 
     /// Go down through nested summaries to the original messages
     #[arg(long)]

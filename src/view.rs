@@ -6,6 +6,7 @@ use std::path::Path;
 
 use anyhow::Result;
 
+use crate::entry::{ClaimKind, Covered, flag};
 use crate::error::MfError;
 use crate::fold::{Item, ItemKind, Ledger};
 use crate::render::Ui;
@@ -325,4 +326,73 @@ pub fn mf_field(t: &Transcript, i: usize, key: &str) -> Option<serde_json::Value
     values
         .iter()
         .find_map(|v| v.get("mf").and_then(|m| m.get(key)).cloned())
+}
+
+/// The folds standing in `t`, one line each for people and models (`mf mcp`'s `folds`, `mf
+/// expand` without an id): mf's summaries and stubs (id, turns, lines, model, retention), and
+/// the agent's own compactions.
+pub fn standing_folds(t: &Transcript, ledger: &Ledger<'_>) -> (Vec<String>, Vec<String>) {
+    let mut lines = Vec::new();
+    for s in ledger.summaries_in_order() {
+        if !s.standing() || s.covered_by.is_some() {
+            continue;
+        }
+        let i = s.entry as usize;
+        let cov = t
+            .claims
+            .get(t.entries[i].claim as usize)
+            .and_then(|c| c.coverage.as_ref().ok());
+        let lines_of = cov
+            .and_then(|c| match &c.covered {
+                Covered::Lines { ranges, .. } => Some(
+                    ranges
+                        .iter()
+                        .map(|r| {
+                            if r[0] == r[1] {
+                                r[0].to_string()
+                            } else {
+                                format!("{}–{}", r[0], r[1])
+                            }
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                ),
+                Covered::Ids(_) => None,
+            })
+            .map(|l| format!(" (lines {l})"))
+            .unwrap_or_default();
+        let retention = mf_field(t, i, "audit")
+            .and_then(|a| a.get("retention").and_then(serde_json::Value::as_f64))
+            .map(|r| format!(" · retention {:.0}%", r * 100.0))
+            .unwrap_or_default();
+        let model = cov
+            .map(|c| format!(" · by {}", c.model))
+            .unwrap_or_default();
+        lines.push(match s.kind {
+            ClaimKind::Summary => format!(
+                "{} · summary · turns {}–{} · {} message{}{lines_of}{model}{retention}",
+                t.id_string(i),
+                s.from_turn,
+                s.to_turn,
+                s.leaf_count,
+                if s.leaf_count == 1 { "" } else { "s" },
+            ),
+            ClaimKind::Stub => format!(
+                "{} · stub · turn {} · one tool result{lines_of}",
+                t.id_string(i),
+                s.to_turn
+            ),
+        });
+    }
+    let natives: Vec<String> = (0..t.entries.len())
+        .filter(|&i| t.entries[i].has(flag::NATIVE_SUMMARY) && ledger.kind(i as u32) == ItemKind::Message)
+        .map(|i| {
+            format!(
+                "{} · the agent's own compaction · line {} (what comes before it is hidden from the model; `search` finds it)",
+                t.id_string(i),
+                t.entries[i].line
+            )
+        })
+        .collect();
+    (lines, natives)
 }

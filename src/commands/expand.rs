@@ -14,11 +14,14 @@ use crate::render::recall::Format;
 use crate::render::{self, Ui};
 use crate::settings::{read_options, tail_wait};
 use crate::transcript::{self, Locked, Transcript};
-use crate::view::{item, originals, read_for_view, resolve};
+use crate::view::{item, originals, read_for_view, resolve, standing_folds};
 
 pub fn expand(args: &ExpandArgs, ui: &Ui, interrupt: &Interrupt) -> Result<()> {
     // Always the whole file: what expand prints or restores is checked against every line.
     let opts = read_options(args.from, None);
+    let Some(id) = args.id.as_deref() else {
+        return Err(which_id(args, &read_for_view(&args.file, &opts, ui)?).into());
+    };
     // --restore writes: open for appending (and lock) before reading, so what is checked is
     // what is written to.
     let handle = lock_for_restore(args, ui, interrupt)?;
@@ -27,19 +30,69 @@ pub fn expand(args: &ExpandArgs, ui: &Ui, interrupt: &Interrupt) -> Result<()> {
         None => read_for_view(&args.file, &opts, ui)?,
     };
     let ledger = Ledger::new(t.conversation());
-    let i = resolve(&t, &ledger, &args.id)?;
+    let i = resolve(&t, &ledger, id)?;
     if let Some(h) = handle {
         // Only a summary or stub can be retracted.
         let Some(s) = ledger.summaries.get(&i) else {
-            return Err(not_a_summary(&t, &ledger, i, &args.id, args.restore).into());
+            return Err(not_a_summary(&t, &ledger, i, id, args.restore).into());
         };
         restore(args, &t, &ledger, i, s, h, ui, interrupt)?;
     } else if ledger.is_claim_entry(i) && !ledger.summaries.contains_key(&i) {
         // A line that claims to be mf's and is not honoured: refused, with why.
-        return Err(not_a_summary(&t, &ledger, i, &args.id, args.restore).into());
+        return Err(not_a_summary(&t, &ledger, i, id, args.restore).into());
     }
 
     print_originals(args, &t, &ledger, i)
+}
+
+/// `mf expand FILE` without an id: a usage error that lists the ids there are to expand.
+fn which_id(args: &ExpandArgs, t: &Transcript) -> MfError {
+    let ledger = Ledger::new(t.conversation());
+    let (mine, natives) = standing_folds(t, &ledger);
+    let file = render::one_line(&t.display());
+    let verb = if args.restore {
+        "expand --restore"
+    } else {
+        "expand"
+    };
+    if mine.is_empty() {
+        let agent = if natives.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " (the agent's own compaction{} {} hide{} what came before; the originals are in the file: `mf search {file} QUERY` finds them)",
+                if natives.len() == 1 { "" } else { "s" },
+                natives
+                    .iter()
+                    .map(|n| n.split(" · ").next().unwrap_or(n).to_string())
+                    .map(|id| format!("`{id}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if natives.len() == 1 { "s" } else { "" },
+            )
+        };
+        return MfError::usage(
+            format!(
+                "`mf {verb}` needs the id of a summary, and no summary of mf's stands in {file}{agent}"
+            ),
+            Some(format!(
+                "an entry's id (as `mf search {file} QUERY` shows it) or @LINE prints one message"
+            )),
+        );
+    }
+    let mut list = format!("`mf {verb}` needs the id of a summary; these stand in {file}:");
+    for l in &mine {
+        list.push_str("\n  ");
+        list.push_str(l);
+    }
+    let first = mine[0].split(" · ").next().unwrap_or_default();
+    MfError::usage(
+        list,
+        Some(format!(
+            "`mf expand {file} {first}{}`",
+            if args.restore { " --restore" } else { "" }
+        )),
+    )
 }
 
 /// `--restore` writes: the file opened for appending and locked before it is read, so what is

@@ -21,14 +21,14 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::cli::{AgentArg, McpArgs};
-use crate::entry::{ClaimKind, Covered, flag};
+use crate::entry::ClaimKind;
 use crate::exit_status::ExitStatus;
-use crate::fold::{ItemKind, Ledger};
+use crate::fold::Ledger;
 use crate::render::recall::text_block;
 use crate::search::Query;
 use crate::settings::{agent_of, calling_session_id, find_sessions, live_guard, read_options};
 use crate::transcript::{self, Transcript};
-use crate::view::{Scope, item, mf_field, originals, resolve, search};
+use crate::view::{Scope, item, originals, resolve, search, standing_folds};
 
 /// Hits a `search` call returns when it asks for none, and at most.
 const DEFAULT_HITS: u32 = 5;
@@ -327,68 +327,7 @@ impl Recall {
     fn do_folds(&self, p: FoldsParams) -> Result<String, String> {
         let t = self.read(p.file.as_deref())?;
         let ledger = Ledger::new(t.conversation());
-        let mut lines = Vec::new();
-        for s in ledger.summaries_in_order() {
-            if !s.standing() || s.covered_by.is_some() {
-                continue;
-            }
-            let i = s.entry as usize;
-            let cov = t
-                .claims
-                .get(t.entries[i].claim as usize)
-                .and_then(|c| c.coverage.as_ref().ok());
-            let lines_of = cov
-                .and_then(|c| match &c.covered {
-                    Covered::Lines { ranges, .. } => Some(
-                        ranges
-                            .iter()
-                            .map(|r| {
-                                if r[0] == r[1] {
-                                    r[0].to_string()
-                                } else {
-                                    format!("{}–{}", r[0], r[1])
-                                }
-                            })
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                    ),
-                    Covered::Ids(_) => None,
-                })
-                .map(|l| format!(" (lines {l})"))
-                .unwrap_or_default();
-            let retention = mf_field(&t, i, "audit")
-                .and_then(|a| a.get("retention").and_then(serde_json::Value::as_f64))
-                .map(|r| format!(" · retention {:.0}%", r * 100.0))
-                .unwrap_or_default();
-            let model = cov
-                .map(|c| format!(" · by {}", c.model))
-                .unwrap_or_default();
-            lines.push(match s.kind {
-                ClaimKind::Summary => format!(
-                    "{} · summary · turns {}–{} · {} message{}{lines_of}{model}{retention}",
-                    t.id_string(i),
-                    s.from_turn,
-                    s.to_turn,
-                    s.leaf_count,
-                    if s.leaf_count == 1 { "" } else { "s" },
-                ),
-                ClaimKind::Stub => format!(
-                    "{} · stub · turn {} · one tool result{lines_of}",
-                    t.id_string(i),
-                    s.to_turn
-                ),
-            });
-        }
-        let natives: Vec<String> = (0..t.entries.len())
-            .filter(|&i| t.entries[i].has(flag::NATIVE_SUMMARY) && ledger.kind(i as u32) == ItemKind::Message)
-            .map(|i| {
-                format!(
-                    "{} · the agent's own compaction · line {} (what comes before it is hidden from the model; `search` finds it)",
-                    t.id_string(i),
-                    t.entries[i].line
-                )
-            })
-            .collect();
+        let (lines, natives) = standing_folds(&t, &ledger);
         if lines.is_empty() && natives.is_empty() {
             return Ok(format!(
                 "No summary stands in {}: the model sees every message.",

@@ -141,8 +141,15 @@ pub fn error(err: &anyhow::Error, hints: &[String]) {
     // A path or an id in a message may hold any character: shown escaped, but for the line
     // breaks of the few messages that span lines (an internal error's backtrace).
     let _ = writeln!(e, "error: {}", controls_escaped(&err.to_string()));
+    // A cause the message before it already quotes (`cannot read X: No such file…`) is said once.
+    let mut said = err.to_string();
     for cause in err.chain().skip(1) {
-        let _ = writeln!(e, "  caused by: {}", controls_escaped(&cause.to_string()));
+        let text = cause.to_string();
+        if said.contains(&text) {
+            continue;
+        }
+        let _ = writeln!(e, "  caused by: {}", controls_escaped(&text));
+        said = text;
     }
     for h in hints {
         let _ = writeln!(e, "\nhint: {}", controls_escaped(h));

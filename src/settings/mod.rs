@@ -573,7 +573,25 @@ pub fn resolve_model_name(flag: Option<&str>, config: &ConfigFile) -> Result<Mod
             Some(format!("choices: {}", model::choices())),
         ));
     };
-    model::resolve(&name).map_err(|e| {
+    let resolved = model::resolve(&name);
+    if let Ok(m) = &resolved
+        && m.row.is_none()
+        && !name.contains(':')
+        && let Some(meant) = mistyped_model(&name)
+    {
+        return Err(MfError::usage(
+            format!(
+                "`{}` is not a model mf knows; did you mean `{meant}`?",
+                name.trim()
+            ),
+            Some(format!(
+                "to use an id mf does not list, name its provider: `--model {}:{}`",
+                m.provider.as_str(),
+                name.trim()
+            )),
+        ));
+    }
+    resolved.map_err(|e| {
         let near = closest_models(&name);
         let message = if near.is_empty() {
             e.to_string()
@@ -609,6 +627,44 @@ fn closest_models(name: &str) -> Vec<&'static str> {
     }
     scored.sort_by(|a, b| b.0.total_cmp(&a.0));
     scored.into_iter().take(3).map(|(_, k)| k).collect()
+}
+
+/// The known model an unlisted bare id was meant to be, if it looks mistyped: cut short (a
+/// proper prefix of a known id or alias: `claude-haik`), or a near miss with the same version
+/// digits (`claude-hiaku-5-5`). An unlisted id with other digits is a model newer than mf's
+/// table (`claude-haiku-5-6`) and passes.
+fn mistyped_model(name: &str) -> Option<&'static str> {
+    let typed = name.trim().to_ascii_lowercase();
+    let digits = |s: &str| s.chars().filter(char::is_ascii_digit).collect::<String>();
+    let known = || {
+        model::MODELS
+            .iter()
+            .filter(|r| r.provider != model::Provider::Builtin)
+            .flat_map(|r| r.alias.into_iter().chain([r.id]).map(move |k| (k, r.id)))
+    };
+    if typed.len() >= 4
+        && let Some((_, id)) = known().find(|(k, _)| {
+            // Cut inside a word (`claude-haik|u`), not at a boundary: `gpt-5` is a model of its
+            // own beside `gpt-5.4`, `o3` beside `o3-mini`.
+            k.starts_with(&typed)
+                && k[typed.len()..]
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphanumeric())
+                && typed
+                    .chars()
+                    .last()
+                    .is_some_and(|c| c.is_ascii_alphabetic())
+        })
+    {
+        return Some(id);
+    }
+    known()
+        .filter(|(k, _)| digits(k) == digits(&typed))
+        .map(|(k, id)| (strsim::damerau_levenshtein(&typed, k), id))
+        .filter(|&(d, _)| d > 0 && d <= 2)
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, id)| id)
 }
 
 fn is_loopback(host: &str) -> bool {

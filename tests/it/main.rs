@@ -64,3 +64,4 @@ mod trust3_stdin;
 mod turns;
 mod unicode;
 mod util;
+mod words28;
