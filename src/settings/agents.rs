@@ -18,9 +18,6 @@ pub fn agent_dirs() -> crate::transcript::AgentDirs {
         codex_home: var(ev::CODEX_HOME)
             .map(PathBuf::from)
             .or_else(|| home.as_ref().map(|h| h.join(".codex"))),
-        copilot_home: var(ev::COPILOT_HOME)
-            .map(PathBuf::from)
-            .or_else(|| home.as_ref().map(|h| h.join(".copilot"))),
         sessions: {
             let roots = session_roots();
             crate::transcript::sessions::Agent::ALL

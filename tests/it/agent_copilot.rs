@@ -33,7 +33,12 @@ fn a_copilot_session_is_read_as_its_own_turns_and_tool_pairs() {
     let msgs = json_lines(&recall);
     let users: Vec<&Value> = msgs.iter().filter(|m| m["role"] == "user").collect();
     assert_eq!(users.len(), 5, "five prompts: {recall}");
-    assert!(users[0]["content"].as_str().unwrap().starts_with("first: start."));
+    assert!(
+        users[0]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("first: start.")
+    );
     // Every call is answered, by id, and no result is without its call.
     let calls: Vec<String> = msgs
         .iter()
@@ -62,12 +67,19 @@ fn compact_folds_a_copilot_session_as_its_own_compaction_and_restore_is_exact() 
     let rec = json_lines(&out.stdout).remove(0);
     assert_eq!(rec["action"], "folded", "{rec}");
     let after = read(&p);
-    assert_eq!(&after[..before.len()], &before[..], "the originals are kept byte for byte");
+    assert_eq!(
+        &after[..before.len()],
+        &before[..],
+        "the originals are kept byte for byte"
+    );
     env.mf_ok(&["verify", FIXTURE]);
     // The appended lines are Copilot events: the summary, Copilot's compaction pair carrying
     // mf's summary, then marked copies of the kept events (same bytes but id and parentId).
     let all = lines_of(&p);
-    let n0 = before.split(|&b| b == b'\n').filter(|l| !l.is_empty()).count();
+    let n0 = before
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .count();
     let new = &all[n0..];
     for l in new {
         for k in ["type", "data", "id", "timestamp", "parentId"] {
@@ -81,13 +93,16 @@ fn compact_folds_a_copilot_session_as_its_own_compaction_and_restore_is_exact() 
         .expect("a compaction_complete");
     assert_eq!(complete["data"]["success"], true);
     let summary = complete["data"]["summaryContent"].as_str().unwrap();
-    assert!(summary.starts_with("[summary of earlier turns"), "{summary}");
-    let copies: Vec<&Value> = new
-        .iter()
-        .filter(|l| l["mf"]["op"] == "copy")
-        .collect();
+    assert!(
+        summary.starts_with("[summary of earlier turns"),
+        "{summary}"
+    );
+    let copies: Vec<&Value> = new.iter().filter(|l| l["mf"]["op"] == "copy").collect();
     assert!(!copies.is_empty());
-    assert_eq!(copies[0]["type"], "user.message", "the kept tail opens with its prompt");
+    assert_eq!(
+        copies[0]["type"], "user.message",
+        "the kept tail opens with its prompt"
+    );
     // Each event's parent is the one before it.
     for w in new.windows(2) {
         assert_eq!(w[1]["parentId"], w[0]["id"]);
@@ -95,8 +110,14 @@ fn compact_folds_a_copilot_session_as_its_own_compaction_and_restore_is_exact() 
     let originals = &all[..n0];
     for c in &copies {
         let of = c["mf"]["of"].as_str().unwrap();
-        let orig = originals.iter().find(|o| o["id"] == of).expect("a copy names its original");
-        assert_eq!(c["data"], orig["data"], "a copy carries the original's data");
+        let orig = originals
+            .iter()
+            .find(|o| o["id"] == of)
+            .expect("a copy names its original");
+        assert_eq!(
+            c["data"], orig["data"],
+            "a copy carries the original's data"
+        );
         assert_ne!(c["id"], orig["id"]);
     }
     // Restore: Copilot's context_cleared, then copies of every event mf shows.
@@ -111,7 +132,11 @@ fn compact_folds_a_copilot_session_as_its_own_compaction_and_restore_is_exact() 
     env.mf_ok(&["verify", FIXTURE]);
     let all2 = lines_of(&p);
     let restored = &all2[n1..];
-    assert!(restored.iter().any(|l| l["type"] == "session.context_cleared"));
+    assert!(
+        restored
+            .iter()
+            .any(|l| l["type"] == "session.context_cleared")
+    );
     let copied: Vec<&str> = restored
         .iter()
         .filter(|l| l["mf"]["op"] == "copy")
@@ -127,11 +152,17 @@ fn compact_folds_a_copilot_session_as_its_own_compaction_and_restore_is_exact() 
         })
         .map(|o| o["id"].as_str().unwrap())
         .collect();
-    assert_eq!(copied, wanted, "the restore shows every original message, in order");
+    assert_eq!(
+        copied, wanted,
+        "the restore shows every original message, in order"
+    );
     // Read back, the session has every turn again and no standing summary.
     let recall = env.mf_ok(&["recall", FIXTURE]).stdout;
     assert_eq!(
-        json_lines(&recall).iter().filter(|m| m["role"] == "user").count(),
+        json_lines(&recall)
+            .iter()
+            .filter(|m| m["role"] == "user")
+            .count(),
         5
     );
     assert!(read(&p).starts_with(&before));
@@ -176,4 +207,36 @@ fn copilot_sessions_are_found_under_copilot_home() {
     );
     assert!(out.stdout.contains("events.jsonl"), "{out:?}");
     assert!(out.stdout.contains("copilot"), "{out:?}");
+}
+
+/// `copilot-1.0.102-subagent.jsonl`: one prompt whose reply calls the `task` tool; Copilot ran a
+/// sub-agent (its events carry `agentId`: its own prompt, a `bash` call and answer) and the main
+/// model got only the task's result. mf reads the main conversation only.
+#[test]
+fn a_sub_agents_events_are_not_the_main_conversation() {
+    let env = TestEnv::without_audit();
+    env.copy_fixture("copilot-1.0.102-subagent.jsonl");
+    let recall = env
+        .mf_ok(&["recall", "copilot-1.0.102-subagent.jsonl"])
+        .stdout;
+    let msgs = json_lines(&recall);
+    assert_eq!(
+        msgs.iter().filter(|m| m["role"] == "user").count(),
+        1,
+        "{recall}"
+    );
+    // The main model's two replies, not the sub-agent's (its `bash` call and its answer).
+    assert_eq!(
+        msgs.iter().filter(|m| m["role"] == "assistant").count(),
+        2,
+        "{recall}"
+    );
+    let calls: Vec<&Value> = msgs
+        .iter()
+        .flat_map(|m| m["tool_calls"].as_array().into_iter().flatten())
+        .collect();
+    assert_eq!(calls.len(), 1, "{recall}");
+    assert_eq!(calls[0]["function"]["name"], "task");
+    assert_eq!(msgs.iter().filter(|m| m["role"] == "tool").count(), 1);
+    env.mf_ok(&["verify", "copilot-1.0.102-subagent.jsonl"]);
 }

@@ -14,6 +14,7 @@ Steps (each prints PASS/FAIL; exit 1 on any FAIL):
              every tool call again, no summary
   native     Copilot's own /compact after mf's fold; verify; it resumes from its summary
   mf-after-native  3 more turns, then mf compact after Copilot's compaction; verify; ctx judged
+  long       a new session: one prompt of 61 tool calls; mf compact (default flags); ctx judged
 """
 import json, os, shutil, subprocess, sys, time
 
@@ -69,8 +70,8 @@ def mf(*args):
 
 def session_file():
     root = os.path.join(HOME, ".copilot", "session-state")
-    dirs = [d for d in os.listdir(root) if not d.startswith(".")]
-    return os.path.join(root, dirs[0], "events.jsonl")
+    files = [os.path.join(root, d, "events.jsonl") for d in os.listdir(root) if not d.startswith(".")]
+    return max(files, key=os.path.getmtime)  # the newest session
 
 
 def events(path):
@@ -203,6 +204,16 @@ def run():
         turn(f"native{k}: turn after Copilot's compaction. PLAN[bash:seq 1 150 ;; read:notes.md]")
     if compact("mf-after-native", f):
         judge("ctx-after-native", f, turn("after3: resumed after mf's fold over Copilot's. PLAN[bash:echo a3]")[0])
+    # long: one prompt of many tool calls, in a new session; mf folds inside the turn
+    try:
+        cop("-p", "long: one long run. PLAN[bash*60:seq 1 120 ;; read:notes.md]")
+        g = session_file()
+        n = sum(len(e["data"].get("toolRequests") or []) for e in events(g) if e["type"] == "assistant.message")
+        say("PASS", "long-fresh", f"{g}: 1 prompt, {n} tool calls")
+    except Exception as e:
+        return say("FAIL", "long-fresh", str(e))
+    if compact("long", g):
+        judge("ctx-long", g, turn("afterlong: resumed after the long fold. PLAN[bash:echo al]")[0])
 
 
 try:

@@ -30,7 +30,6 @@ use crate::entry::{ClaimKind, NONE, Role, Shown, flag};
 use crate::json_span;
 use crate::transcript::build::{At, Build, NewEntry};
 use crate::transcript::error::TranscriptError;
-use crate::transcript::live::AgentDirs;
 use crate::transcript::read::{LineError, LineReader};
 use crate::transcript::wire;
 use crate::transcript::{Transcript, Write};
@@ -197,39 +196,6 @@ impl Adapter for State {
     fn lines(&self, t: &Transcript, w: &Write<'_>) -> Result<Vec<String>, TranscriptError> {
         lines(t, self, w).map_err(|why| t.unexpressible(why))
     }
-
-    /// Copilot's `session-state/.session-operation-locks/<session>.lock`, locked while it runs
-    /// the session.
-    fn running(&self, dirs: &AgentDirs) -> Option<String> {
-        let session = self.session.as_deref()?;
-        let lock = dirs
-            .copilot_home
-            .as_ref()?
-            .join("session-state")
-            .join(".session-operation-locks")
-            .join(format!("{session}.lock"));
-        held(&lock).then(|| {
-            format!(
-                "GitHub Copilot CLI holds the lock {} for this session",
-                lock.display()
-            )
-        })
-    }
-}
-
-/// Whether another process holds a lock on `path` (probed with a shared lock, released at once).
-fn held(path: &std::path::Path) -> bool {
-    let Ok(f) = std::fs::File::open(path) else {
-        return false;
-    };
-    match f.try_lock_shared() {
-        Ok(()) => {
-            let _ = f.unlock();
-            false
-        }
-        Err(std::fs::TryLockError::WouldBlock) => true,
-        Err(std::fs::TryLockError::Error(_)) => false,
-    }
 }
 
 impl LineReader for CopilotReader {
@@ -268,6 +234,18 @@ impl LineReader for CopilotReader {
                 };
                 ClaimFields::in_object(d, Role::Tool, kind, Vec::new(), shape_ok)
             });
+            return Ok(());
+        }
+        // A sub-agent's events (the `task` tool's: `agentId` on the event, `parentToolCallId` in
+        // its data) are not the main conversation: its model sees only the task's result.
+        let sub = obj
+            .get("agentId")
+            .and_then(Value::as_str)
+            .is_some_and(|a| !a.is_empty())
+            || d.and_then(|d| d.get("parentToolCallId"))
+                .and_then(Value::as_str)
+                .is_some();
+        if sub {
             return Ok(());
         }
         let entry = |b: &mut Build, role: Role, flags: u8, calls: &[u64], answers: &[u64]| {
