@@ -240,3 +240,64 @@ fn a_sub_agents_events_are_not_the_main_conversation() {
     assert_eq!(msgs.iter().filter(|m| m["role"] == "tool").count(), 1);
     env.mf_ok(&["verify", "copilot-1.0.102-subagent.jsonl"]);
 }
+
+/// `copilot-1.0.102-native-compaction.jsonl`: 3 prompts, Copilot's own `/compact`
+/// (`session.compaction_complete` with its `summaryContent`), then 4 more prompts. mf folds only
+/// after Copilot's summary and carries it first in the summary it writes; a restore shows
+/// Copilot's summary and everything after it again.
+#[test]
+fn mf_folds_after_copilots_own_compaction_and_carries_its_summary() {
+    const NATIVE: &str = "copilot-1.0.102-native-compaction.jsonl";
+    let env = TestEnv::without_audit();
+    let p = env.copy_fixture(NATIVE);
+    age(&p);
+    let before = read(&p);
+    let native_summary = lines_of(&p)
+        .iter()
+        .find(|l| l["type"] == "session.compaction_complete")
+        .map(|l| l["data"]["summaryContent"].as_str().unwrap().to_string())
+        .unwrap();
+    let recall = env.mf_ok(&["recall", NATIVE]).stdout;
+    assert!(recall.contains(&native_summary), "{recall}");
+    assert!(
+        !recall.contains("turn2: more."),
+        "before the floor: {recall}"
+    );
+    let rec = json_lines(
+        &env.mf_ok(&["compact", NATIVE, "--model", "extractive", "--json"])
+            .stdout,
+    )
+    .remove(0);
+    assert_eq!(rec["action"], "folded", "{rec}");
+    assert_eq!(rec["span"]["fromTurn"], 4, "{rec}");
+    env.mf_ok(&["verify", NATIVE]);
+    assert!(read(&p).starts_with(&before));
+    let all = lines_of(&p);
+    let mine = all
+        .iter()
+        .rfind(|l| l["type"] == "session.compaction_complete" && l.get("mf").is_some())
+        .expect("mf's compaction");
+    let text = mine["data"]["summaryContent"].as_str().unwrap();
+    assert!(text.starts_with(&native_summary), "{text}");
+    assert!(text.contains("[summary of earlier turns"), "{text}");
+    let sid = all
+        .iter()
+        .find(|l| l["type"] == "mf.summary")
+        .and_then(|l| l["data"]["id"].as_str())
+        .unwrap()
+        .to_string();
+    let n = all.len();
+    env.mf_ok(&["expand", NATIVE, &sid, "--restore", "--force"]);
+    env.mf_ok(&["verify", NATIVE]);
+    let restored = &lines_of(&p)[n..];
+    let shown = restored
+        .iter()
+        .find(|l| l["type"] == "session.compaction_complete")
+        .expect("the restore shows Copilot's summary again");
+    assert_eq!(shown["data"]["summaryContent"], native_summary.as_str());
+    let prompts = restored
+        .iter()
+        .filter(|l| l["mf"]["op"] == "copy" && l["type"] == "user.message")
+        .count();
+    assert_eq!(prompts, 4, "every prompt after Copilot's compaction");
+}

@@ -404,6 +404,8 @@ fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, Strin
         return Ok(out);
     };
     let mut summaries: Vec<String> = Vec::new();
+    // Copilot's own summary (what lies before the floor) goes first, as recall shows it.
+    let mut native: Vec<String> = Vec::new();
     let mut kept: Vec<u32> = Vec::new();
     for sh in shown {
         let summary = match sh {
@@ -418,6 +420,9 @@ fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, Strin
                         );
                     }
                     Some(t.text(*i as usize).map_err(|e| e.to_string())?)
+                } else if e.has(flag::NATIVE_SUMMARY) && kept.is_empty() {
+                    native.push(t.text(*i as usize).map_err(|e| e.to_string())?);
+                    continue;
                 } else if e.has(flag::NATIVE_SUMMARY) {
                     Some(t.text(*i as usize).map_err(|e| e.to_string())?)
                 } else {
@@ -434,6 +439,8 @@ fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, Strin
             (None, Shown::New(_)) => unreachable!(),
         }
     }
+    native.append(&mut summaries);
+    let summaries = native;
     if summaries.is_empty() {
         // Nothing stands: Copilot sends nothing from before a cleared context, then the copies.
         out.push(event(
