@@ -301,3 +301,16 @@ fn mf_folds_after_copilots_own_compaction_and_carries_its_summary() {
         .count();
     assert_eq!(prompts, 4, "every prompt after Copilot's compaction");
 }
+
+#[test]
+fn a_stub_is_refused_by_name_and_nothing_is_written() {
+    let (env, p) = session();
+    let before = read(&p);
+    let out = env.mf(&["compact", FIXTURE, "--strategy", "mask"]);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        out.stderr.contains("GitHub Copilot CLI session") && out.stderr.contains("stub"),
+        "{out:?}"
+    );
+    assert_eq!(read(&p), before);
+}
