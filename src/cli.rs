@@ -181,6 +181,8 @@ pub enum InputFormat {
     Codex,
     /// A pi coding-agent session
     Pi,
+    /// A GitHub Copilot CLI session (events.jsonl)
+    Copilot,
 }
 
 /// The fold policy flags, shared by `compact` and `explain`.
@@ -840,6 +842,8 @@ pub enum AgentArg {
     Codex,
     /// pi coding agent
     Pi,
+    /// GitHub Copilot CLI
+    Copilot,
 }
 
 #[derive(Debug, Args)]

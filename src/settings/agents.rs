@@ -67,6 +67,10 @@ pub fn session_roots() -> crate::transcript::sessions::SessionRoots {
             .map(&tilde)
             .or(pi_setting)
             .or_else(|| pi_agent.map(|d| d.join("sessions"))),
+        copilot_sessions: var(ev::COPILOT_HOME)
+            .map(PathBuf::from)
+            .or_else(|| home.as_ref().map(|h| h.join(".copilot")))
+            .map(|d| d.join("session-state")),
     }
 }
 
@@ -159,6 +163,7 @@ pub fn agent_of(a: crate::cli::AgentArg) -> crate::transcript::sessions::Agent {
         crate::cli::AgentArg::Claude => Agent::Claude,
         crate::cli::AgentArg::Codex => Agent::Codex,
         crate::cli::AgentArg::Pi => Agent::Pi,
+        crate::cli::AgentArg::Copilot => Agent::Copilot,
     }
 }
 
@@ -233,6 +238,7 @@ pub fn agent_of_format(f: crate::transcript::Format) -> Option<crate::transcript
         Format::Claude => Some(Agent::Claude),
         Format::Codex => Some(Agent::Codex),
         Format::Pi => Some(Agent::Pi),
+        Format::Copilot => Some(Agent::Copilot),
         Format::Chat => None,
     }
 }
@@ -409,6 +415,12 @@ pub fn recall_tool_installed_in(
                     || read_small(&d.join("settings.json")).is_some_and(|t| pi_lists_mf(&t))
             })
         }
+        // Copilot CLI's MCP servers: `~/.copilot/mcp-config.json`.
+        Agent::Copilot => h
+            .home
+            .as_ref()
+            .and_then(|h| read_small(&h.join(".copilot").join("mcp-config.json")))
+            .is_some_and(|t| json_has(&t, &["mcpServers", "mf"])),
     }
 }
 

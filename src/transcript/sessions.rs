@@ -15,16 +15,18 @@ pub enum Agent {
     Claude,
     Codex,
     Pi,
+    Copilot,
 }
 
 impl Agent {
-    pub const ALL: [Agent; 3] = [Agent::Claude, Agent::Codex, Agent::Pi];
+    pub const ALL: [Agent; 4] = [Agent::Claude, Agent::Codex, Agent::Pi, Agent::Copilot];
 
     pub fn name(self) -> &'static str {
         match self {
             Agent::Claude => "claude",
             Agent::Codex => "codex",
             Agent::Pi => "pi",
+            Agent::Copilot => "copilot",
         }
     }
 
@@ -34,6 +36,7 @@ impl Agent {
             Agent::Claude => Format::Claude,
             Agent::Codex => Format::Codex,
             Agent::Pi => Format::Pi,
+            Agent::Copilot => Format::Copilot,
         }
     }
 }
@@ -48,6 +51,9 @@ pub struct SessionRoots {
     /// pi's sessions directory (`$PI_CODING_AGENT_SESSION_DIR`, pi's `sessionDir` setting, else
     /// `$PI_CODING_AGENT_DIR/sessions`, default `~/.pi/agent/sessions`).
     pub pi_sessions: Option<PathBuf>,
+    /// GitHub Copilot CLI's `session-state/` (`$COPILOT_HOME/session-state`, default
+    /// `~/.copilot/session-state`).
+    pub copilot_sessions: Option<PathBuf>,
 }
 
 impl SessionRoots {
@@ -56,6 +62,7 @@ impl SessionRoots {
             Agent::Claude => self.claude_projects.as_deref(),
             Agent::Codex => self.codex_sessions.as_deref(),
             Agent::Pi => self.pi_sessions.as_deref(),
+            Agent::Copilot => self.copilot_sessions.as_deref(),
         }
     }
 }
@@ -150,6 +157,7 @@ pub fn scan(roots: &SessionRoots, agents: &[Agent], cwd: &[String]) -> Scan {
             Agent::Claude => claude(root, cwd, &mut scan),
             Agent::Codex => codex(root, cwd, &mut scan),
             Agent::Pi => pi(root, cwd, &mut scan),
+            Agent::Copilot => copilot(root, cwd, &mut scan),
         }
     }
     scan.found.sort_by(|a, b| {
@@ -350,6 +358,23 @@ fn codex(root: &Path, cwd: &[String], scan: &mut Scan) {
     }
 }
 
+/// GitHub Copilot CLI: `<session-state>/<session id>/events.jsonl`.
+fn copilot(root: &Path, cwd: &[String], scan: &mut Scan) {
+    for (p, kind) in dir_entries(root, true, scan) {
+        if kind != Kind::Dir {
+            continue;
+        }
+        let f = p.join("events.jsonl");
+        if !f.is_file() {
+            continue;
+        }
+        let project = head_cwd(&f, Agent::Copilot);
+        if matches_cwd(project.as_deref(), cwd) {
+            push(scan, Agent::Copilot, f, project);
+        }
+    }
+}
+
 /// pi: `<sessions>/--<cwd>--/<time>_<id>.jsonl`, or flat in a sessions directory the user chose.
 fn pi(root: &Path, cwd: &[String], scan: &mut Scan) {
     let mut files = Vec::new();
@@ -412,6 +437,9 @@ pub fn head_cwd(path: &Path, agent: Agent) -> Option<String> {
                 .flatten(),
             Agent::Pi => (v.get("type").and_then(Value::as_str) == Some("session"))
                 .then(|| v.get("cwd"))
+                .flatten(),
+            Agent::Copilot => (v.get("type").and_then(Value::as_str) == Some("session.start"))
+                .then(|| v.pointer("/data/context/cwd"))
                 .flatten(),
         };
         if let Some(c) = found.and_then(Value::as_str).filter(|c| !c.is_empty()) {

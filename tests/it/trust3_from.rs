@@ -142,15 +142,6 @@ const GEMINI: &str = concat!(
     "\n",
 );
 
-const COPILOT: &str = concat!(
-    r#"{"type":"session.start","data":{"sessionId":"5e55","version":1},"id":"e1","timestamp":"2026-12-02T10:00:00.000Z","parentId":null}"#,
-    "\n",
-    r#"{"type":"user.message","data":{"content":"hi","messageId":"m1"},"id":"e2","timestamp":"2026-12-02T10:00:01.000Z","parentId":"e1"}"#,
-    "\n",
-    r#"{"type":"assistant.message","data":{"content":"hello","toolRequests":[]},"id":"e3","timestamp":"2026-12-02T10:00:02.000Z","parentId":"e2"}"#,
-    "\n",
-);
-
 #[test]
 fn sessions_of_agents_mf_does_not_read_are_refused_by_name_not_misread() {
     let env = TestEnv::new();
@@ -164,11 +155,6 @@ fn sessions_of_agents_mf_does_not_read_are_refused_by_name_not_misread() {
             "gemini.jsonl",
             GEMINI,
             "a Gemini CLI session, which mf does not read yet",
-        ),
-        (
-            "copilot.jsonl",
-            COPILOT,
-            "a GitHub Copilot CLI session, which mf does not read yet",
         ),
     ] {
         let path = env.write(name, text);

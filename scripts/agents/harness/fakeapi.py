@@ -432,6 +432,9 @@ class H(BaseHTTPRequestHandler):
             return self.openai(body or {})
         if p.endswith("/responses/compact"):
             return self.openai_compact(body or {})
+        if p.endswith("/chat/completions") and self.headers.get("x-initiator"):
+            import fake_copilot  # GitHub Copilot CLI: streamed Chat Completions with tool calls
+            return fake_copilot.answer(self, body or {}, decide)
         if p.endswith("/chat/completions"):
             kind, what = decide(body or {})
             text = what if kind == "text" else A.reply

@@ -8,6 +8,7 @@ pub mod chat;
 pub mod claude;
 pub mod codex;
 pub mod common;
+pub mod copilot;
 pub mod mf;
 pub mod pi;
 
@@ -77,6 +78,8 @@ pub enum Format {
     Codex,
     /// A pi coding-agent session.
     Pi,
+    /// A GitHub Copilot CLI session (`~/.copilot/session-state/<id>/events.jsonl`).
+    Copilot,
 }
 
 impl Format {
@@ -86,6 +89,7 @@ impl Format {
             Format::Claude => "claude",
             Format::Codex => "codex",
             Format::Pi => "pi",
+            Format::Copilot => "copilot",
         }
     }
 
@@ -96,6 +100,7 @@ impl Format {
             Format::Claude => "Claude Code",
             Format::Codex => "Codex",
             Format::Pi => "pi",
+            Format::Copilot => "Copilot CLI",
         }
     }
 
@@ -106,6 +111,7 @@ impl Format {
             Format::Claude => "a Claude Code session",
             Format::Codex => "a Codex CLI rollout",
             Format::Pi => "a pi coding-agent session",
+            Format::Copilot => "a GitHub Copilot CLI session",
         }
     }
 
@@ -115,6 +121,7 @@ impl Format {
             "claude" | "claude-code" => Format::Claude,
             "codex" => Format::Codex,
             "pi" => Format::Pi,
+            "copilot" | "copilot-cli" => Format::Copilot,
             _ => return None,
         })
     }
@@ -137,6 +144,7 @@ impl Format {
             Format::Claude => job.run::<claude::ClaudeReader>(),
             Format::Codex => job.run::<codex::CodexReader>(),
             Format::Pi => job.run::<pi::PiReader>(),
+            Format::Copilot => job.run::<copilot::CopilotReader>(),
         }
     }
 }
@@ -181,8 +189,6 @@ fn detect_value(v: &Value) -> Option<Detected> {
 pub const QWEN: &str = "a Qwen Code session, which mf does not read yet";
 /// What a Gemini CLI session is, for messages.
 pub const GEMINI: &str = "a Gemini CLI session, which mf does not read yet";
-/// What a GitHub Copilot CLI session is, for messages.
-pub const COPILOT: &str = "a GitHub Copilot CLI session, which mf does not read yet";
 
 fn clue(v: &Value) -> Option<Clue> {
     let obj = v.as_object()?;
@@ -215,9 +221,9 @@ fn clue(v: &Value) -> Option<Clue> {
         )));
     }
     // GitHub Copilot CLI: one event a line, `{type: "session.start" | "user.message" | …, data,
-    // id, parentId}`; no agent mf reads has a dotted `type` beside a `data` object.
+    // id, parentId}`; no other agent mf reads has a dotted `type` beside a `data` object.
     if ty.is_some_and(|t| t.contains('.')) && obj.get("data").is_some_and(Value::is_object) {
-        return Some(Clue::Is(Detected::Refused(COPILOT)));
+        return Some(Clue::Is(Detected::Format(Format::Copilot)));
     }
     // Gemini CLI: a change log — a header `{sessionId, projectHash, startTime, …}` with no
     // `type`, `{"$set": …}` lines, and messages whose `type` is `user` or `gemini`.
@@ -392,7 +398,7 @@ mod tests {
         let gemini = r#"{"sessionId":"s","projectHash":"p","startTime":"t","lastUpdated":"t","kind":"main"}"#;
         assert_eq!(d(gemini), Detected::Refused(GEMINI));
         let copilot = r#"{"type":"session.start","data":{"sessionId":"s"},"id":"e1","timestamp":"t","parentId":null}"#;
-        assert_eq!(d(copilot), Detected::Refused(COPILOT));
+        assert_eq!(d(copilot), Detected::Format(Format::Copilot));
         // A row with only Claude Code's links waits for a conclusive one, and is Claude Code's
         // when none comes.
         let weak = r#"{"type":"user","uuid":"a","parentUuid":null,"sessionId":"s"}"#;
