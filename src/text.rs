@@ -57,6 +57,20 @@ pub fn ends_with_ignore_ascii_case(s: &str, tail: &str) -> bool {
             .is_some_and(|t| t.eq_ignore_ascii_case(tail))
 }
 
+/// `n` and its noun, singular for one (`1 line`, `2 lines`); `plural` is the noun for others.
+pub fn count(n: usize, one: &str, plural: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { plural })
+}
+
+/// A span of turns for people: `turn 4` for one, `turns 2–7` for several.
+pub fn turn_span<T: std::fmt::Display + PartialEq>(from: T, to: T) -> String {
+    if from == to {
+        format!("turn {from}")
+    } else {
+        format!("turns {from}–{to}")
+    }
+}
+
 /// A size in bytes as people read it (`1 GiB`, `1000 bytes`).
 pub fn human_bytes(n: u64) -> String {
     const UNITS: [(&str, u64); 4] = [

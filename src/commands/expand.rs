@@ -231,7 +231,15 @@ fn restore(
             if s.kind == crate::entry::ClaimKind::Stub {
                 "the tool result is".to_string()
             } else {
-                format!("turns {}–{} are", s.from_turn, s.to_turn)
+                format!(
+                    "{} {}",
+                    crate::text::turn_span(s.from_turn, s.to_turn),
+                    if s.from_turn == s.to_turn {
+                        "is"
+                    } else {
+                        "are"
+                    }
+                )
             },
             s.leaf_count,
             if s.leaf_count == 1 { "" } else { "s" }

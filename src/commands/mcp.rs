@@ -242,10 +242,9 @@ impl Recall {
                 originals(&ledger, i, true),
                 match s.kind {
                     ClaimKind::Summary => format!(
-                        "The originals behind {} (turns {}–{}, {} message{}; {}) in {}:",
+                        "The originals behind {} ({}, {} message{}; {}) in {}:",
                         t.id_string(i as usize),
-                        s.from_turn,
-                        s.to_turn,
+                        crate::text::turn_span(s.from_turn, s.to_turn),
                         s.leaf_count,
                         if s.leaf_count == 1 { "" } else { "s" },
                         s.state(),

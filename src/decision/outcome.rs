@@ -175,11 +175,7 @@ impl Display for PlanNote {
 
 /// "turn N" or "turns A–B".
 fn turns(from: u64, to: u64) -> String {
-    if from == to {
-        format!("turn {from}")
-    } else {
-        format!("turns {from}–{to}")
-    }
+    crate::text::turn_span(from, to)
 }
 
 /// What an agent that shows one unbroken run after its summaries (pi) allows.
@@ -436,7 +432,8 @@ impl Display for Reason {
             } => {
                 write!(
                     f,
-                    "would fold {entries} entries (turns {from_turn}–{to_turn}) in "
+                    "would fold {entries} entries ({}) in ",
+                    turns(*from_turn, *to_turn)
                 )?;
                 if *calls == 1 {
                     f.write_str("one call")?;
@@ -497,7 +494,8 @@ impl Display for Reason {
             } => {
                 write!(
                     f,
-                    "folded {entries} entries (turns {from_turn}–{to_turn}) into "
+                    "folded {entries} entries ({}) into ",
+                    turns(*from_turn, *to_turn)
                 )?;
                 if *summaries == 1 {
                     f.write_str("one summary")?;
@@ -537,7 +535,8 @@ impl Display for Reason {
             } => {
                 write!(
                     f,
-                    "folded {consumed} entries (turns {from_turn}–{to_turn}) into {summaries} cited summar{} in {calls} call{}",
+                    "folded {consumed} entries ({}) into {summaries} cited summar{} in {calls} call{}",
+                    turns(*from_turn, *to_turn),
                     plural(*summaries, "y", "ies"),
                     plural(*calls, "", "s"),
                 )?;
@@ -684,7 +683,7 @@ impl Display for Note {
                 from_turn,
                 to_turn,
                 note,
-            } => write!(f, "turns {from_turn}–{to_turn}: {note}"),
+            } => write!(f, "{}: {note}", turns(*from_turn, *to_turn)),
             Note::CitedDryRun => write!(
                 f,
                 "--strategy cited: the span is offered; only what the summaries cite folds, and rejected summaries are sent back for correction (at most {} calls per fold; the estimate is for the first)",
@@ -706,7 +705,8 @@ impl Display for Note {
                 context,
             } => write!(
                 f,
-                "a planned request of ~{tokens} tokens (turns {from_turn}–{to_turn}) is over {model}'s context of {context} tokens; lower --max-span-tokens"
+                "a planned request of ~{tokens} tokens ({}) is over {model}'s context of {context} tokens; lower --max-span-tokens",
+                turns(*from_turn, *to_turn)
             ),
             Note::CallEstimate {
                 call,
@@ -724,7 +724,8 @@ impl Display for Note {
                 };
                 write!(
                     f,
-                    "call {call} (turns {from_turn}–{to_turn}): ~{tokens_in} tokens in ({how}), ~{tokens_out} out"
+                    "call {call} ({}): ~{tokens_in} tokens in ({how}), ~{tokens_out} out",
+                    turns(*from_turn, *to_turn)
                 )?;
                 if let Some((band, over, usd)) = price {
                     write!(
@@ -790,7 +791,8 @@ impl Display for Note {
                 message,
             } => write!(
                 f,
-                "turns {from_turn}–{to_turn}: a correction call failed ({message}); the summaries accepted before it stand"
+                "{}: a correction call failed ({message}); the summaries accepted before it stand",
+                turns(*from_turn, *to_turn)
             ),
         }
     }
@@ -903,7 +905,8 @@ impl Display for super::ChunkOutcome {
                 chars,
             } => write!(
                 f,
-                "accepted: {entries} entries (turns {from_turn}–{to_turn}) in {chars} chars"
+                "accepted: {entries} entries ({}) in {chars} chars",
+                turns(*from_turn, *to_turn)
             ),
         }
     }
@@ -926,8 +929,9 @@ impl Display for super::SummarizeReason {
             } => {
                 write!(
                     f,
-                    "dry run: {entries} entr{} (turns {from_turn}–{to_turn}) in {calls} call{} to {model}, ~{tokens_in} tokens in, ~{tokens_out} out; ",
+                    "dry run: {entries} entr{} ({}) in {calls} call{} to {model}, ~{tokens_in} tokens in, ~{tokens_out} out; ",
                     plural(*entries, "y", "ies"),
+                    turns(*from_turn, *to_turn),
                     plural(*calls, "", "s"),
                 )?;
                 match cost {

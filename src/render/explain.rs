@@ -228,7 +228,11 @@ pub fn tables(ui: &Ui, ex: &Explanation) -> String {
             t.add_row(vec![
                 s.id.clone(),
                 s.line.to_string(),
-                format!("{}–{}", s.from_turn, s.to_turn),
+                if s.from_turn == s.to_turn {
+                    s.from_turn.to_string()
+                } else {
+                    format!("{}–{}", s.from_turn, s.to_turn)
+                },
                 s.entry_count.to_string(),
                 s.original_count.to_string(),
                 s.model.clone(),

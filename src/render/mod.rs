@@ -275,8 +275,7 @@ fn stderr(text: &str) -> io::Result<()> {
 
 fn turns(from: Option<u64>, to: Option<u64>) -> String {
     match (from, to) {
-        (Some(a), Some(b)) if a == b => format!("turn {a}"),
-        (Some(a), Some(b)) => format!("turns {a}–{b}"),
+        (Some(a), Some(b)) => crate::text::turn_span(a, b),
         _ => "—".into(),
     }
 }
@@ -546,9 +545,16 @@ pub fn decision_grid(ui: &Ui, r: &DecisionRecord) -> Grid {
     for n in &r.notes {
         t.add_row(vec!["note".to_string(), n.to_string()]);
     }
+    let lines = crate::text::count(r.lines_appended, "line", "lines");
     let written = match (r.written, &r.output) {
-        (true, Some(out)) => format!("yes: {} line(s) in {out}", r.lines_appended),
-        (true, None) => format!("yes: {} line(s) appended", r.lines_appended),
+        // A declined fold writes only its record (so the span is never paid for twice).
+        (true, out) if r.action == Action::Declined => format!(
+            "no summary; the decline is recorded ({lines} {})",
+            out.as_ref()
+                .map_or_else(|| "appended".to_string(), |o| format!("in {o}"))
+        ),
+        (true, Some(out)) => format!("yes: {lines} in {out}"),
+        (true, None) => format!("yes: {lines} appended"),
         (false, Some(out)) => format!("no new lines; copy written to {out}"),
         (false, None) => "no".into(),
     };

@@ -330,10 +330,9 @@ async fn converse<'o>(
 ) -> Result<Vec<Talk<'o>>> {
     let spinner = if settings.files.len() == 1 {
         ctx.ui.spinner(format!(
-            "{}: writing cited summaries of turns {}–{} with {model}",
+            "{}: writing cited summaries of {} with {model}",
             t.display(),
-            plan.whole.from_turn,
-            plan.whole.to_turn,
+            crate::text::turn_span(plan.whole.from_turn, plan.whole.to_turn),
         ))
     } else {
         indicatif::ProgressBar::hidden()
@@ -411,10 +410,14 @@ fn declines_of<'p>(
         match &k.failure {
             Some(e) => {
                 ctx.ui.warn(&format!(
-                    "{}: the summarizer failed, turns {}–{} stay verbatim: {}",
+                    "{}: the summarizer failed, {} stay{} verbatim: {}",
                     t.display(),
-                    span.from_turn,
-                    span.to_turn,
+                    crate::text::turn_span(span.from_turn, span.to_turn),
+                    if span.from_turn == span.to_turn {
+                        "s"
+                    } else {
+                        ""
+                    },
                     e.message
                 ));
                 r.degrade(e);

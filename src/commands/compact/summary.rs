@@ -156,10 +156,9 @@ async fn ask_all(
     let redactor = settings.redact.then_some(&ctx.redactor);
     let spinner = if settings.files.len() == 1 {
         ctx.ui.spinner(format!(
-            "{}: summarizing turns {}–{} with {model}{}",
+            "{}: summarizing {} with {model}{}",
             t.display(),
-            plan.whole.from_turn,
-            plan.whole.to_turn,
+            crate::text::turn_span(plan.whole.from_turn, plan.whole.to_turn),
             if plan.spans.len() > 1 {
                 format!(" ({} calls)", plan.spans.len())
             } else {
@@ -351,10 +350,14 @@ fn failed(
         cost: cost_of(settings, (0, 0), Some(usage)),
     });
     ctx.ui.warn(&format!(
-        "{}: the summarizer failed, turns {}–{} stay verbatim: {}",
+        "{}: the summarizer failed, {} stay{} verbatim: {}",
         t.display(),
-        span.from_turn,
-        span.to_turn,
+        crate::text::turn_span(span.from_turn, span.to_turn),
+        if span.from_turn == span.to_turn {
+            "s"
+        } else {
+            ""
+        },
         e.message
     ));
     r.degrade(&e);

@@ -145,11 +145,10 @@ pub(super) fn lines_for(
     {
         return Err(crate::error::MfError::refused(
             format!(
-                "{}: mf would not honour its own summary {} (turns {}–{}) on read: {why}; nothing was written",
+                "{}: mf would not honour its own summary {} ({}) on read: {why}; nothing was written",
                 t.display(),
                 d.id,
-                d.coverage.from_turn,
-                d.coverage.to_turn
+                crate::text::turn_span(d.coverage.from_turn, d.coverage.to_turn)
             ),
             Some("this is a bug in mf's planner; please report it (the file is unchanged)".into()),
         )
