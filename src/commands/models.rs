@@ -63,10 +63,13 @@ fn view(r: &ModelRow) -> ModelView {
 pub fn models(json: bool, ui: &Ui) -> std::io::Result<()> {
     let rows: Vec<ModelView> = MODELS.iter().map(view).collect();
     if json {
-        return render::stdout(&format!(
-            "{}\n",
-            serde_json::to_string(&rows).expect("rows serialize")
-        ));
+        // One object per line, as every other `--json` of mf.
+        let mut text = String::new();
+        for r in &rows {
+            text.push_str(&serde_json::to_string(r).expect("a row serializes"));
+            text.push('\n');
+        }
+        return render::stdout(&text);
     }
     render::stdout(&render::models_table(ui, &rows, TOKEN_RATIOS))
 }

@@ -86,7 +86,8 @@ fn live_text(r: &SessionView) -> &'static str {
 }
 
 /// The list for people: a table on a terminal; on a pipe, a header line and one tab-separated
-/// line per session (agent, modified, size, tokens, live, folded, project, path), never wrapped.
+/// line per session (agent, modified as ISO-8601 UTC, size in bytes, tokens, live, folded,
+/// project, path), never wrapped.
 /// A path or project that holds a control character (a newline, a tab, an escape) shows it
 /// escaped (`\n`), so it cannot break a row or drive the terminal; `--json` and `-0` carry it
 /// exactly.
@@ -94,16 +95,39 @@ pub fn table(ui: &Ui, rows: &[SessionView]) -> io::Result<()> {
     let header = [
         "agent", "modified", "size", "tokens", "live", "folded", "project", "path",
     ];
+    // On a terminal, for people: the time in UTC (said so), sizes in kB/MB, tokens with
+    // separators. On a pipe, for tools (as compact's TSV): the ISO time with its zone, bare
+    // numbers (bytes, tokens).
+    let people = ui.settings.stdout_is_terminal;
     let cells = |r: &SessionView| -> [String; 8] {
         [
             r.agent.to_string(),
-            r.modified
-                .get(..19)
-                .unwrap_or(&r.modified)
-                .replace('T', " "),
-            size_text(r.size),
-            r.tokens
-                .map_or_else(|| "?".into(), |t| super::thousands(t as usize)),
+            if people {
+                format!(
+                    "{} UTC",
+                    r.modified
+                        .get(..19)
+                        .unwrap_or(&r.modified)
+                        .replace('T', " ")
+                )
+            } else {
+                r.modified.clone()
+            },
+            if people {
+                size_text(r.size)
+            } else {
+                r.size.to_string()
+            },
+            r.tokens.map_or_else(
+                || "?".into(),
+                |t| {
+                    if people {
+                        super::thousands(t as usize)
+                    } else {
+                        t.to_string()
+                    }
+                },
+            ),
             live_text(r).into(),
             folded_text(r),
             r.project

@@ -1043,7 +1043,7 @@ fn models_lists_the_table() {
         "{out:?}"
     );
     let json = env.mf_ok(&["models", "--json"]);
-    let rows: Vec<serde_json::Value> = serde_json::from_str(&json.stdout).unwrap();
+    let rows: Vec<serde_json::Value> = crate::util::json_lines(&json.stdout);
     let haiku = rows.iter().find(|r| r["alias"] == "haiku").unwrap();
     assert_eq!(haiku["provider"], "anthropic");
     assert!(haiku["priceInPerMtok"].as_f64().unwrap() > 0.0);
@@ -1646,7 +1646,7 @@ fn models_fits_80_columns_and_json_carries_every_field() {
     s.set_prepend_module_to_snapshot(false);
     s.bind(|| insta::assert_snapshot!("models_table", out.stdout));
     let json = env.mf_ok(&["models", "--json"]);
-    let rows: Vec<serde_json::Value> = serde_json::from_str(&json.stdout).unwrap();
+    let rows: Vec<serde_json::Value> = crate::util::json_lines(&json.stdout);
     for r in &rows {
         for k in [
             "alias",
