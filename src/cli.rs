@@ -174,6 +174,9 @@ pub enum InputFormat {
     Codex,
     /// A pi coding-agent session
     Pi,
+    /// A Qwen Code session
+    #[value(alias = "qwen-code")]
+    Qwen,
 }
 
 /// The fold policy flags, shared by `compact` and `explain`.
@@ -833,6 +836,9 @@ pub enum AgentArg {
     Codex,
     /// pi coding agent
     Pi,
+    /// Qwen Code
+    #[value(alias = "qwen-code")]
+    Qwen,
 }
 
 #[derive(Debug, Args)]

@@ -67,6 +67,11 @@ pub fn session_roots() -> crate::transcript::sessions::SessionRoots {
             .map(&tilde)
             .or(pi_setting)
             .or_else(|| pi_agent.map(|d| d.join("sessions"))),
+        qwen_projects: var(ev::QWEN_RUNTIME_DIR)
+            .or_else(|| var(ev::QWEN_HOME))
+            .map(&tilde)
+            .or_else(|| home.as_ref().map(|h| h.join(".qwen")))
+            .map(|d| d.join("projects")),
     }
 }
 
@@ -159,6 +164,7 @@ pub fn agent_of(a: crate::cli::AgentArg) -> crate::transcript::sessions::Agent {
         crate::cli::AgentArg::Claude => Agent::Claude,
         crate::cli::AgentArg::Codex => Agent::Codex,
         crate::cli::AgentArg::Pi => Agent::Pi,
+        crate::cli::AgentArg::Qwen => Agent::Qwen,
     }
 }
 
@@ -233,6 +239,7 @@ pub fn agent_of_format(f: crate::transcript::Format) -> Option<crate::transcript
         Format::Claude => Some(Agent::Claude),
         Format::Codex => Some(Agent::Codex),
         Format::Pi => Some(Agent::Pi),
+        Format::Qwen => Some(Agent::Qwen),
         Format::Chat => None,
     }
 }
@@ -397,6 +404,8 @@ pub fn recall_tool_installed_in(
                     .iter()
                     .any(|d| has(d.join(".codex").join("config.toml")))
         }
+        // mf's recall tool is not offered to Qwen Code yet.
+        Agent::Qwen => false,
         Agent::Pi => {
             let agent_dir = h
                 .pi_agent_dir

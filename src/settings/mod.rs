@@ -55,6 +55,10 @@ pub mod env_vars {
     /// pi's agent directory (default `~/.pi/agent`) and its sessions directory.
     pub const PI_CODING_AGENT_DIR: &str = "PI_CODING_AGENT_DIR";
     pub const PI_CODING_AGENT_SESSION_DIR: &str = "PI_CODING_AGENT_SESSION_DIR";
+    /// Qwen Code's home (default `~/.qwen`), and the runtime directory that holds its sessions
+    /// when set (it wins over the home for them).
+    pub const QWEN_HOME: &str = "QWEN_HOME";
+    pub const QWEN_RUNTIME_DIR: &str = "QWEN_RUNTIME_DIR";
     pub const HOME: &str = "HOME";
     /// Set by Claude Code 2.1 in the environment of the MCP servers it starts: its session's id,
     /// the session `mf mcp` reads when a call names no file.
@@ -300,6 +304,7 @@ pub fn read_options(from: Option<InputFormat>, cache: Option<&CacheOptions>) -> 
             InputFormat::Claude => Format::Claude,
             InputFormat::Codex => Format::Codex,
             InputFormat::Pi => Format::Pi,
+            InputFormat::Qwen => Format::Qwen,
         }),
         cache: cache.cloned(),
         vet: Some(crate::fold::frame::vet_claim),

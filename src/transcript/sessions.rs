@@ -15,16 +15,18 @@ pub enum Agent {
     Claude,
     Codex,
     Pi,
+    Qwen,
 }
 
 impl Agent {
-    pub const ALL: [Agent; 3] = [Agent::Claude, Agent::Codex, Agent::Pi];
+    pub const ALL: [Agent; 4] = [Agent::Claude, Agent::Codex, Agent::Pi, Agent::Qwen];
 
     pub fn name(self) -> &'static str {
         match self {
             Agent::Claude => "claude",
             Agent::Codex => "codex",
             Agent::Pi => "pi",
+            Agent::Qwen => "qwen",
         }
     }
 
@@ -34,6 +36,7 @@ impl Agent {
             Agent::Claude => Format::Claude,
             Agent::Codex => Format::Codex,
             Agent::Pi => Format::Pi,
+            Agent::Qwen => Format::Qwen,
         }
     }
 }
@@ -48,6 +51,9 @@ pub struct SessionRoots {
     /// pi's sessions directory (`$PI_CODING_AGENT_SESSION_DIR`, pi's `sessionDir` setting, else
     /// `$PI_CODING_AGENT_DIR/sessions`, default `~/.pi/agent/sessions`).
     pub pi_sessions: Option<PathBuf>,
+    /// Qwen Code's `projects/` (`$QWEN_RUNTIME_DIR/projects`, else `$QWEN_HOME/projects`, default
+    /// `~/.qwen/projects`).
+    pub qwen_projects: Option<PathBuf>,
 }
 
 impl SessionRoots {
@@ -56,6 +62,7 @@ impl SessionRoots {
             Agent::Claude => self.claude_projects.as_deref(),
             Agent::Codex => self.codex_sessions.as_deref(),
             Agent::Pi => self.pi_sessions.as_deref(),
+            Agent::Qwen => self.qwen_projects.as_deref(),
         }
     }
 }
@@ -150,6 +157,7 @@ pub fn scan(roots: &SessionRoots, agents: &[Agent], cwd: &[String]) -> Scan {
             Agent::Claude => claude(root, cwd, &mut scan),
             Agent::Codex => codex(root, cwd, &mut scan),
             Agent::Pi => pi(root, cwd, &mut scan),
+            Agent::Qwen => qwen(root, cwd, &mut scan),
         }
     }
     scan.found.sort_by(|a, b| {
@@ -388,6 +396,29 @@ fn pi(root: &Path, cwd: &[String], scan: &mut Scan) {
     }
 }
 
+/// Qwen Code: `projects/<cwd, each non-alphanumeric character as ->/chats/<session>.jsonl` (its
+/// sub-agents' transcripts are in directories below `chats/`, not listed).
+fn qwen(root: &Path, cwd: &[String], scan: &mut Scan) {
+    for (dir, kind) in dir_entries(root, true, scan) {
+        if kind != Kind::Dir {
+            continue;
+        }
+        let chats = dir.join("chats");
+        if !chats.is_dir() {
+            continue;
+        }
+        for (p, kind) in dir_entries(&chats, false, scan) {
+            if !is_jsonl(&p) || kind != Kind::File {
+                continue;
+            }
+            let project = head_cwd(&p, Agent::Qwen);
+            if matches_cwd(project.as_deref(), cwd) {
+                push(scan, Agent::Qwen, p, project);
+            }
+        }
+    }
+}
+
 /// How much of a file's head is read to find the working directory it records.
 const HEAD_BYTES: u64 = 256 << 10;
 
@@ -406,7 +437,7 @@ pub fn head_cwd(path: &Path, agent: Agent) -> Option<String> {
             continue;
         };
         let found = match agent {
-            Agent::Claude => v.get("cwd"),
+            Agent::Claude | Agent::Qwen => v.get("cwd"),
             Agent::Codex => (v.get("type").and_then(Value::as_str) == Some("session_meta"))
                 .then(|| v.get("payload").and_then(|p| p.get("cwd")))
                 .flatten(),

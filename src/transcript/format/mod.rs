@@ -10,6 +10,7 @@ pub mod codex;
 pub mod common;
 pub mod mf;
 pub mod pi;
+pub mod qwen;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -77,6 +78,8 @@ pub enum Format {
     Codex,
     /// A pi coding-agent session.
     Pi,
+    /// A Qwen Code session (`~/.qwen/projects/…/chats/<session>.jsonl`).
+    Qwen,
 }
 
 impl Format {
@@ -86,6 +89,7 @@ impl Format {
             Format::Claude => "claude",
             Format::Codex => "codex",
             Format::Pi => "pi",
+            Format::Qwen => "qwen",
         }
     }
 
@@ -96,6 +100,7 @@ impl Format {
             Format::Claude => "Claude Code",
             Format::Codex => "Codex",
             Format::Pi => "pi",
+            Format::Qwen => "Qwen Code",
         }
     }
 
@@ -106,6 +111,7 @@ impl Format {
             Format::Claude => "a Claude Code session",
             Format::Codex => "a Codex CLI rollout",
             Format::Pi => "a pi coding-agent session",
+            Format::Qwen => "a Qwen Code session",
         }
     }
 
@@ -115,6 +121,7 @@ impl Format {
             "claude" | "claude-code" => Format::Claude,
             "codex" => Format::Codex,
             "pi" => Format::Pi,
+            "qwen" | "qwen-code" => Format::Qwen,
             _ => return None,
         })
     }
@@ -137,6 +144,7 @@ impl Format {
             Format::Claude => job.run::<claude::ClaudeReader>(),
             Format::Codex => job.run::<codex::CodexReader>(),
             Format::Pi => job.run::<pi::PiReader>(),
+            Format::Qwen => job.run::<qwen::QwenReader>(),
         }
     }
 }
@@ -177,8 +185,6 @@ fn detect_value(v: &Value) -> Option<Detected> {
     }
 }
 
-/// What a Qwen Code session is, for messages.
-pub const QWEN: &str = "a Qwen Code session, which mf does not read yet";
 /// What a Gemini CLI session is, for messages.
 pub const GEMINI: &str = "a Gemini CLI session, which mf does not read yet";
 /// What a GitHub Copilot CLI session is, for messages.
@@ -244,7 +250,7 @@ fn clue(v: &Value) -> Option<Clue> {
                 .iter()
                 .any(|k| obj.contains_key(*k))
         {
-            return Some(Clue::Is(Detected::Refused(QWEN)));
+            return Some(Clue::Is(Detected::Format(Format::Qwen)));
         }
         // Only Claude Code's: a message with Anthropic `content`, its row types other than
         // user, assistant and system, and its own envelope keys.
@@ -386,9 +392,9 @@ mod tests {
             r#"{"uuid":"a","parentUuid":null,"sessionId":"s","timestamp":"t","type":"user","cwd":"/","version":"0.24.4","message":{"role":"user","parts":[{"text":"hi"}]}}"#,
             "\n"
         );
-        assert_eq!(d(qwen), Detected::Refused(QWEN));
+        assert_eq!(d(qwen), Detected::Format(Format::Qwen));
         let qwen_system = r#"{"uuid":"a","parentUuid":null,"sessionId":"s","type":"system","subtype":"chat_compression","systemPayload":{"info":{}}}"#;
-        assert_eq!(d(qwen_system), Detected::Refused(QWEN));
+        assert_eq!(d(qwen_system), Detected::Format(Format::Qwen));
         let gemini = r#"{"sessionId":"s","projectHash":"p","startTime":"t","lastUpdated":"t","kind":"main"}"#;
         assert_eq!(d(gemini), Detected::Refused(GEMINI));
         let copilot = r#"{"type":"session.start","data":{"sessionId":"s"},"id":"e1","timestamp":"t","parentId":null}"#;
@@ -397,7 +403,10 @@ mod tests {
         // when none comes.
         let weak = r#"{"type":"user","uuid":"a","parentUuid":null,"sessionId":"s"}"#;
         assert_eq!(d(weak), Detected::Format(Format::Claude));
-        assert_eq!(d(&format!("{weak}\n{qwen}")), Detected::Refused(QWEN));
+        assert_eq!(
+            d(&format!("{weak}\n{qwen}")),
+            Detected::Format(Format::Qwen)
+        );
         let claude = r#"{"type":"user","uuid":"b","parentUuid":"a","sessionId":"s","message":{"role":"user","content":"hi"}}"#;
         assert_eq!(
             d(&format!("{weak}\n{claude}\n{qwen}")),

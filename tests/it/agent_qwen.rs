@@ -1,0 +1,272 @@
+//! Qwen Code sessions (issue 26): read as Qwen's own format (never as Claude Code's, whose
+//! linking keys it shares), folded with default flags into the `chat_compression` record Qwen
+//! resumes from, verified, restored exactly.
+//!
+//! Fixtures, written by `@qwen-code/qwen-code` 0.24.4 (node 22) against the loopback scripted
+//! model (scripts/agents/harness/fakeapi.py + fake_qwen.py):
+//! - `qwen-0.24.4-tools.jsonl`: 4 prompts (one a new session, then `qwen -c`), 11 tool calls
+//!   (read_file, write_file, run_shell_command; two in parallel), thought parts in turn 2.
+//! - `qwen-0.24.4-compressed.jsonl`: 3 prompts, then Qwen's own `/compress` (a
+//!   `system/chat_compression` record whose history replaces what came before).
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::util::*;
+
+const TOOLS: &str = "qwen-0.24.4-tools.jsonl";
+const COMPRESSED: &str = "qwen-0.24.4-compressed.jsonl";
+
+fn session(name: &str) -> (TestEnv, PathBuf) {
+    let env = TestEnv::without_audit();
+    let p = env.copy_fixture(name);
+    age(&p);
+    (env, p)
+}
+
+fn ok(env: &TestEnv, args: &[&str]) -> Output {
+    let out = env.mf(args);
+    assert_eq!(out.code, 0, "mf {args:?}: {out:?}");
+    out
+}
+
+fn explain(env: &TestEnv, name: &str) -> Value {
+    json_lines(&ok(env, &["explain", name, "--json"]).stdout).remove(0)
+}
+
+fn recall(env: &TestEnv, name: &str) -> Vec<Value> {
+    json_lines(&ok(env, &["recall", name, "--format", "chat"]).stdout)
+}
+
+fn verify_clean(env: &TestEnv, name: &str) {
+    let out = env.mf(&["verify", name]);
+    assert_eq!(out.code, 0, "{name}: verify: {out:?}");
+}
+
+/// The lines appended after `before` (which must be unchanged), parsed.
+fn appended(path: &Path, before: &[u8]) -> Vec<Value> {
+    let now = read(path);
+    assert_eq!(&now[..before.len()], before, "the original bytes changed");
+    json_lines(std::str::from_utf8(&now[before.len()..]).unwrap())
+}
+
+/// The history Qwen resumes from, as its `SessionApiHistoryAccumulator` builds it: the chain
+/// from the last record with an identity back by `parentUuid`, each record's `message`, a
+/// `chat_compression` history replacing everything before it.
+fn qwen_history(bytes: &[u8]) -> Vec<Value> {
+    let recs: Vec<Value> = json_lines(std::str::from_utf8(bytes).unwrap())
+        .into_iter()
+        .filter(|r| r["uuid"].as_str().is_some_and(|u| !u.is_empty()) && r["sessionId"].is_string())
+        .collect();
+    let mut first = std::collections::HashMap::new();
+    for (k, r) in recs.iter().enumerate() {
+        first
+            .entry(r["uuid"].as_str().unwrap().to_string())
+            .or_insert(k);
+    }
+    let mut chain = Vec::new();
+    let mut cur = recs.len().checked_sub(1);
+    while let Some(k) = cur {
+        chain.push(k);
+        cur = recs[k]["parentUuid"]
+            .as_str()
+            .and_then(|p| first.get(p).copied());
+    }
+    chain.reverse();
+    let mut h: Vec<Value> = Vec::new();
+    for k in chain {
+        let r = &recs[k];
+        if r["type"] == "system" {
+            if r["subtype"] == "chat_compression"
+                && let Some(items) = r["systemPayload"]["compressedHistory"].as_array()
+            {
+                h = items.clone();
+            }
+            continue;
+        }
+        if r["message"].is_object() {
+            h.push(r["message"].clone());
+        }
+    }
+    h
+}
+
+fn assert_paired(history: &[Value]) {
+    let ids = |k: &str| -> Vec<String> {
+        history
+            .iter()
+            .flat_map(|c| c["parts"].as_array().cloned().unwrap_or_default())
+            .filter_map(|p| p[k]["id"].as_str().map(str::to_string))
+            .collect()
+    };
+    let (calls, results) = (ids("functionCall"), ids("functionResponse"));
+    assert_eq!(
+        calls.iter().collect::<HashSet<_>>(),
+        results.iter().collect::<HashSet<_>>(),
+        "calls and results are not paired"
+    );
+}
+
+#[test]
+fn a_qwen_session_is_read_as_qwen_code_with_its_turns_and_tool_pairs() {
+    let (env, _) = session(TOOLS);
+    let ex = explain(&env, TOOLS);
+    assert_eq!(ex["format"], "qwen", "{ex}");
+    assert_eq!(ex["turns"], 4, "{ex}");
+    let chat = recall(&env, TOOLS);
+    let prompts: Vec<&str> = chat
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .filter_map(|m| m["content"].as_str())
+        .map(|t| t.split(' ').next().unwrap())
+        .collect();
+    assert_eq!(prompts, ["setup:", "inspect:", "change:", "wrap:"]);
+    let calls: HashSet<&str> = chat
+        .iter()
+        .flat_map(|m| m["tool_calls"].as_array().into_iter().flatten())
+        .filter_map(|c| c["id"].as_str())
+        .collect();
+    let results: HashSet<&str> = chat
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .filter_map(|m| m["tool_call_id"].as_str())
+        .collect();
+    assert_eq!(calls.len(), 11);
+    assert_eq!(calls, results);
+    // The thought parts stay with their message.
+    assert!(
+        chat.iter().any(|m| m["role"] == "assistant"
+            && m["content"]
+                .as_str()
+                .is_some_and(|t| t.contains("hunch-inspect-1"))),
+        "{chat:?}"
+    );
+    verify_clean(&env, TOOLS);
+}
+
+#[test]
+fn compact_with_default_flags_writes_the_compression_qwen_resumes_from_and_restore_sends_all() {
+    let (env, path) = session(TOOLS);
+    let original = read(&path);
+    let before = qwen_history(&original);
+    let rec = json_lines(&ok(&env, &["compact", TOOLS, "--model", "extractive", "--json"]).stdout)
+        .remove(0);
+    assert_eq!(rec["action"], "folded", "{rec}");
+    let out = appended(&path, &original);
+    // mf's summary (no uuid: Qwen skips it), then the chat_compression record on the leaf.
+    let (claim, view) = (&out[0], out.last().unwrap());
+    assert_eq!(claim["type"], "mf_summary");
+    assert!(claim.get("uuid").is_none());
+    assert_eq!(view["type"], "system");
+    assert_eq!(view["subtype"], "chat_compression");
+    let leaf = json_lines(std::str::from_utf8(&original).unwrap())
+        .last()
+        .unwrap()["uuid"]
+        .clone();
+    assert_eq!(view["parentUuid"], leaf);
+    assert_eq!(
+        view["sessionId"],
+        json_lines(std::str::from_utf8(&original).unwrap())[0]["sessionId"]
+    );
+    // What Qwen sends: mf's summary, Qwen's acknowledgement, then the original's last messages.
+    let now = qwen_history(&read(&path));
+    let label = claim["data"]["content"]
+        .as_str()
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap();
+    assert!(label.starts_with("[summary of earlier turns"), "{label}");
+    assert_eq!(now[0]["role"], "user");
+    assert!(
+        now[0]["parts"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with(label)
+    );
+    assert_eq!(
+        now[1]["parts"][0]["text"],
+        "Got it. Thanks for the additional context!"
+    );
+    let kept = &now[2..];
+    assert!(!kept.is_empty() && kept.len() < before.len());
+    assert_eq!(kept, &before[before.len() - kept.len()..]);
+    assert_paired(&now);
+    verify_clean(&env, TOOLS);
+
+    // Restore: Qwen sends every message again, exactly.
+    let id = rec["summaries"][0]["id"].as_str().unwrap().to_string();
+    age(&path);
+    let restored_at = read(&path);
+    ok(&env, &["expand", TOOLS, &id, "--restore"]);
+    let out = appended(&path, &restored_at);
+    assert_eq!(out.last().unwrap()["subtype"], "chat_compression");
+    assert_eq!(qwen_history(&read(&path)), before);
+    verify_clean(&env, TOOLS);
+}
+
+#[test]
+fn qwens_own_compression_is_a_floor_carried_first() {
+    let (env, path) = session(COMPRESSED);
+    let ex = explain(&env, COMPRESSED);
+    assert_eq!(ex["format"], "qwen", "{ex}");
+    let chat = recall(&env, COMPRESSED);
+    // Only the compression's history: what came before it is history Qwen no longer sends.
+    assert_eq!(chat.len(), 1, "{chat:?}");
+    assert!(
+        chat[0]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("<state_snapshot>")
+    );
+    // Nothing to fold after it; mf writes nothing.
+    let original = read(&path);
+    let out = ok(
+        &env,
+        &["compact", COMPRESSED, "--model", "extractive", "--json"],
+    );
+    assert_eq!(json_lines(&out.stdout)[0]["action"], "skipped");
+    assert_eq!(read(&path), original);
+    verify_clean(&env, COMPRESSED);
+}
+
+#[test]
+fn from_qwen_reads_it_and_claude_code_is_not_taken_for_it() {
+    let (env, _) = session(TOOLS);
+    let ex =
+        json_lines(&ok(&env, &["explain", TOOLS, "--json", "--from", "qwen"]).stdout).remove(0);
+    assert_eq!(ex["turns"], 4);
+    let claude = env.copy_fixture("claude-session.jsonl");
+    let ex =
+        json_lines(&ok(&env, &["explain", claude.to_str().unwrap(), "--json"]).stdout).remove(0);
+    assert_eq!(ex["format"], "claude");
+}
+
+#[test]
+fn mf_sessions_lists_qwen_sessions_under_qwen_home() {
+    let env = TestEnv::new();
+    let home = env.path("qh");
+    let chats = home.join("projects").join("-tmp-qe-proj").join("chats");
+    std::fs::create_dir_all(&chats).unwrap();
+    std::fs::copy(
+        fixture(TOOLS),
+        chats.join("ef295454-095e-475e-8144-716998ec34ce.jsonl"),
+    )
+    .unwrap();
+    let out = env.mf_env(
+        &["sessions", "--agent", "qwen", "--json"],
+        &[
+            ("QWEN_HOME", home.to_str().unwrap()),
+            ("HOME", env.path("h").to_str().unwrap()),
+        ],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let text = &out.stdout;
+    assert!(
+        text.contains("ef295454-095e-475e-8144-716998ec34ce.jsonl"),
+        "{text}"
+    );
+    assert!(text.contains("/tmp/qe/proj"), "{text}");
+}
