@@ -18,6 +18,10 @@ pub fn agent_dirs() -> crate::transcript::AgentDirs {
         codex_home: var(ev::CODEX_HOME)
             .map(PathBuf::from)
             .or_else(|| home.as_ref().map(|h| h.join(".codex"))),
+        qwen_runtime: var(ev::QWEN_RUNTIME_DIR)
+            .or_else(|| var(ev::QWEN_HOME))
+            .map(PathBuf::from)
+            .or_else(|| home.as_ref().map(|h| h.join(".qwen"))),
         sessions: {
             let roots = session_roots();
             crate::transcript::sessions::Agent::ALL

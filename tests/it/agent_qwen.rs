@@ -270,3 +270,40 @@ fn mf_sessions_lists_qwen_sessions_under_qwen_home() {
     );
     assert!(text.contains("/tmp/qe/proj"), "{text}");
 }
+
+#[test]
+fn a_session_qwen_holds_the_writer_lock_of_is_refused_as_live() {
+    let (env, path) = session(TOOLS);
+    let sid = "ef295454-095e-475e-8144-716998ec34ce";
+    let locks = env.path("qh").join("tmp").join("session-writer-locks");
+    std::fs::create_dir_all(&locks).unwrap();
+    let lock = locks.join(format!("{sid}.lock"));
+    // This test's own process stands for the Qwen process holding the lock.
+    let record = |state: &str| {
+        format!(
+            r#"{{"schema_version":1,"state":"{state}","session_id":"{sid}","owner_id":"o","pid":{},"hostname":"h","process_kind":"daemon"}}"#,
+            std::process::id()
+        )
+    };
+    std::fs::write(&lock, record("active")).unwrap();
+    let before = read(&path);
+    let vars = [
+        ("QWEN_HOME", env.path("qh").to_str().unwrap().to_string()),
+        ("HOME", env.path("h").to_str().unwrap().to_string()),
+    ];
+    let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let out = env.mf_env(
+        &["compact", TOOLS, "--model", "extractive", "--json"],
+        &vars,
+    );
+    assert_eq!(out.code, 75, "{out:?}");
+    assert!(out.stderr.contains("writer lock"), "{out:?}");
+    assert_eq!(read(&path), before);
+    // A released lock does not stand in the way.
+    std::fs::write(&lock, record("released")).unwrap();
+    let out = env.mf_env(
+        &["compact", TOOLS, "--model", "extractive", "--json"],
+        &vars,
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+}

@@ -59,6 +59,7 @@ Each request is saved as DIR/NNNN-<method>-<path>.json = {"method","path","heade
 import argparse, json, os, re, sys, threading, time, uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True
 import fake_qwen  # noqa: E402  (Qwen Code's Chat Completions)
 
 ap = argparse.ArgumentParser()

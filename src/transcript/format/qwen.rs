@@ -33,6 +33,7 @@ use crate::entry::{ClaimKind, NONE, Role, Shown, flag};
 use crate::json_span;
 use crate::transcript::build::{At, Build, NewEntry};
 use crate::transcript::error::TranscriptError;
+use crate::transcript::live::AgentDirs;
 use crate::transcript::read::{LineError, LineReader};
 use crate::transcript::wire;
 use crate::transcript::{Transcript, Write};
@@ -508,6 +509,42 @@ impl Adapter for State {
     fn lines(&self, t: &Transcript, w: &Write<'_>) -> Result<Vec<String>, TranscriptError> {
         lines(t, self, w).map_err(|why| t.unexpressible(why))
     }
+
+    /// Qwen's session writer lock (`tmp/session-writer-locks/<session>.lock` in its runtime
+    /// directory, taken by its daemon and ACP writers): active, and its process still running.
+    fn running(&self, dirs: &AgentDirs) -> Option<String> {
+        let sid = self.session_id.as_deref()?;
+        let lock = dirs
+            .qwen_runtime
+            .as_ref()?
+            .join("tmp")
+            .join("session-writer-locks")
+            .join(format!("{}.lock", uri_component(sid)));
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&lock).ok()?).ok()?;
+        if v.get("state").and_then(Value::as_str) != Some("active") {
+            return None;
+        }
+        let pid = v.get("pid").and_then(Value::as_i64)?;
+        super::claude::live::running(pid, None).then(|| {
+            format!(
+                "Qwen Code process {pid} holds the writer lock {} for this session",
+                lock.display()
+            )
+        })
+    }
+}
+
+/// JavaScript's `encodeURIComponent`: every byte but the unreserved characters as `%XX`.
+fn uri_component(s: &str) -> String {
+    let mut out = String::new();
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 /// The `Content`s an entry stands for in the history Qwen sends, as JSON text: a record's
