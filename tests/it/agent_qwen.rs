@@ -307,3 +307,55 @@ fn a_session_qwen_holds_the_writer_lock_of_is_refused_as_live() {
     );
     assert_eq!(out.code, 0, "{out:?}");
 }
+
+/// A Qwen record line (`parent` "" for a root).
+fn rec(uuid: &str, parent: &str, ty: &str, role: &str, text: &str) -> String {
+    let parent = if parent.is_empty() {
+        "null".to_string()
+    } else {
+        format!("\"{parent}\"")
+    };
+    format!(
+        r#"{{"uuid":"{uuid}","parentUuid":{parent},"sessionId":"s1","timestamp":"2026-12-03T10:00:00.000Z","type":"{ty}","cwd":"/w","version":"0.24.4","message":{{"role":"{role}","parts":[{{"text":"{text}"}}]}}}}"#
+    ) + "\n"
+}
+
+#[test]
+fn only_the_chain_qwen_resumes_is_shown_and_fragments_are_one_message() {
+    let env = TestEnv::new();
+    let text = [
+        rec("r1", "", "user", "user", "first prompt"),
+        rec("r2", "r1", "assistant", "model", "first answer"),
+        rec("r3", "r2", "user", "user", "abandoned prompt"),
+        rec("r4", "r3", "assistant", "model", "abandoned answer"),
+        // A rewind: a new branch off r2; the last record is the leaf.
+        rec("r5", "r2", "user", "user", "second prompt"),
+        rec("r6", "r5", "assistant", "model", "second answer, part one"),
+        // A later fragment of r6 (the same uuid): its parts join r6's.
+        rec("r6", "r5", "assistant", "model", "part two"),
+        // A line without a valid identity: Qwen skips it.
+        r#"{"type":"user","message":{"role":"user","parts":[{"text":"no identity"}]}}"#.to_string()
+            + "\n",
+    ]
+    .concat();
+    let p = env.write("branch.jsonl", &text);
+    let chat = recall(&env, p.to_str().unwrap());
+    let texts: Vec<&str> = chat
+        .iter()
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "first prompt",
+            "first answer",
+            "second prompt",
+            "second answer, part one\npart two"
+        ]
+    );
+    let ex = explain(&env, p.to_str().unwrap());
+    assert_eq!(ex["format"], "qwen");
+    assert_eq!(ex["turns"], 2, "{ex}");
+    assert_eq!(ex["branch"]["offBranch"], 2, "{ex}");
+    verify_clean(&env, p.to_str().unwrap());
+}

@@ -42,6 +42,7 @@ results = []
 
 def say(status, step, detail):
     results.append(status)
+    detail = " ".join(l for l in str(detail).splitlines() if not l.startswith("Ripgrep not available"))
     print(f"{status:<5} qwen   {step}: {detail}", flush=True)
 
 
@@ -176,18 +177,25 @@ def judge(step, base, folded, label, ok_bytes, head=0):
     tail = rest[1:]
     if tail and tail[0]["role"] == "assistant" and tail[0]["text"] == "Got it. Thanks for the additional context!" and not tail[0]["calls"]:
         tail = tail[1:]
+    # A fold inside a turn keeps the prompt that opened it first (verbatim), then the newest items.
+    split = ""
+    if (len(tail) > 1 and base[-len(tail):] != tail and tail[0]["role"] == "user"
+            and base[-(len(tail) - 1):] == tail[1:] and tail[0] in base):
+        split = f" (the split turn's prompt {tail[0]['text'].split()[0]} kept first)"
+        head_prompt = base.index(tail[0])
+        tail = tail[1:]
     n = len(tail)
     if n == 0 or base[-n:] != tail:
         problems.append(f"the kept items are not the original's last {n} items")
-    folded_n = len(base) - head - n
+    folded_n = len(base) - head - n - (1 if split else 0)
     if folded_n <= 0:
         problems.append("nothing was folded")
     if not paired(folded):
         problems.append("a tool call without its result (or a result without its call)")
-    prompts_folded = [it["text"].split()[0] for it in base[head:len(base) - n] if it["role"] == "user"]
+    prompts_folded = [it["text"].split()[0] for it in base[head:len(base) - n] if it["role"] == "user" and not (split and it == base[head_prompt])]
     if any(it["role"] == "user" and it["text"].split()[:1] == [p] for p in prompts_folded for it in tail):
         problems.append("a folded prompt is still sent")
-    detail = f"{len(base)} items -> {len(folded)}: summary first, {n} kept identical, {folded_n} folded (prompts {', '.join(prompts_folded) or 'none'})"
+    detail = f"{len(base)} items -> {len(folded)}: summary first, {n} kept identical, {folded_n} folded (prompts {', '.join(prompts_folded) or 'none'}){split}"
     say("FAIL" if problems else "PASS", step, "; ".join(problems) if problems else detail)
 
 
@@ -360,6 +368,28 @@ if okm:
         while head < len(baseN) and not (baseN[head]["role"] == "user" and baseN[head]["text"].startswith("more")):
             head += 1
         judge("ctx-after-native", baseN, fN, label, ok, head=head)
+
+# long: a single-prompt run of 160 tool calls, folded with default flags, then resumed
+LONG = 'long: a long single-prompt run. PLAN[bash*100:echo line {n} of the long run | tee out-{n}.txt ;; read*30:out-{n}.txt ;; write*30:w-{n}.txt=written by call {n} of the long run]'
+LH = os.path.join(W, "long-home")
+os.makedirs(LH, exist_ok=True)
+rc, out = qwen(LONG, home=LH, cont=False)
+LF = session_file(LH)
+if rc != 0 or "160 tool calls" not in out or not LF:
+    say("FAIL", "long", f"rc={rc} {out[-300:]}")
+else:
+    say("PASS", "long", f"one prompt, 160 tool calls ({sum(1 for _ in open(LF))} lines)")
+    beforeL = open(LF, "rb").read()
+    baseL, _ = ctx(LF, "MARKBASEL")
+    idsL = compact("long-compact", LF)
+    verify("long", LF)
+    if idsL:
+        ok, label = appended(beforeL, LF)
+        fL, _ = ctx(LF, "MARKCTXL")
+        judge("long-ctx", baseL, fL, label, ok)
+        rc, out = qwen("after: one more. PLAN[bash:echo after]", home=LH)
+        say("PASS" if rc == 0 and "DONE after" in out else "FAIL", "long-resume", out[-120:].replace("\n", " "))
+        verify("long-resume", LF)
 
 fake.stop()
 print(f"qwen: {results.count('PASS')} PASS, {results.count('FAIL')} FAIL", flush=True)

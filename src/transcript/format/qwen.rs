@@ -94,6 +94,9 @@ pub struct State {
 pub struct QwenReader {
     state: State,
     nodes: Vec<Node>,
+    /// The entry of the first record of each uuid (a later record with it is a fragment).
+    #[serde(default)]
+    seen: std::collections::HashMap<String, u32>,
 }
 
 impl LineReader for QwenReader {
@@ -177,8 +180,7 @@ impl LineReader for QwenReader {
                 .and_then(|p| p.get("compressedHistory"))
                 .is_some_and(|h| !h.is_null() && h != &Value::Bool(false));
         // A later fragment of a record (the same uuid): its parts go with the first one's.
-        if conversation && let Some(first) = self.nodes.iter().find(|n| n.uuid == uuid && !n.mf) {
-            let first = first.entry;
+        if conversation && let Some(&first) = self.seen.get(&uuid) {
             if first != NONE && obj.get("message").is_some_and(Value::is_object) {
                 let (calls, answers) = tool_ids(obj);
                 b.extend(
@@ -233,6 +235,9 @@ impl LineReader for QwenReader {
                     answers: &answers,
                 },
             );
+        }
+        if conversation {
+            self.seen.insert(uuid.clone(), entry);
         }
         self.nodes.push(Node {
             uuid,
