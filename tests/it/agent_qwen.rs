@@ -359,3 +359,94 @@ fn only_the_chain_qwen_resumes_is_shown_and_fragments_are_one_message() {
     assert_eq!(ex["branch"]["offBranch"], 2, "{ex}");
     verify_clean(&env, p.to_str().unwrap());
 }
+
+#[test]
+fn mask_writes_stubs_qwen_shows_in_place_of_the_results_and_restore_brings_them_back() {
+    let env = TestEnv::new();
+    let mut text = String::new();
+    let mut parent = String::new();
+    let mut n = 0;
+    let mut add = |ty: &str, role: &str, parts: Value| {
+        n += 1;
+        let uuid = format!("u{n:04}");
+        let line = serde_json::json!({"uuid": uuid, "parentUuid": if parent.is_empty() { Value::Null } else { Value::from(parent.clone()) },
+            "sessionId": "s", "timestamp": "2026-12-03T10:00:00.000Z", "type": ty, "cwd": "/w", "version": "0.24.4",
+            "message": {"role": role, "parts": parts}});
+        text.push_str(&format!("{line}\n"));
+        parent = uuid;
+    };
+    for t in 0..4 {
+        add(
+            "user",
+            "user",
+            serde_json::json!([{"text": format!("turn{t} please read files")}]),
+        );
+        for k in 0..4 {
+            let id = format!("c{t}{k}");
+            add(
+                "assistant",
+                "model",
+                serde_json::json!([{"functionCall": {"id": id, "name": "read_file", "args": {"file_path": format!("/w/f{t}{k}")}}}]),
+            );
+            let output = format!("line of file {t} {k}\n").repeat(300);
+            add(
+                "tool_result",
+                "user",
+                serde_json::json!([{"functionResponse": {"id": id, "name": "read_file", "response": {"output": output}}}]),
+            );
+        }
+        add(
+            "assistant",
+            "model",
+            serde_json::json!([{"text": format!("done {t}")}]),
+        );
+    }
+    let path = env.write("big.jsonl", &text);
+    age(&path);
+    let original = read(&path);
+    let before = qwen_history(&original);
+    let rec = json_lines(
+        &ok(
+            &env,
+            &[
+                "compact",
+                "big.jsonl",
+                "--model",
+                "extractive",
+                "--strategy",
+                "mask",
+                "--json",
+            ],
+        )
+        .stdout,
+    )
+    .remove(0);
+    assert_eq!(rec["action"], "masked", "{rec}");
+    let now = qwen_history(&read(&path));
+    assert_eq!(now.len(), before.len());
+    assert_paired(&now);
+    let stubbed = now
+        .iter()
+        .filter(|c| {
+            c["parts"][0]["functionResponse"]["response"]["output"]
+                .as_str()
+                .is_some_and(|o| o.starts_with("[tool result hidden by mf"))
+        })
+        .count();
+    assert!(stubbed > 0);
+    verify_clean(&env, "big.jsonl");
+    for s in rec["summaries"].as_array().unwrap().iter().rev() {
+        age(&path);
+        ok(
+            &env,
+            &[
+                "expand",
+                "big.jsonl",
+                s["id"].as_str().unwrap(),
+                "--restore",
+            ],
+        );
+    }
+    assert_eq!(qwen_history(&read(&path)), before);
+    verify_clean(&env, "big.jsonl");
+}
