@@ -86,9 +86,21 @@ fn qwen_history(bytes: &[u8]) -> Vec<Value> {
             }
             continue;
         }
-        if r["message"].is_object() {
-            h.push(r["message"].clone());
+        if !r["message"].is_object() {
+            continue;
         }
+        // A mid-turn message joins the user message before it.
+        if r["subtype"] == "mid_turn_user_message"
+            && let Some(last) = h.last_mut().filter(|l| l["role"] == "user")
+        {
+            let more = r["message"]["parts"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            last["parts"].as_array_mut().unwrap().extend(more);
+            continue;
+        }
+        h.push(r["message"].clone());
     }
     h
 }
@@ -449,4 +461,94 @@ fn mask_writes_stubs_qwen_shows_in_place_of_the_results_and_restore_brings_them_
     }
     assert_eq!(qwen_history(&read(&path)), before);
     verify_clean(&env, "big.jsonl");
+}
+
+#[test]
+fn a_mid_turn_message_in_the_kept_tail_is_joined_as_qwen_joins_it() {
+    let env = TestEnv::new();
+    let mut text = String::new();
+    let mut parent = String::new();
+    let mut n = 0;
+    let mut add = |ty: &str, subtype: Option<&str>, role: &str, parts: Value| {
+        n += 1;
+        let uuid = format!("u{n:04}");
+        let mut line = serde_json::json!({"uuid": uuid, "parentUuid": if parent.is_empty() { Value::Null } else { Value::from(parent.clone()) },
+            "sessionId": "s", "timestamp": "2026-12-03T10:00:00.000Z", "type": ty, "cwd": "/w", "version": "0.24.4",
+            "message": {"role": role, "parts": parts}});
+        if let Some(st) = subtype {
+            line["subtype"] = Value::from(st);
+        }
+        text.push_str(&format!("{line}\n"));
+        parent = uuid;
+    };
+    for t in 0..6 {
+        add(
+            "user",
+            None,
+            "user",
+            serde_json::json!([{"text": format!("turn{t} run things")}]),
+        );
+        for k in 0..2 {
+            let id = format!("c{t}{k}");
+            add(
+                "assistant",
+                None,
+                "model",
+                serde_json::json!([{"functionCall": {"id": id, "name": "run_shell_command", "args": {"command": format!("echo {t} {k}")}}}]),
+            );
+            add(
+                "tool_result",
+                None,
+                "user",
+                serde_json::json!([{"functionResponse": {"id": id, "name": "run_shell_command", "response": {"output": format!("output line {t} {k} of a longer run\n").repeat(20)}}}]),
+            );
+            if t == 5 && k == 0 {
+                add(
+                    "user",
+                    Some("mid_turn_user_message"),
+                    "user",
+                    serde_json::json!([{"text": "also check the logs"}]),
+                );
+            }
+        }
+        add(
+            "assistant",
+            None,
+            "model",
+            serde_json::json!([{"text": format!("done {t}")}]),
+        );
+    }
+    let path = env.write("mid.jsonl", &text);
+    age(&path);
+    let original = read(&path);
+    let before = qwen_history(&original);
+    let rec = json_lines(
+        &ok(
+            &env,
+            &["compact", "mid.jsonl", "--model", "extractive", "--json"],
+        )
+        .stdout,
+    )
+    .remove(0);
+    assert_eq!(rec["action"], "folded", "{rec}");
+    let now = qwen_history(&read(&path));
+    let kept = &now[2..];
+    assert_eq!(kept, &before[before.len() - kept.len()..]);
+    assert!(
+        kept.iter()
+            .any(|c| c["parts"].as_array().unwrap().len() == 2),
+        "the mid-turn message is joined: {kept:?}"
+    );
+    verify_clean(&env, "mid.jsonl");
+    age(&path);
+    ok(
+        &env,
+        &[
+            "expand",
+            "mid.jsonl",
+            rec["summaries"][0]["id"].as_str().unwrap(),
+            "--restore",
+        ],
+    );
+    assert_eq!(qwen_history(&read(&path)), before);
 }

@@ -600,6 +600,40 @@ fn contents_of(t: &Transcript, i: u32) -> Result<Vec<String>, String> {
     )
 }
 
+/// Whether entry `i` is a `mid_turn_user_message` record (a message the user sent while the
+/// model worked), which Qwen joins to the user message before it.
+fn mid_turn(t: &Transcript, i: u32) -> bool {
+    t.values(i as usize).ok().is_some_and(|v| {
+        v.first()
+            .and_then(|o| o.get("subtype"))
+            .and_then(Value::as_str)
+            == Some("mid_turn_user_message")
+    })
+}
+
+/// Qwen's `appendApiHistoryRecord` for a mid-turn message: its parts join the last item when
+/// that is a user message; otherwise it is an item of its own.
+fn merge_into_user(history: &mut Vec<String>, items: Vec<String>) {
+    let last = history
+        .last()
+        .and_then(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v.get("role").and_then(Value::as_str) == Some("user"));
+    let (Some(mut last), 1) = (last, items.len()) else {
+        history.extend(items);
+        return;
+    };
+    let more = serde_json::from_str::<Value>(&items[0])
+        .ok()
+        .and_then(|v| v.get("parts").and_then(Value::as_array).cloned())
+        .unwrap_or_default();
+    if let Some(Value::Array(parts)) = last.get_mut("parts") {
+        parts.extend(more);
+        *history.last_mut().expect("checked") = last.to_string();
+    } else {
+        history.extend(items);
+    }
+}
+
 /// The entry a standing stub stands in for (the first line it covers), or `NONE`.
 fn stubbed(t: &Transcript, c: &crate::entry::Claim) -> u32 {
     let orig = c.coverage.as_ref().ok().and_then(|cov| match &cov.covered {
@@ -696,7 +730,12 @@ fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, Strin
                 } else if entries.is_empty() && (e.has(flag::PINNED) || *i < first_turn) {
                     early.extend(contents_of(t, *i)?);
                 } else {
-                    entries.extend(contents_of(t, *i)?);
+                    let items = contents_of(t, *i)?;
+                    if mid_turn(t, *i) {
+                        merge_into_user(&mut entries, items);
+                    } else {
+                        entries.extend(items);
+                    }
                 }
             }
         }
@@ -799,6 +838,25 @@ mod tests {
         assert!(identity(&obj(r#"{"uuid":"","parentUuid":null,"sessionId":"s"}"#)).is_none());
         assert!(identity(&obj(r#"{"uuid":"a","parentUuid":1,"sessionId":"s"}"#)).is_none());
         assert!(identity(&obj(r#"{"uuid":"a","parentUuid":"p","sessionId":""}"#)).is_none());
+    }
+
+    #[test]
+    fn a_mid_turn_message_joins_the_user_message_before_it() {
+        let mut h = vec![r#"{"role":"user","parts":[{"text":"a"}]}"#.to_string()];
+        merge_into_user(
+            &mut h,
+            vec![r#"{"role":"user","parts":[{"text":"b"}]}"#.to_string()],
+        );
+        assert_eq!(
+            h,
+            vec![r#"{"role":"user","parts":[{"text":"a"},{"text":"b"}]}"#.to_string()]
+        );
+        let mut h = vec![r#"{"role":"model","parts":[{"text":"a"}]}"#.to_string()];
+        merge_into_user(
+            &mut h,
+            vec![r#"{"role":"user","parts":[{"text":"b"}]}"#.to_string()],
+        );
+        assert_eq!(h.len(), 2);
     }
 
     #[test]
