@@ -42,7 +42,7 @@ results = []
 
 def say(status, step, detail):
     results.append(status)
-    detail = " ".join(l for l in str(detail).splitlines() if not l.startswith("Ripgrep not available"))
+    detail = " ".join(l for l in str(detail).splitlines() if not l.startswith("Ripgrep not available"))[-400:]
     print(f"{status:<5} qwen   {step}: {detail}", flush=True)
 
 
@@ -388,7 +388,7 @@ else:
         fL, _ = ctx(LF, "MARKCTXL")
         judge("long-ctx", baseL, fL, label, ok)
         rc, out = qwen("after: one more. PLAN[bash:echo after]", home=LH)
-        say("PASS" if rc == 0 and "DONE after" in out else "FAIL", "long-resume", out[-120:].replace("\n", " "))
+        say("PASS" if rc == 0 and "DONE after" in out else "FAIL", "long-resume", out)
         verify("long-resume", LF)
 
 fake.stop()
