@@ -33,6 +33,7 @@ recall. Retract the summary and recall is verbatim again.",
         "  MF_CONFIG, XDG_CONFIG_HOME   the config file [default: ~/.config/mf/config.toml]\n",
         "  CLAUDE_CONFIG_DIR, CODEX_HOME   where Claude Code and Codex keep their state\n",
         "  PI_CODING_AGENT_DIR, PI_CODING_AGENT_SESSION_DIR   where pi keeps its state and its sessions (mf sessions)\n",
+        "  QWEN_HOME, QWEN_RUNTIME_DIR   where Qwen Code keeps its state and (the runtime directory, when set) its sessions\n",
         "  CLAUDE_CODE_SESSION_ID   set by Claude Code for its MCP servers: the session `mf mcp` reads\n",
         "  COLUMNS                  the width tables fit on a terminal [default: the terminal's]\n",
         "  MF_COMPLETE              set by the shell completion hooks (mf completions)\n\n",
@@ -135,7 +136,7 @@ pub enum Command {
     Models(ModelsArgs),
     /// List the sessions of Claude Code, Codex and pi on this machine, newest first
     #[command(after_help = concat!(
-        "Where: Claude Code's $CLAUDE_CONFIG_DIR/projects (default ~/.claude/projects), Codex's $CODEX_HOME/sessions (default ~/.codex/sessions), pi's $PI_CODING_AGENT_SESSION_DIR or sessionDir setting or $PI_CODING_AGENT_DIR/sessions (default ~/.pi/agent/sessions).\n\n",
+        "Where: Claude Code's $CLAUDE_CONFIG_DIR/projects (default ~/.claude/projects), Codex's $CODEX_HOME/sessions (default ~/.codex/sessions), pi's $PI_CODING_AGENT_SESSION_DIR or sessionDir setting or $PI_CODING_AGENT_DIR/sessions (default ~/.pi/agent/sessions), Qwen Code's $QWEN_RUNTIME_DIR/projects or $QWEN_HOME/projects (default ~/.qwen/projects).\n\n",
         "Examples:\n  mf sessions\n  mf sessions --agent claude --cwd .\n  mf sessions -0 | mf compact --files-from - -0 --model haiku --json"
     ))]
     Sessions(SessionsArgs),
