@@ -178,6 +178,14 @@ fn compact_with_default_flags_writes_the_compression_qwen_resumes_from_and_resto
         .unwrap()["uuid"]
         .clone();
     assert_eq!(view["parentUuid"], leaf);
+    // Qwen's own record, as its validator takes it: a fresh uuid, a string parent, the session's
+    // id, a known type and subtype, an ISO timestamp, a history array.
+    let uuid = view["uuid"].as_str().unwrap();
+    assert_eq!(uuid.len(), 36);
+    assert!(!original.windows(uuid.len()).any(|w| w == uuid.as_bytes()));
+    assert!(view["timestamp"].as_str().unwrap().ends_with('Z'));
+    assert!(view["systemPayload"]["compressedHistory"].is_array());
+    assert_eq!(view["systemPayload"]["info"]["compressionStatus"], 1);
     assert_eq!(
         view["sessionId"],
         json_lines(std::str::from_utf8(&original).unwrap())[0]["sessionId"]
