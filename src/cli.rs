@@ -895,6 +895,8 @@ pub struct HookArgs {
 pub enum HookAction {
     /// Claude Code's hook: reads the hook's JSON on stdin (PreCompact: print a keep-list; SessionStart after a compaction: report what the summary lost); never blocks, never writes the session
     ClaudeCode,
+    /// Qwen Code's hook: reads the hook's JSON on stdin (PreCompact: answer a keep-list as additional instructions for Qwen's summary); never blocks, never writes the session
+    Qwen,
     /// Add mf's hooks to an agent's settings (merging, idempotent, with a backup)
     Install(HookInstallArgs),
     /// Remove mf's hooks from an agent's settings (the file back byte for byte when unchanged since install)

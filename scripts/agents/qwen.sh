@@ -10,7 +10,9 @@
 # after resuming is judged (mf's summary first, kept tail identical, no folded prompt, calls
 # paired) -> 3 more turns -> a second fold, judged -> restore every summary -> Qwen sends exactly
 # what it sends for the unfolded session -> Qwen's own /compress after mf's fold -> 4 more turns ->
-# mf after Qwen's compaction, judged; `mf verify` after every write. One PASS/FAIL line a step;
+# mf after Qwen's compaction, judged; a single-prompt run of 160 tool calls folded with default
+# flags, judged, resumed; `mf hook qwen` as Qwen's PreCompact hook, its keep-list in Qwen's own
+# summary request; `mf verify` after every write. One PASS/FAIL line a step;
 # exit 1 on any FAIL. Nothing leaves 127.0.0.1; the run is in a temp dir (kept with KEEP=1).
 set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

@@ -560,3 +560,34 @@ fn a_mid_turn_message_in_the_kept_tail_is_joined_as_qwen_joins_it() {
     );
     assert_eq!(qwen_history(&read(&path)), before);
 }
+
+#[test]
+fn mf_hook_qwen_answers_precompact_with_a_keep_list_qwen_adds_to_its_summary_instructions() {
+    let (env, path) = session(TOOLS);
+    let input = |event: &str| {
+        format!(
+            r#"{{"session_id":"s","transcript_path":"{}","cwd":"/w","hook_event_name":"{event}","trigger":"manual","custom_instructions":""}}"#,
+            path.display()
+        )
+    };
+    let before = read(&path);
+    env.write("pre.json", &input("PreCompact"));
+    let out = env.sh_ok(&format!("{} hook qwen < pre.json", mf_bin()));
+    let answer: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(answer["hookSpecificOutput"]["hookEventName"], "PreCompact");
+    let text = answer["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(text.starts_with("mf keep-list:"), "{text}");
+    assert!(
+        text.contains("first notes about the project") || text.contains("todo.txt"),
+        "{text}"
+    );
+    // Qwen Code 0.24.4 takes at most 4,000 characters of it.
+    assert!(text.chars().count() <= 4_000, "{}", text.chars().count());
+    // Other events get nothing; the session is never written.
+    env.write("start.json", &input("SessionStart"));
+    let out = env.sh_ok(&format!("{} hook qwen < start.json", mf_bin()));
+    assert!(out.stdout.is_empty());
+    assert_eq!(read(&path), before);
+}

@@ -27,6 +27,10 @@ Steps:
   mf-after-native   4 more turns after Qwen's own compaction; mf compact; verify; Qwen sends
              its compaction's history first (carried as is), then mf's summary, then the kept
              items identical
+  long       a single-prompt run of 160 tool calls; mf compact (default flags); verify; judged
+             as ctx1 (the turn folded inside: its prompt kept first); Qwen resumes it
+  hook       `mf hook qwen` as Qwen's PreCompact hook (settings.json `hooks.PreCompact`): Qwen's
+             own /compress asks its model with mf's keep-list in the instructions
 """
 import glob, json, os, shutil, subprocess, sys, time
 
@@ -390,6 +394,24 @@ else:
         rc, out = qwen("after: one more. PLAN[bash:echo after]", home=LH)
         say("PASS" if rc == 0 and "DONE after" in out else "FAIL", "long-resume", out)
         verify("long-resume", LF)
+
+# hook: `mf hook qwen` as Qwen's PreCompact hook; Qwen's own /compress then asks its model with
+# mf's keep-list in the summary's instructions.
+HH = os.path.join(W, "hook-home")
+os.makedirs(os.path.join(HH, ".qwen"), exist_ok=True)
+json.dump({"hooks": {"PreCompact": [{"hooks": [{"type": "command", "command": f"{MF} hook qwen"}]}]}},
+          open(os.path.join(HH, ".qwen", "settings.json"), "w"))
+okh = all(qwen(p, home=HH, cont=k > 0)[0] == 0 for k, p in enumerate(P[:2]))
+seen = set(os.listdir(fake.rec))
+rc, out = qwen("/compress", home=HH)
+asked = [json.load(open(os.path.join(fake.rec, n))).get("body") or {} for n in sorted(set(os.listdir(fake.rec)) - seen)]
+carried = any("mf keep-list:" in json.dumps((b.get("messages") or [{}])[0]) for b in asked)
+HF = session_file(HH)
+say("PASS" if okh and carried else "FAIL", "hook",
+    "Qwen's /compress ran `mf hook qwen` (PreCompact): its summary request carries mf's keep-list" if carried
+    else f"no summary request carried mf's keep-list: {out[-200:]}")
+if HF:
+    verify("hook", HF)
 
 fake.stop()
 print(f"qwen: {results.count('PASS')} PASS, {results.count('FAIL')} FAIL", flush=True)
