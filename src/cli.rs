@@ -33,6 +33,7 @@ recall. Retract the summary and recall is verbatim again.",
         "  MF_CONFIG, XDG_CONFIG_HOME   the config file [default: ~/.config/mf/config.toml]\n",
         "  CLAUDE_CONFIG_DIR, CODEX_HOME   where Claude Code and Codex keep their state\n",
         "  PI_CODING_AGENT_DIR, PI_CODING_AGENT_SESSION_DIR   where pi keeps its state and its sessions (mf sessions)\n",
+        "  QWEN_HOME, QWEN_RUNTIME_DIR   where Qwen Code keeps its state and (the runtime directory, when set) its sessions\n",
         "  CLAUDE_CODE_SESSION_ID   set by Claude Code for its MCP servers: the session `mf mcp` reads\n",
         "  COLUMNS                  the width tables fit on a terminal [default: the terminal's]\n",
         "  MF_COMPLETE              set by the shell completion hooks (mf completions)\n\n",
@@ -140,7 +141,7 @@ pub enum Command {
     Models(ModelsArgs),
     /// List the sessions of Claude Code, Codex and pi on this machine, newest first
     #[command(after_help = concat!(
-        "Where: Claude Code's $CLAUDE_CONFIG_DIR/projects (default ~/.claude/projects), Codex's $CODEX_HOME/sessions (default ~/.codex/sessions), pi's $PI_CODING_AGENT_SESSION_DIR or sessionDir setting or $PI_CODING_AGENT_DIR/sessions (default ~/.pi/agent/sessions).\n\n",
+        "Where: Claude Code's $CLAUDE_CONFIG_DIR/projects (default ~/.claude/projects), Codex's $CODEX_HOME/sessions (default ~/.codex/sessions), pi's $PI_CODING_AGENT_SESSION_DIR or sessionDir setting or $PI_CODING_AGENT_DIR/sessions (default ~/.pi/agent/sessions), GitHub Copilot CLI's $COPILOT_HOME/session-state (default ~/.copilot/session-state), Qwen Code's $QWEN_RUNTIME_DIR/projects or $QWEN_HOME/projects (default ~/.qwen/projects).\n\n",
         "Exit codes: 0 success; 1 a session directory mf cannot read (the sessions it could read are still listed); 2 usage error.\n\n",
         "Examples:\n  mf sessions\n  mf sessions --agent claude --cwd .\n  mf sessions -0 | mf compact --files-from - -0 --model haiku --json"
     ))]
@@ -183,6 +184,9 @@ pub enum InputFormat {
     Pi,
     /// A GitHub Copilot CLI session (events.jsonl)
     Copilot,
+    /// A Qwen Code session
+    #[value(alias = "qwen-code")]
+    Qwen,
 }
 
 /// The fold policy flags, shared by `compact` and `explain`.
@@ -844,6 +848,9 @@ pub enum AgentArg {
     Pi,
     /// GitHub Copilot CLI
     Copilot,
+    /// Qwen Code
+    #[value(alias = "qwen-code")]
+    Qwen,
 }
 
 #[derive(Debug, Args)]
@@ -899,6 +906,8 @@ pub struct HookArgs {
 pub enum HookAction {
     /// Claude Code's hook: reads the hook's JSON on stdin (PreCompact: print a keep-list; SessionStart after a compaction: report what the summary lost); never blocks, never writes the session
     ClaudeCode,
+    /// Qwen Code's hook: reads the hook's JSON on stdin (PreCompact: answer a keep-list as additional instructions for Qwen's summary); never blocks, never writes the session
+    Qwen,
     /// Add mf's hooks to an agent's settings (merging, idempotent, with a backup)
     Install(HookInstallArgs),
     /// Remove mf's hooks from an agent's settings (the file back byte for byte when unchanged since install)

@@ -45,6 +45,10 @@ pub fn hook(args: &HookArgs, cache: Option<&CacheOptions>, ui: &Ui) -> Result<Ex
             claude_code(cache, ui);
             Ok(ExitStatus::Success)
         }
+        HookAction::Qwen => {
+            qwen(cache, ui);
+            Ok(ExitStatus::Success)
+        }
         HookAction::Install(a) => install(a, ui, true),
         HookAction::Uninstall(a) => install(a, ui, false),
     }
@@ -53,10 +57,8 @@ pub fn hook(args: &HookArgs, cache: Option<&CacheOptions>, ui: &Ui) -> Result<Ex
 // ---------------------------------------------------------------------------------------------
 // The Claude Code hook
 
-/// Read the hook's JSON on stdin and answer by event. Whatever goes wrong, the hook exits 0 with
-/// nothing on stdout (Claude Code's own compaction goes ahead as if mf were not there); what went
-/// wrong is said on stderr, which Claude Code shows only in its debug output.
-fn claude_code(cache: Option<&CacheOptions>, ui: &Ui) {
+/// The hook's JSON on stdin (`mf hook NAME`); `None`, said on stderr, when there is none.
+fn hook_input(name: &str, ui: &Ui) -> Option<Value> {
     // Read on a thread of its own: stdin held open without an end (a stuck caller) ends the
     // wait after INPUT_WAIT, and the hook exits 0 as on any other failure.
     let (tx, rx) = std::sync::mpsc::channel();
@@ -71,21 +73,67 @@ fn claude_code(cache: Option<&CacheOptions>, ui: &Ui) {
     let input = match rx.recv_timeout(INPUT_WAIT) {
         Ok(Ok(input)) => input,
         Ok(Err(e)) => {
-            ui.warn(&format!(
-                "mf hook claude-code: cannot read the hook input: {e}"
-            ));
-            return;
+            ui.warn(&format!("mf hook {name}: cannot read the hook input: {e}"));
+            return None;
         }
         Err(_) => {
             ui.warn(&format!(
-                "mf hook claude-code: the hook input on stdin did not end within {} s; nothing done",
+                "mf hook {name}: the hook input on stdin did not end within {} s; nothing done",
                 INPUT_WAIT.as_secs()
             ));
-            return;
+            return None;
         }
     };
     let Ok(v) = serde_json::from_slice::<Value>(&input) else {
-        ui.warn("mf hook claude-code: the hook input on stdin is not JSON; nothing done");
+        ui.warn(&format!(
+            "mf hook {name}: the hook input on stdin is not JSON; nothing done"
+        ));
+        return None;
+    };
+    Some(v)
+}
+
+/// Qwen Code's hook. PreCompact: the keep-list, as the `additionalContext` Qwen adds to the
+/// instructions of its own summary (it takes at most [`QWEN_HOOK_CHARS`] of it). Whatever goes
+/// wrong, the hook exits 0 with nothing on stdout; what went wrong is said on stderr.
+fn qwen(cache: Option<&CacheOptions>, ui: &Ui) {
+    let Some(v) = hook_input("qwen", ui) else {
+        return;
+    };
+    let path = v
+        .get("transcript_path")
+        .and_then(Value::as_str)
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from);
+    let (Some("PreCompact"), Some(path)) = (v.get("hook_event_name").and_then(Value::as_str), path)
+    else {
+        return;
+    };
+    let answer = read_session_as(&path, cache, Format::Qwen)
+        .and_then(|t| keep_list_of(&t, QWEN_HOOK_CHARS - KEEP_LIST_HEADING_CHARS));
+    match answer {
+        Ok(text) if text.is_empty() => {}
+        Ok(text) => {
+            let out = json!({
+                "hookSpecificOutput": {"hookEventName": "PreCompact", "additionalContext": text}
+            });
+            let _ = render::stdout(&format!("{out}\n"));
+        }
+        Err(e) => ui.warn(&format!("mf hook qwen (PreCompact): {e:#}; nothing done")),
+    }
+}
+
+/// Most characters of a PreCompact hook's answer Qwen Code 0.24.4 adds to its summary's
+/// instructions (`MAX_HOOK_INSTRUCTIONS_CHARS`).
+pub const QWEN_HOOK_CHARS: usize = 4_000;
+/// Room for the keep-list's heading.
+const KEEP_LIST_HEADING_CHARS: usize = 500;
+
+/// Read the hook's JSON on stdin and answer by event. Whatever goes wrong, the hook exits 0 with
+/// nothing on stdout (Claude Code's own compaction goes ahead as if mf were not there); what went
+/// wrong is said on stderr, which Claude Code shows only in its debug output.
+fn claude_code(cache: Option<&CacheOptions>, ui: &Ui) {
+    let Some(v) = hook_input("claude-code", ui) else {
         return;
     };
     let event = v
@@ -150,8 +198,16 @@ fn claude_code(cache: Option<&CacheOptions>, ui: &Ui) {
 }
 
 fn read_session(path: &Path, cache: Option<&CacheOptions>) -> Result<Transcript> {
+    read_session_as(path, cache, Format::Claude)
+}
+
+fn read_session_as(
+    path: &Path,
+    cache: Option<&CacheOptions>,
+    format: Format,
+) -> Result<Transcript> {
     let opts = ReadOptions {
-        format: Some(Format::Claude),
+        format: Some(format),
         ..settings::read_options(None, cache)
     };
     Ok(transcript::read(path, &opts)?)
@@ -249,7 +305,11 @@ fn item_words(line: &str) -> Option<String> {
 /// PreCompact: the salient items of what Claude Code is about to summarize (everything it is
 /// shown now), most salient first, verbatim, bounded — as instructions to keep them.
 pub fn keep_list(path: &Path, cache: Option<&CacheOptions>) -> Result<String> {
-    let t = read_session(path, cache)?;
+    keep_list_of(&read_session(path, cache)?, KEEP_LIST_CHARS)
+}
+
+/// [`keep_list`] of a session read, its items bounded to `max` characters.
+fn keep_list_of(t: &Transcript, max: usize) -> Result<String> {
     let ledger = Ledger::new(t.conversation());
     let items = shown(&ledger);
     // Claude Code summarizes from its last compaction on.
@@ -257,8 +317,8 @@ pub fn keep_list(path: &Path, cache: Option<&CacheOptions>) -> Result<String> {
         .iter()
         .rposition(|&i| ledger.conv.entries[i].has(flag::NATIVE_SUMMARY))
         .unwrap_or(0);
-    let (pieces, _) = pieces(&t, &ledger, &items[from..])?;
-    let (section, n) = audit::appendix(&pieces, "", &AuditOptions::default(), KEEP_LIST_CHARS);
+    let (pieces, _) = pieces(t, &ledger, &items[from..])?;
+    let (section, n) = audit::appendix(&pieces, "", &AuditOptions::default(), max);
     if n == 0 {
         return Ok(String::new());
     }

@@ -18,6 +18,10 @@ pub fn agent_dirs() -> crate::transcript::AgentDirs {
         codex_home: var(ev::CODEX_HOME)
             .map(PathBuf::from)
             .or_else(|| home.as_ref().map(|h| h.join(".codex"))),
+        qwen_runtime: var(ev::QWEN_RUNTIME_DIR)
+            .or_else(|| var(ev::QWEN_HOME))
+            .map(PathBuf::from)
+            .or_else(|| home.as_ref().map(|h| h.join(".qwen"))),
         sessions: {
             let roots = session_roots();
             crate::transcript::sessions::Agent::ALL
@@ -71,6 +75,11 @@ pub fn session_roots() -> crate::transcript::sessions::SessionRoots {
             .map(PathBuf::from)
             .or_else(|| home.as_ref().map(|h| h.join(".copilot")))
             .map(|d| d.join("session-state")),
+        qwen_projects: var(ev::QWEN_RUNTIME_DIR)
+            .or_else(|| var(ev::QWEN_HOME))
+            .map(&tilde)
+            .or_else(|| home.as_ref().map(|h| h.join(".qwen")))
+            .map(|d| d.join("projects")),
     }
 }
 
@@ -164,6 +173,7 @@ pub fn agent_of(a: crate::cli::AgentArg) -> crate::transcript::sessions::Agent {
         crate::cli::AgentArg::Codex => Agent::Codex,
         crate::cli::AgentArg::Pi => Agent::Pi,
         crate::cli::AgentArg::Copilot => Agent::Copilot,
+        crate::cli::AgentArg::Qwen => Agent::Qwen,
     }
 }
 
@@ -239,6 +249,7 @@ pub fn agent_of_format(f: crate::transcript::Format) -> Option<crate::transcript
         Format::Codex => Some(Agent::Codex),
         Format::Pi => Some(Agent::Pi),
         Format::Copilot => Some(Agent::Copilot),
+        Format::Qwen => Some(Agent::Qwen),
         Format::Chat => None,
     }
 }
@@ -403,6 +414,8 @@ pub fn recall_tool_installed_in(
                     .iter()
                     .any(|d| has(d.join(".codex").join("config.toml")))
         }
+        // mf's recall tool is not offered to Qwen Code yet.
+        Agent::Qwen => false,
         Agent::Pi => {
             let agent_dir = h
                 .pi_agent_dir

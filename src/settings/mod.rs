@@ -57,6 +57,10 @@ pub mod env_vars {
     pub const PI_CODING_AGENT_SESSION_DIR: &str = "PI_CODING_AGENT_SESSION_DIR";
     /// Where GitHub Copilot CLI keeps its state (default `~/.copilot`).
     pub const COPILOT_HOME: &str = "COPILOT_HOME";
+    /// Qwen Code's home (default `~/.qwen`), and the runtime directory that holds its sessions
+    /// when set (it wins over the home for them).
+    pub const QWEN_HOME: &str = "QWEN_HOME";
+    pub const QWEN_RUNTIME_DIR: &str = "QWEN_RUNTIME_DIR";
     pub const HOME: &str = "HOME";
     /// Set by Claude Code 2.1 in the environment of the MCP servers it starts: its session's id,
     /// the session `mf mcp` reads when a call names no file.
@@ -303,6 +307,7 @@ pub fn read_options(from: Option<InputFormat>, cache: Option<&CacheOptions>) -> 
             InputFormat::Codex => Format::Codex,
             InputFormat::Pi => Format::Pi,
             InputFormat::Copilot => Format::Copilot,
+            InputFormat::Qwen => Format::Qwen,
         }),
         cache: cache.cloned(),
         vet: Some(crate::fold::frame::vet_claim),

@@ -22,6 +22,9 @@ pub struct AgentDirs {
     pub claude_sessions: Option<PathBuf>,
     /// `$CODEX_HOME` (`~/.codex`): `thread-writer-locks/<thread-id>.lock`, locked while a thread runs.
     pub codex_home: Option<PathBuf>,
+    /// Qwen Code's runtime directory (`$QWEN_RUNTIME_DIR`, else `$QWEN_HOME`, default `~/.qwen`):
+    /// `tmp/session-writer-locks/<session-id>.lock`, held by a Qwen process writing the session.
+    pub qwen_runtime: Option<PathBuf>,
     /// The directories the agents keep their sessions in (Claude Code's `projects/`, Codex's
     /// `sessions/`, pi's sessions directory): only a file under one of them is one an agent may
     /// be writing without leaving a pid file or a lock, so only there does the tail speak.

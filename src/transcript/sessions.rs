@@ -16,10 +16,17 @@ pub enum Agent {
     Codex,
     Pi,
     Copilot,
+    Qwen,
 }
 
 impl Agent {
-    pub const ALL: [Agent; 4] = [Agent::Claude, Agent::Codex, Agent::Pi, Agent::Copilot];
+    pub const ALL: [Agent; 5] = [
+        Agent::Claude,
+        Agent::Codex,
+        Agent::Pi,
+        Agent::Copilot,
+        Agent::Qwen,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -27,6 +34,7 @@ impl Agent {
             Agent::Codex => "codex",
             Agent::Pi => "pi",
             Agent::Copilot => "copilot",
+            Agent::Qwen => "qwen",
         }
     }
 
@@ -37,6 +45,7 @@ impl Agent {
             Agent::Codex => Format::Codex,
             Agent::Pi => Format::Pi,
             Agent::Copilot => Format::Copilot,
+            Agent::Qwen => Format::Qwen,
         }
     }
 }
@@ -54,6 +63,9 @@ pub struct SessionRoots {
     /// GitHub Copilot CLI's `session-state/` (`$COPILOT_HOME/session-state`, default
     /// `~/.copilot/session-state`).
     pub copilot_sessions: Option<PathBuf>,
+    /// Qwen Code's `projects/` (`$QWEN_RUNTIME_DIR/projects`, else `$QWEN_HOME/projects`, default
+    /// `~/.qwen/projects`).
+    pub qwen_projects: Option<PathBuf>,
 }
 
 impl SessionRoots {
@@ -63,6 +75,7 @@ impl SessionRoots {
             Agent::Codex => self.codex_sessions.as_deref(),
             Agent::Pi => self.pi_sessions.as_deref(),
             Agent::Copilot => self.copilot_sessions.as_deref(),
+            Agent::Qwen => self.qwen_projects.as_deref(),
         }
     }
 }
@@ -158,6 +171,7 @@ pub fn scan(roots: &SessionRoots, agents: &[Agent], cwd: &[String]) -> Scan {
             Agent::Codex => codex(root, cwd, &mut scan),
             Agent::Pi => pi(root, cwd, &mut scan),
             Agent::Copilot => copilot(root, cwd, &mut scan),
+            Agent::Qwen => qwen(root, cwd, &mut scan),
         }
     }
     scan.found.sort_by(|a, b| {
@@ -413,6 +427,29 @@ fn pi(root: &Path, cwd: &[String], scan: &mut Scan) {
     }
 }
 
+/// Qwen Code: `projects/<cwd, each non-alphanumeric character as ->/chats/<session>.jsonl` (its
+/// sub-agents' transcripts are in directories below `chats/`, not listed).
+fn qwen(root: &Path, cwd: &[String], scan: &mut Scan) {
+    for (dir, kind) in dir_entries(root, true, scan) {
+        if kind != Kind::Dir {
+            continue;
+        }
+        let chats = dir.join("chats");
+        if !chats.is_dir() {
+            continue;
+        }
+        for (p, kind) in dir_entries(&chats, false, scan) {
+            if !is_jsonl(&p) || kind != Kind::File {
+                continue;
+            }
+            let project = head_cwd(&p, Agent::Qwen);
+            if matches_cwd(project.as_deref(), cwd) {
+                push(scan, Agent::Qwen, p, project);
+            }
+        }
+    }
+}
+
 /// How much of a file's head is read to find the working directory it records.
 const HEAD_BYTES: u64 = 256 << 10;
 
@@ -431,7 +468,7 @@ pub fn head_cwd(path: &Path, agent: Agent) -> Option<String> {
             continue;
         };
         let found = match agent {
-            Agent::Claude => v.get("cwd"),
+            Agent::Claude | Agent::Qwen => v.get("cwd"),
             Agent::Codex => (v.get("type").and_then(Value::as_str) == Some("session_meta"))
                 .then(|| v.get("payload").and_then(|p| p.get("cwd")))
                 .flatten(),

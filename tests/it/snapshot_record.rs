@@ -49,6 +49,8 @@ const FIXTURES: &[(&str, &str)] = &[
     ("pi-1.6.0-multiturn.jsonl", "pi_1_6_0_multiturn"),
     ("pi-session-v1.jsonl", "pi_session_v1"),
     ("pi-session-v3.jsonl", "pi_session_v3"),
+    ("qwen-0.24.4-compressed.jsonl", "qwen_0_24_4_compressed"),
+    ("qwen-0.24.4-tools.jsonl", "qwen_0_24_4_tools"),
 ];
 
 /// The bytes a run appended to `original`, with what cannot repeat filtered: an agent line's
@@ -203,6 +205,8 @@ record_tests! {
     record_pi_1_6_0_multiturn => 24,
     record_pi_session_v1 => 25,
     record_pi_session_v3 => 26,
+    record_qwen_0_24_4_compressed => 27,
+    record_qwen_0_24_4_tools => 28,
 }
 
 #[test]

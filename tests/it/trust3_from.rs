@@ -120,19 +120,6 @@ fn a_wrong_from_on_stdin_is_refused_too() {
     }
 }
 
-/// A Qwen Code session as formats.md §5.3 shows it: Claude Code's linking keys, Gemini
-/// `Content` messages, a tool result row of its own.
-const QWEN: &str = concat!(
-    r#"{"uuid":"11111111-1111-4111-8111-111111111111","parentUuid":null,"sessionId":"5e55","timestamp":"2026-12-02T10:00:00.000Z","type":"user","cwd":"/tmp/w","version":"0.24.4","message":{"role":"user","parts":[{"text":"list the files and deploy"}]}}"#,
-    "\n",
-    r#"{"uuid":"22222222-2222-4222-8222-222222222222","parentUuid":"11111111-1111-4111-8111-111111111111","sessionId":"5e55","timestamp":"2026-12-02T10:00:01.000Z","type":"assistant","cwd":"/tmp/w","version":"0.24.4","model":"m","message":{"role":"model","parts":[{"functionCall":{"id":"c1","name":"list_directory","args":{"path":"/tmp/w"}}}]}}"#,
-    "\n",
-    r#"{"uuid":"33333333-3333-4333-8333-333333333333","parentUuid":"22222222-2222-4222-8222-222222222222","sessionId":"5e55","timestamp":"2026-12-02T10:00:02.000Z","type":"tool_result","cwd":"/tmp/w","version":"0.24.4","message":{"role":"user","parts":[{"functionResponse":{"id":"c1","name":"list_directory","response":{"output":"a.txt"}}}]},"toolCallResult":{"callId":"c1","status":"success"}}"#,
-    "\n",
-    r#"{"uuid":"44444444-4444-4444-8444-444444444444","parentUuid":"33333333-3333-4333-8333-333333333333","sessionId":"5e55","timestamp":"2026-12-02T10:00:03.000Z","type":"assistant","cwd":"/tmp/w","version":"0.24.4","model":"m","message":{"role":"model","parts":[{"text":"One file: a.txt"}]}}"#,
-    "\n",
-);
-
 const GEMINI: &str = concat!(
     r#"{"sessionId":"5e55","projectHash":"ab12","startTime":"2026-12-02T10:00:00.000Z","lastUpdated":"2026-12-02T10:00:00.000Z","kind":"main"}"#,
     "\n",
@@ -145,18 +132,11 @@ const GEMINI: &str = concat!(
 #[test]
 fn sessions_of_agents_mf_does_not_read_are_refused_by_name_not_misread() {
     let env = TestEnv::new();
-    for (name, text, what) in [
-        (
-            "qwen.jsonl",
-            QWEN,
-            "a Qwen Code session, which mf does not read yet",
-        ),
-        (
-            "gemini.jsonl",
-            GEMINI,
-            "a Gemini CLI session, which mf does not read yet",
-        ),
-    ] {
+    for (name, text, what) in [(
+        "gemini.jsonl",
+        GEMINI,
+        "a Gemini CLI session, which mf does not read yet",
+    )] {
         let path = env.write(name, text);
         for args in commands(name) {
             let out = run(&env, &args);

@@ -58,6 +58,9 @@ Each request is saved as DIR/NNNN-<method>-<path>.json = {"method","path","heade
 """
 import argparse, json, os, re, sys, threading, time, uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True
+import fake_qwen  # noqa: E402  (Qwen Code's Chat Completions)
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--record", required=True)
@@ -435,6 +438,8 @@ class H(BaseHTTPRequestHandler):
         if p.endswith("/chat/completions") and self.headers.get("x-initiator"):
             import fake_copilot  # GitHub Copilot CLI: streamed Chat Completions with tool calls
             return fake_copilot.answer(self, body or {}, decide)
+        if p.endswith("/chat/completions") and fake_qwen.is_qwen(self.headers, body):
+            return fake_qwen.answer(self, body, parse_plan, A.reply)  # Qwen Code (harness/fake_qwen.py)
         if p.endswith("/chat/completions"):
             kind, what = decide(body or {})
             text = what if kind == "text" else A.reply

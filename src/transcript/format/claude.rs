@@ -31,7 +31,7 @@ use crate::transcript::read::{LineError, LineReader};
 use crate::transcript::wire;
 use crate::transcript::{Transcript, Write};
 
-mod live;
+pub(crate) mod live;
 
 /// Text that marks a user row as injected, not typed.
 const NOT_PROMPT: &[&str] = &[

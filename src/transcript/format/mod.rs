@@ -11,6 +11,7 @@ pub mod common;
 pub mod copilot;
 pub mod mf;
 pub mod pi;
+pub mod qwen;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -80,6 +81,8 @@ pub enum Format {
     Pi,
     /// A GitHub Copilot CLI session (`~/.copilot/session-state/<id>/events.jsonl`).
     Copilot,
+    /// A Qwen Code session (`~/.qwen/projects/…/chats/<session>.jsonl`).
+    Qwen,
 }
 
 impl Format {
@@ -90,6 +93,7 @@ impl Format {
             Format::Codex => "codex",
             Format::Pi => "pi",
             Format::Copilot => "copilot",
+            Format::Qwen => "qwen",
         }
     }
 
@@ -101,6 +105,7 @@ impl Format {
             Format::Codex => "Codex",
             Format::Pi => "pi",
             Format::Copilot => "Copilot CLI",
+            Format::Qwen => "Qwen Code",
         }
     }
 
@@ -112,6 +117,7 @@ impl Format {
             Format::Codex => "a Codex CLI rollout",
             Format::Pi => "a pi coding-agent session",
             Format::Copilot => "a GitHub Copilot CLI session",
+            Format::Qwen => "a Qwen Code session",
         }
     }
 
@@ -122,6 +128,7 @@ impl Format {
             "codex" => Format::Codex,
             "pi" => Format::Pi,
             "copilot" | "copilot-cli" => Format::Copilot,
+            "qwen" | "qwen-code" => Format::Qwen,
             _ => return None,
         })
     }
@@ -145,6 +152,7 @@ impl Format {
             Format::Codex => job.run::<codex::CodexReader>(),
             Format::Pi => job.run::<pi::PiReader>(),
             Format::Copilot => job.run::<copilot::CopilotReader>(),
+            Format::Qwen => job.run::<qwen::QwenReader>(),
         }
     }
 }
@@ -185,8 +193,6 @@ fn detect_value(v: &Value) -> Option<Detected> {
     }
 }
 
-/// What a Qwen Code session is, for messages.
-pub const QWEN: &str = "a Qwen Code session, which mf does not read yet";
 /// What a Gemini CLI session is, for messages.
 pub const GEMINI: &str = "a Gemini CLI session, which mf does not read yet";
 
@@ -250,7 +256,7 @@ fn clue(v: &Value) -> Option<Clue> {
                 .iter()
                 .any(|k| obj.contains_key(*k))
         {
-            return Some(Clue::Is(Detected::Refused(QWEN)));
+            return Some(Clue::Is(Detected::Format(Format::Qwen)));
         }
         // Only Claude Code's: a message with Anthropic `content`, its row types other than
         // user, assistant and system, and its own envelope keys.
@@ -392,9 +398,9 @@ mod tests {
             r#"{"uuid":"a","parentUuid":null,"sessionId":"s","timestamp":"t","type":"user","cwd":"/","version":"0.24.4","message":{"role":"user","parts":[{"text":"hi"}]}}"#,
             "\n"
         );
-        assert_eq!(d(qwen), Detected::Refused(QWEN));
+        assert_eq!(d(qwen), Detected::Format(Format::Qwen));
         let qwen_system = r#"{"uuid":"a","parentUuid":null,"sessionId":"s","type":"system","subtype":"chat_compression","systemPayload":{"info":{}}}"#;
-        assert_eq!(d(qwen_system), Detected::Refused(QWEN));
+        assert_eq!(d(qwen_system), Detected::Format(Format::Qwen));
         let gemini = r#"{"sessionId":"s","projectHash":"p","startTime":"t","lastUpdated":"t","kind":"main"}"#;
         assert_eq!(d(gemini), Detected::Refused(GEMINI));
         let copilot = r#"{"type":"session.start","data":{"sessionId":"s"},"id":"e1","timestamp":"t","parentId":null}"#;
@@ -403,7 +409,10 @@ mod tests {
         // when none comes.
         let weak = r#"{"type":"user","uuid":"a","parentUuid":null,"sessionId":"s"}"#;
         assert_eq!(d(weak), Detected::Format(Format::Claude));
-        assert_eq!(d(&format!("{weak}\n{qwen}")), Detected::Refused(QWEN));
+        assert_eq!(
+            d(&format!("{weak}\n{qwen}")),
+            Detected::Format(Format::Qwen)
+        );
         let claude = r#"{"type":"user","uuid":"b","parentUuid":"a","sessionId":"s","message":{"role":"user","content":"hi"}}"#;
         assert_eq!(
             d(&format!("{weak}\n{claude}\n{qwen}")),

@@ -38,7 +38,7 @@ pub fn claude_process(dir: &Path, session_id: &str) -> Option<String> {
 /// Whether process `pid` exists (signal 0: it exists even when it belongs to another user).
 /// Where the system says when a process started (Linux), a pid reused by a later process is
 /// told apart by Claude Code's `procStart`.
-fn running(pid: i64, proc_start: Option<&str>) -> bool {
+pub(crate) fn running(pid: i64, proc_start: Option<&str>) -> bool {
     let Some(p) = i32::try_from(pid)
         .ok()
         .and_then(rustix::process::Pid::from_raw)
