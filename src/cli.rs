@@ -174,6 +174,9 @@ pub enum InputFormat {
     Codex,
     /// A pi coding-agent session
     Pi,
+    /// A Gemini CLI session
+    #[value(alias = "gemini-cli")]
+    Gemini,
 }
 
 /// The fold policy flags, shared by `compact` and `explain`.
@@ -833,6 +836,9 @@ pub enum AgentArg {
     Codex,
     /// pi coding agent
     Pi,
+    /// Gemini CLI
+    #[value(alias = "gemini-cli")]
+    Gemini,
 }
 
 #[derive(Debug, Args)]

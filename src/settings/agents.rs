@@ -67,6 +67,11 @@ pub fn session_roots() -> crate::transcript::sessions::SessionRoots {
             .map(&tilde)
             .or(pi_setting)
             .or_else(|| pi_agent.map(|d| d.join("sessions"))),
+        // Gemini CLI: `$GEMINI_CLI_HOME/.gemini/tmp` (default `~/.gemini/tmp`).
+        gemini_tmp: var(ev::GEMINI_CLI_HOME)
+            .map(&tilde)
+            .or_else(|| home.clone())
+            .map(|h| h.join(".gemini").join("tmp")),
     }
 }
 
@@ -159,6 +164,7 @@ pub fn agent_of(a: crate::cli::AgentArg) -> crate::transcript::sessions::Agent {
         crate::cli::AgentArg::Claude => Agent::Claude,
         crate::cli::AgentArg::Codex => Agent::Codex,
         crate::cli::AgentArg::Pi => Agent::Pi,
+        crate::cli::AgentArg::Gemini => Agent::Gemini,
     }
 }
 
@@ -233,6 +239,7 @@ pub fn agent_of_format(f: crate::transcript::Format) -> Option<crate::transcript
         Format::Claude => Some(Agent::Claude),
         Format::Codex => Some(Agent::Codex),
         Format::Pi => Some(Agent::Pi),
+        Format::Gemini => Some(Agent::Gemini),
         Format::Chat => None,
     }
 }
@@ -409,6 +416,8 @@ pub fn recall_tool_installed_in(
                     || read_small(&d.join("settings.json")).is_some_and(|t| pi_lists_mf(&t))
             })
         }
+        // mf installs no recall tool in Gemini CLI (yet).
+        Agent::Gemini => false,
     }
 }
 

@@ -15,16 +15,18 @@ pub enum Agent {
     Claude,
     Codex,
     Pi,
+    Gemini,
 }
 
 impl Agent {
-    pub const ALL: [Agent; 3] = [Agent::Claude, Agent::Codex, Agent::Pi];
+    pub const ALL: [Agent; 4] = [Agent::Claude, Agent::Codex, Agent::Pi, Agent::Gemini];
 
     pub fn name(self) -> &'static str {
         match self {
             Agent::Claude => "claude",
             Agent::Codex => "codex",
             Agent::Pi => "pi",
+            Agent::Gemini => "gemini",
         }
     }
 
@@ -34,6 +36,7 @@ impl Agent {
             Agent::Claude => Format::Claude,
             Agent::Codex => Format::Codex,
             Agent::Pi => Format::Pi,
+            Agent::Gemini => Format::Gemini,
         }
     }
 }
@@ -48,6 +51,9 @@ pub struct SessionRoots {
     /// pi's sessions directory (`$PI_CODING_AGENT_SESSION_DIR`, pi's `sessionDir` setting, else
     /// `$PI_CODING_AGENT_DIR/sessions`, default `~/.pi/agent/sessions`).
     pub pi_sessions: Option<PathBuf>,
+    /// Gemini CLI's `tmp/` (`$GEMINI_CLI_HOME/.gemini/tmp`, default `~/.gemini/tmp`), its
+    /// sessions at `<project>/chats/session-*.jsonl`.
+    pub gemini_tmp: Option<PathBuf>,
 }
 
 impl SessionRoots {
@@ -56,6 +62,7 @@ impl SessionRoots {
             Agent::Claude => self.claude_projects.as_deref(),
             Agent::Codex => self.codex_sessions.as_deref(),
             Agent::Pi => self.pi_sessions.as_deref(),
+            Agent::Gemini => self.gemini_tmp.as_deref(),
         }
     }
 }
@@ -150,6 +157,7 @@ pub fn scan(roots: &SessionRoots, agents: &[Agent], cwd: &[String]) -> Scan {
             Agent::Claude => claude(root, cwd, &mut scan),
             Agent::Codex => codex(root, cwd, &mut scan),
             Agent::Pi => pi(root, cwd, &mut scan),
+            Agent::Gemini => gemini(root, cwd, &mut scan),
         }
     }
     scan.found.sort_by(|a, b| {
@@ -388,6 +396,67 @@ fn pi(root: &Path, cwd: &[String], scan: &mut Scan) {
     }
 }
 
+/// Gemini CLI: `<tmp>/<project>/chats/session-*.jsonl` (a sub-agent's chat lies one directory
+/// deeper, under its parent session's id, and is not a session of its own).
+fn gemini(root: &Path, cwd: &[String], scan: &mut Scan) {
+    for (project_dir, kind) in dir_entries(root, true, scan) {
+        if kind != Kind::Dir {
+            continue;
+        }
+        let chats = project_dir.join("chats");
+        if !chats.is_dir() {
+            continue;
+        }
+        for (p, k) in dir_entries(&chats, false, scan) {
+            let named = p
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("session-"));
+            if k != Kind::File || !is_jsonl(&p) || !named {
+                continue;
+            }
+            let project = head_cwd(&p, Agent::Gemini);
+            if cwd.is_empty() || matches_cwd(project.as_deref(), cwd) {
+                push(scan, Agent::Gemini, p, project);
+            }
+        }
+    }
+}
+
+/// The first workspace directory Gemini CLI names in its session context (`- **Workspace
+/// Directories:**` then `  - <dir>` lines), or the `directories` it records.
+fn gemini_workspace(v: &Value) -> Option<String> {
+    if let Some(d) = v
+        .get("directories")
+        .and_then(Value::as_array)
+        .and_then(|a| a.first())
+        .and_then(Value::as_str)
+    {
+        return Some(d.to_string());
+    }
+    let msgs = v.get("$set")?.get("messages")?.as_array()?;
+    for m in msgs {
+        for p in m
+            .get("content")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let Some(t) = p.get("text").and_then(Value::as_str) else {
+                continue;
+            };
+            let Some(at) = t.find("Workspace Directories:") else {
+                continue;
+            };
+            let dir = t[at..].lines().nth(1)?.trim().strip_prefix("- ")?.trim();
+            if !dir.is_empty() {
+                return Some(dir.to_string());
+            }
+        }
+    }
+    None
+}
+
 /// How much of a file's head is read to find the working directory it records.
 const HEAD_BYTES: u64 = 256 << 10;
 
@@ -413,6 +482,12 @@ pub fn head_cwd(path: &Path, agent: Agent) -> Option<String> {
             Agent::Pi => (v.get("type").and_then(Value::as_str) == Some("session"))
                 .then(|| v.get("cwd"))
                 .flatten(),
+            Agent::Gemini => {
+                if let Some(c) = gemini_workspace(&v) {
+                    return Some(c);
+                }
+                None
+            }
         };
         if let Some(c) = found.and_then(Value::as_str).filter(|c| !c.is_empty()) {
             return Some(c.to_string());

@@ -1,6 +1,7 @@
 //! One integration binary: the real `mf` on fixture files in temp dirs, and the library's compact
 //! pipeline with test summarizers.
 
+mod agent_gemini;
 mod agent_writes;
 mod agents;
 mod audit;

@@ -133,15 +133,6 @@ const QWEN: &str = concat!(
     "\n",
 );
 
-const GEMINI: &str = concat!(
-    r#"{"sessionId":"5e55","projectHash":"ab12","startTime":"2026-12-02T10:00:00.000Z","lastUpdated":"2026-12-02T10:00:00.000Z","kind":"main"}"#,
-    "\n",
-    r#"{"id":"m1","timestamp":"2026-12-02T10:00:00.000Z","type":"user","content":[{"text":"hi"}]}"#,
-    "\n",
-    r#"{"id":"m2","timestamp":"2026-12-02T10:00:01.000Z","type":"gemini","content":[{"text":"hello"}]}"#,
-    "\n",
-);
-
 const COPILOT: &str = concat!(
     r#"{"type":"session.start","data":{"sessionId":"5e55","version":1},"id":"e1","timestamp":"2026-12-02T10:00:00.000Z","parentId":null}"#,
     "\n",
@@ -159,11 +150,6 @@ fn sessions_of_agents_mf_does_not_read_are_refused_by_name_not_misread() {
             "qwen.jsonl",
             QWEN,
             "a Qwen Code session, which mf does not read yet",
-        ),
-        (
-            "gemini.jsonl",
-            GEMINI,
-            "a Gemini CLI session, which mf does not read yet",
         ),
         (
             "copilot.jsonl",

@@ -59,6 +59,9 @@ Each request is saved as DIR/NNNN-<method>-<path>.json = {"method","path","heade
 import argparse, json, os, re, sys, threading, time, uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fake_gemini  # noqa: E402
+
 ap = argparse.ArgumentParser()
 ap.add_argument("--record", required=True)
 ap.add_argument("--port", type=int, default=0)
@@ -405,6 +408,8 @@ class H(BaseHTTPRequestHandler):
             return self._json(400, {"type": "error", "error": {"type": "invalid_request_error", "message": f"fakeapi: {e}"}})
 
     def answer(self, p, body):
+        if fake_gemini.handles(p):  # Gemini CLI (harness/fake_gemini.py)
+            return fake_gemini.answer(self, p, body, sys.modules[__name__])
         if p.endswith("/messages/count_tokens"):
             return self._json(200, {"input_tokens": 1000})
         if A.delay and (p.endswith("/v1/messages") or p.endswith("/responses") or p.endswith("/compact")):

@@ -8,6 +8,7 @@ pub mod chat;
 pub mod claude;
 pub mod codex;
 pub mod common;
+pub mod gemini;
 pub mod mf;
 pub mod pi;
 
@@ -77,6 +78,8 @@ pub enum Format {
     Codex,
     /// A pi coding-agent session.
     Pi,
+    /// A Gemini CLI session (`~/.gemini/tmp/…/chats/session-*.jsonl`).
+    Gemini,
 }
 
 impl Format {
@@ -86,6 +89,7 @@ impl Format {
             Format::Claude => "claude",
             Format::Codex => "codex",
             Format::Pi => "pi",
+            Format::Gemini => "gemini",
         }
     }
 
@@ -96,6 +100,7 @@ impl Format {
             Format::Claude => "Claude Code",
             Format::Codex => "Codex",
             Format::Pi => "pi",
+            Format::Gemini => "Gemini CLI",
         }
     }
 
@@ -106,6 +111,7 @@ impl Format {
             Format::Claude => "a Claude Code session",
             Format::Codex => "a Codex CLI rollout",
             Format::Pi => "a pi coding-agent session",
+            Format::Gemini => "a Gemini CLI session",
         }
     }
 
@@ -115,6 +121,7 @@ impl Format {
             "claude" | "claude-code" => Format::Claude,
             "codex" => Format::Codex,
             "pi" => Format::Pi,
+            "gemini" | "gemini-cli" => Format::Gemini,
             _ => return None,
         })
     }
@@ -137,6 +144,7 @@ impl Format {
             Format::Claude => job.run::<claude::ClaudeReader>(),
             Format::Codex => job.run::<codex::CodexReader>(),
             Format::Pi => job.run::<pi::PiReader>(),
+            Format::Gemini => job.run::<gemini::GeminiReader>(),
         }
     }
 }
@@ -225,7 +233,7 @@ fn clue(v: &Value) -> Option<Clue> {
         || ty == Some("gemini")
         || (ty.is_none() && obj.contains_key("projectHash") && obj.contains_key("sessionId"))
     {
-        return Some(Clue::Is(Detected::Refused(GEMINI)));
+        return Some(Clue::Is(Detected::Format(Format::Gemini)));
     }
     let linked = ["uuid", "parentUuid", "sessionId", "leafUuid", "messageId"]
         .iter()
@@ -390,7 +398,7 @@ mod tests {
         let qwen_system = r#"{"uuid":"a","parentUuid":null,"sessionId":"s","type":"system","subtype":"chat_compression","systemPayload":{"info":{}}}"#;
         assert_eq!(d(qwen_system), Detected::Refused(QWEN));
         let gemini = r#"{"sessionId":"s","projectHash":"p","startTime":"t","lastUpdated":"t","kind":"main"}"#;
-        assert_eq!(d(gemini), Detected::Refused(GEMINI));
+        assert_eq!(d(gemini), Detected::Format(Format::Gemini));
         let copilot = r#"{"type":"session.start","data":{"sessionId":"s"},"id":"e1","timestamp":"t","parentId":null}"#;
         assert_eq!(d(copilot), Detected::Refused(COPILOT));
         // A row with only Claude Code's links waits for a conclusive one, and is Claude Code's
