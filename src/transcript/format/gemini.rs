@@ -373,6 +373,20 @@ impl GeminiReader {
         for e in &mut b.entries {
             e.flags |= flag::UNSEEN | flag::HISTORY;
         }
+        // The calls in the list whose results come after it (Gemini compresses in the middle of
+        // a turn): the entry opens them, so that their results stay with it.
+        let answered: HashSet<String> = msgs
+            .iter()
+            .flat_map(|m| response_ids(m.get("content")))
+            .collect();
+        let calls: Vec<u64> = msgs
+            .iter()
+            .filter_map(Value::as_object)
+            .filter(|m| m.get("type").and_then(Value::as_str) == Some("gemini"))
+            .flat_map(call_ids)
+            .filter(|c| !answered.contains(c))
+            .map(|c| id_hash(&c))
+            .collect();
         let i = b.entry(
             at,
             NewEntry {
@@ -380,7 +394,7 @@ impl GeminiReader {
                 flags: flag::NATIVE_SUMMARY | flag::PINNED,
                 chars: text(obj).chars().count() as u32,
                 id: id_hash(&format!("line-{}", at.line)),
-                calls: &[],
+                calls: &calls,
                 answers: &[],
             },
         );
@@ -577,6 +591,8 @@ fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, Strin
         return Ok(out);
     };
     let mut list: Vec<String> = Vec::new();
+    // What Gemini's own compression left (pinned), before any kept message: first, as it was.
+    let mut early: Vec<String> = Vec::new();
     let mut pending: Vec<String> = Vec::new();
     let mut summaries = 0;
     let flush = |pending: &mut Vec<String>, list: &mut Vec<String>, stamp: &mut u64| {
@@ -608,6 +624,12 @@ fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, Strin
                     }
                     pending.push(t.text(*i as usize).map_err(|e| e.to_string())?);
                     summaries += 1;
+                } else if list.is_empty()
+                    && (e.has(flag::PINNED) || (!early.is_empty() && !e.has(flag::TURN_START)))
+                {
+                    // Gemini's own compression, and the rest of the turn it cut into (the
+                    // results of its calls), first.
+                    early.extend(messages_of(t, *i)?);
                 } else {
                     flush(&mut pending, &mut list, &mut stamp);
                     list.extend(messages_of(t, *i)?);
@@ -616,6 +638,8 @@ fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, Strin
         }
     }
     flush(&mut pending, &mut list, &mut stamp);
+    early.append(&mut list);
+    let mut list = early;
     // Gemini's session context first, as Gemini keeps it (unless a native compaction's list,
     // which has its own, comes first).
     if let Some(pre) = &st.preamble
