@@ -295,3 +295,79 @@ fn a_gemini_session_is_detected_and_never_taken_for_another_agent_s() {
     assert!(out.stdout.contains("hello"));
     let _ = p;
 }
+
+/// `gemini-0.61.0-compressed-mid-turn.jsonl`: 6 prompts, then Gemini's own compression twice
+/// (the second in the middle of the SQUASH turn: its list ends with the turn's call, whose result
+/// follows it), then 4 more turns. mf's fold after it keeps the compression and the rest of the
+/// turn it cut into (the call's result) first, then its summary: every call Gemini sends has its
+/// result right after it.
+#[test]
+fn a_turn_gemini_s_compression_cut_into_stays_whole_before_mf_s_summary() {
+    const MID: &str = "gemini-0.61.0-compressed-mid-turn.jsonl";
+    let (env, path) = session(MID);
+    let before = read(&path);
+    compact(&env, MID, &[]);
+    verify_clean(&env, MID);
+    let view = appended(&path, &before).pop().unwrap();
+    let list = view["$set"]["messages"].as_array().unwrap().clone();
+    let summary = list
+        .iter()
+        .position(|m| m["id"].as_str().unwrap().starts_with("mf-"))
+        .expect("mf's summary");
+    // Every call in the list before mf's summary is answered before it.
+    let calls: Vec<String> = list[..summary]
+        .iter()
+        .filter(|m| m["type"] == "gemini")
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .filter_map(|p| {
+            p.pointer("/functionCall/id")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })
+        .collect();
+    assert!(!calls.is_empty(), "the compression's list has no open call");
+    for c in &calls {
+        let answered = list[..summary].iter().any(|m| {
+            m["content"].as_array().into_iter().flatten().any(|p| {
+                p.pointer("/functionResponse/id")
+                    .and_then(Value::as_str)
+                    .is_some_and(|r| r.ends_with(c.as_str()))
+            })
+        });
+        assert!(
+            answered,
+            "{c} is answered only after mf's summary: {list:?}"
+        );
+    }
+}
+
+#[test]
+fn sessions_finds_gemini_sessions_under_its_home_override() {
+    let env = TestEnv::new();
+    let gh = env.path("gemini-home");
+    let chats = gh.join(".gemini").join("tmp").join("work").join("chats");
+    std::fs::create_dir_all(&chats).unwrap();
+    let s = chats.join("session-2026-12-03T16-36-e492147a.jsonl");
+    std::fs::copy(fixture(TOOLS), &s).unwrap();
+    // Not sessions: another file in chats/, a sub-agent's chat one level deeper.
+    std::fs::write(chats.join("notes.jsonl"), "{}\n").unwrap();
+    std::fs::create_dir_all(chats.join("e492147a")).unwrap();
+    std::fs::copy(fixture(TOOLS), chats.join("e492147a").join("sub.jsonl")).unwrap();
+    let home = env.path("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let vars = [
+        ("HOME", home.to_str().unwrap()),
+        ("GEMINI_CLI_HOME", gh.to_str().unwrap()),
+    ];
+    let out = env.mf_env(&["sessions", "--json", "--agent", "gemini"], &vars);
+    assert_eq!(out.code, 0, "{out:?}");
+    let rows = json_lines(&out.stdout);
+    assert_eq!(rows.len(), 1, "{out:?}");
+    assert_eq!(rows[0]["path"].as_str().unwrap(), s.to_str().unwrap());
+    assert_eq!(rows[0]["project"], "/tmp/gx/work", "{}", rows[0]);
+    // By the directory it was run in; and in the list of every agent's sessions.
+    let out = env.mf_env(&["sessions", "--json", "--cwd", "/tmp/gx/work"], &vars);
+    assert_eq!(json_lines(&out.stdout).len(), 1, "{out:?}");
+    let out = env.mf_env(&["sessions", "--json", "--cwd", "/elsewhere"], &vars);
+    assert_eq!(json_lines(&out.stdout).len(), 0, "{out:?}");
+}
