@@ -26,6 +26,15 @@ const FIXTURES: &[(&str, &str)] = &[
     ("codex-0.171.0-multiturn.jsonl", "codex_0_171_0_multiturn"),
     ("codex-compacted.jsonl", "codex_compacted"),
     ("codex-rollout.jsonl", "codex_rollout"),
+    (
+        "gemini-0.61.0-compressed-mid-turn.jsonl",
+        "gemini_0_61_0_compressed_mid_turn",
+    ),
+    (
+        "gemini-0.61.0-native-compression.jsonl",
+        "gemini_0_61_0_native_compression",
+    ),
+    ("gemini-0.61.0-tools.jsonl", "gemini_0_61_0_tools"),
     ("incident-northwind.jsonl", "incident_northwind"),
     ("openai-derived.jsonl", "openai_derived"),
     ("pi-0.73-session-tools.jsonl", "pi_0_73_session_tools"),

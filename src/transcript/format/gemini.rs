@@ -602,7 +602,7 @@ fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, Strin
         let text = pending.join("\n\n");
         pending.clear();
         let m = json!({
-            "id": format!("mf-{}", common::fresh_uuid()),
+            "id": common::fresh_uuid(),
             "timestamp": iso_timestamp(*stamp),
             "type": "user",
             "content": [{"text": text}],
@@ -657,11 +657,7 @@ fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, Strin
     let Some(head) = line.strip_suffix("null}") else {
         unreachable!("a line ends with its last value")
     };
-    out.push(format!(
-        "{head}{{\"messages\":[{}],\"lastUpdated\":{}}}}}",
-        list.join(","),
-        Value::from(iso_timestamp(stamp))
-    ));
+    out.push(format!("{head}{{\"messages\":[{}]}}}}", list.join(",")));
     Ok(out)
 }
 
