@@ -72,6 +72,20 @@ def answer(h, path, body, fake):
     if path.endswith(":countTokens"):
         n = len(json.dumps(body)) // 4
         return h._json(200, {"totalTokens": n})
+    cfg = body.get("generationConfig") or {}
+    if cfg.get("responseMimeType") == "application/json":
+        # Gemini CLI's side requests that want JSON (its loop check, its next-speaker check):
+        # an answer that lets the run go on.
+        props = (cfg.get("responseJsonSchema") or cfg.get("responseSchema") or {}).get("properties") or {}
+        out = {}
+        for k, v in props.items():
+            t = v.get("type", "string").lower()
+            out[k] = 0.0 if t == "number" else (0 if t == "integer" else (False if t == "boolean" else
+                     ("user" if k == "next_speaker" else "fake: no loop, go on")))
+        resp = {"candidates": [{"content": {"role": "model", "parts": [{"text": json.dumps(out)}]},
+                                "finishReason": "STOP", "index": 0}],
+                "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2}}
+        return h._json(200, resp) if path.endswith(":generateContent") else h._json(200, [resp])
     conv = as_messages(body)
     kind, what = fake.decide(conv)
     cwd = conv["cwd"]

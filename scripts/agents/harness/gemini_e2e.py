@@ -15,6 +15,8 @@ Steps (one PASS/FAIL line each; exit 1 on any FAIL):
   agent-then-mf  Gemini's own compression (model.compressionThreshold), then turns, then mf
              compact; verify; Gemini resumes from mf's summary
   mf-then-agent  after mf's fold, Gemini's own compression; verify; mf reads it; Gemini resumes
+  long       one prompt of 40 tool calls; mf compact (default flags) folds inside the turn;
+             verify; Gemini resumes with mf's summary, the prompt, the newest calls paired
 """
 import glob, json, os, shutil, subprocess, sys, time
 
@@ -305,6 +307,24 @@ def main():
                 say("PASS", "mf-then-agent", "Gemini compressed after mf's fold; verify clean; mf reads the floor; Gemini resumes")
             else:
                 say("FAIL", "mf-then-agent", f"verify={ok} {why}; native floor read={native}; resume rc={rc2}")
+    finally:
+        run.close()
+
+    # A long single-prompt run, folded inside its turn.
+    run = Run("long")
+    try:
+        rc, _, _ = run.gemini("LONG PLAN[bash*40:echo step {n}]", resume=False)
+        f = run.file()
+        rec, why = mf_compact(f)
+        if rc != 0 or not rec:
+            say("FAIL", "long", f"gemini rc={rc}; {why}")
+        else:
+            ok, why = verify(f)
+            rc, _, body = run.gemini("AFTERLONG no plan")
+            if ok:
+                judge(body, [], ["LONG"], "long")
+            else:
+                say("FAIL", "long", f"verify: {why}")
     finally:
         run.close()
 
