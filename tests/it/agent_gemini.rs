@@ -370,3 +370,35 @@ fn sessions_finds_gemini_sessions_under_its_home_override() {
     let out = env.mf_env(&["sessions", "--json", "--cwd", "/elsewhere"], &vars);
     assert_eq!(json_lines(&out.stdout).len(), 0, "{out:?}");
 }
+
+#[test]
+fn a_rewind_drops_the_message_and_every_later_one_and_a_later_record_replaces_an_earlier() {
+    let env = TestEnv::new();
+    env.write(
+        "r.jsonl",
+        concat!(
+            r#"{"sessionId":"5e55","projectHash":"ab12","startTime":"2026-12-02T10:00:00.000Z","lastUpdated":"2026-12-02T10:00:00.000Z","kind":"main"}"#,
+            "\n",
+            r#"{"id":"m1","timestamp":"2026-12-02T10:00:00.000Z","type":"user","content":[{"text":"first prompt"}]}"#,
+            "\n",
+            r#"{"id":"m2","timestamp":"2026-12-02T10:00:01.000Z","type":"gemini","content":"draft answer"}"#,
+            "\n",
+            r#"{"id":"m2","timestamp":"2026-12-02T10:00:01.000Z","type":"gemini","content":"final answer"}"#,
+            "\n",
+            r#"{"id":"m3","timestamp":"2026-12-02T10:00:02.000Z","type":"user","content":[{"text":"second prompt"}]}"#,
+            "\n",
+            r#"{"id":"m4","timestamp":"2026-12-02T10:00:03.000Z","type":"gemini","content":"second answer"}"#,
+            "\n",
+            r#"{"$rewindTo":"m3"}"#,
+            "\n",
+            r#"{"id":"m5","timestamp":"2026-12-02T10:00:04.000Z","type":"user","content":[{"text":"another prompt"}]}"#,
+            "\n",
+        ),
+    );
+    let msgs = recall(&env, "r.jsonl");
+    let texts: Vec<&str> = msgs
+        .iter()
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts, ["first prompt", "final answer", "another prompt"]);
+}
