@@ -412,7 +412,9 @@ fn gemini(root: &Path, cwd: &[String], scan: &mut Scan) {
                 .file_name()
                 .and_then(|n| n.to_str())
                 .is_some_and(|n| n.starts_with("session-"));
-            if k != Kind::File || !is_jsonl(&p) || !named {
+            // A resume starts a file of its own that never gets a message (a header and the
+            // session context, again at each resume): not a session.
+            if k != Kind::File || !is_jsonl(&p) || !named || !gemini_has_messages(&p) {
                 continue;
             }
             let project = head_cwd(&p, Agent::Gemini);
@@ -421,6 +423,22 @@ fn gemini(root: &Path, cwd: &[String], scan: &mut Scan) {
             }
         }
     }
+}
+
+/// Whether a Gemini CLI file holds a message record (a line with a string `id`) in its head.
+fn gemini_has_messages(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = Vec::new();
+    let Ok(f) = std::fs::File::open(path) else {
+        return true; // listed, and what cannot be read is said where it is read
+    };
+    if f.take(HEAD_BYTES).read_to_end(&mut head).is_err() {
+        return true;
+    }
+    head.split(|&b| b == b'\n').any(|line| {
+        serde_json::from_slice::<Value>(line)
+            .is_ok_and(|v| v.get("id").is_some_and(Value::is_string))
+    })
 }
 
 /// The first workspace directory Gemini CLI names in its session context (`- **Workspace

@@ -348,8 +348,16 @@ fn sessions_finds_gemini_sessions_under_its_home_override() {
     std::fs::create_dir_all(&chats).unwrap();
     let s = chats.join("session-2026-12-03T16-36-e492147a.jsonl");
     std::fs::copy(fixture(TOOLS), &s).unwrap();
-    // Not sessions: another file in chats/, a sub-agent's chat one level deeper.
+    // Not sessions: another file in chats/, a sub-agent's chat one level deeper, the file a
+    // resume starts and never writes a message to.
     std::fs::write(chats.join("notes.jsonl"), "{}\n").unwrap();
+    let stub: String = std::fs::read_to_string(fixture(TOOLS))
+        .unwrap()
+        .lines()
+        .take(2)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(chats.join("session-2026-12-03T16-37-e492147a.jsonl"), stub).unwrap();
     std::fs::create_dir_all(chats.join("e492147a")).unwrap();
     std::fs::copy(fixture(TOOLS), chats.join("e492147a").join("sub.jsonl")).unwrap();
     let home = env.path("home");
