@@ -10,7 +10,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     name = "mf",
     version,
     about = "Fold the older turns of a JSONL conversation into a summary — append-only, every original byte kept",
-    long_about = "mf folds the older turns of a JSONL transcript (a chat log, or a Claude Code, Codex or pi session) \
+    long_about = "mf folds the older turns of a JSONL transcript (a chat log, or a Claude Code, Codex, pi, Copilot CLI, Gemini CLI or Qwen Code session) \
 into a summary written by a model you name, appends it to the same file and deletes nothing: the summary's \
 coverage record (the exact lines it stands for, with a digest of their bytes) is what hides the originals from \
 recall. Retract the summary and recall is verbatim again.",
@@ -33,6 +33,7 @@ recall. Retract the summary and recall is verbatim again.",
         "  MF_CONFIG, XDG_CONFIG_HOME   the config file [default: ~/.config/mf/config.toml]\n",
         "  CLAUDE_CONFIG_DIR, CODEX_HOME   where Claude Code and Codex keep their state\n",
         "  PI_CODING_AGENT_DIR, PI_CODING_AGENT_SESSION_DIR   where pi keeps its state and its sessions (mf sessions)\n",
+        "  COPILOT_HOME, GEMINI_CLI_HOME, QWEN_HOME, QWEN_RUNTIME_DIR   where Copilot CLI, Gemini CLI and Qwen Code keep their sessions (mf sessions)\n",
         "  QWEN_HOME, QWEN_RUNTIME_DIR   where Qwen Code keeps its state and (the runtime directory, when set) its sessions\n",
         "  CLAUDE_CODE_SESSION_ID   set by Claude Code for its MCP servers: the session `mf mcp` reads\n",
         "  COLUMNS                  the width tables fit on a terminal [default: the terminal's]\n",
@@ -94,7 +95,7 @@ pub enum Command {
     Recall(RecallArgs),
     /// Print the originals behind a summary or stub (or one entry); `--restore` retracts the summary
     #[command(
-        after_help = "Exit codes: 0 success; 1 a file mf cannot read, an unknown id, or a summary that cannot be restored; 2 usage error (no id: the summaries there are listed); 75 --restore on an agent session in use (its agent is running it): nothing written, try again later, --force writes anyway; 130/143/129 interrupted.\n\nExamples:\n  mf expand chat.jsonl\n  mf expand chat.jsonl msg-summary-1-7\n  mf expand chat.jsonl msg-summary-1-30 --deep --format text\n  mf expand chat.jsonl msg-summary-1-7 --restore"
+        after_help = "Exit codes: 0 success; 1 a file mf cannot read, an unknown id, or a summary that cannot be restored; 2 usage error (no id: the summaries there are listed); 75 --restore on an agent session in use (its agent is running it): nothing written, try again later, --force writes anyway; 130/143/129 interrupted.\n\nExamples:\n  mf expand chat.jsonl\n  mf expand chat.jsonl msg-summary-1-30 --deep --format text\n  mf expand chat.jsonl msg-summary-1-7 --restore"
     )]
     Expand(ExpandArgs),
     /// Search what the folds hide (or, with --all, every entry): ranked hits with their ids
@@ -139,9 +140,9 @@ pub enum Command {
         after_help = "Exit codes: 0 success; 2 usage error.\n\nExamples:\n  mf models\n  mf models --json"
     )]
     Models(ModelsArgs),
-    /// List the sessions of Claude Code, Codex and pi on this machine, newest first
+    /// List the sessions of Claude Code, Codex, pi, Copilot CLI, Gemini CLI and Qwen Code on this machine, newest first
     #[command(after_help = concat!(
-        "Where: Claude Code's $CLAUDE_CONFIG_DIR/projects (default ~/.claude/projects), Codex's $CODEX_HOME/sessions (default ~/.codex/sessions), pi's $PI_CODING_AGENT_SESSION_DIR or sessionDir setting or $PI_CODING_AGENT_DIR/sessions (default ~/.pi/agent/sessions), GitHub Copilot CLI's $COPILOT_HOME/session-state (default ~/.copilot/session-state), Qwen Code's $QWEN_RUNTIME_DIR/projects or $QWEN_HOME/projects (default ~/.qwen/projects).\n\n",
+        "Where: Claude Code's $CLAUDE_CONFIG_DIR/projects (default ~/.claude/projects), Codex's $CODEX_HOME/sessions (default ~/.codex/sessions), pi's $PI_CODING_AGENT_SESSION_DIR or sessionDir setting or $PI_CODING_AGENT_DIR/sessions (default ~/.pi/agent/sessions), GitHub Copilot CLI's $COPILOT_HOME/session-state (default ~/.copilot/session-state), Qwen Code's $QWEN_RUNTIME_DIR/projects or $QWEN_HOME/projects (default ~/.qwen/projects), Gemini CLI's $GEMINI_CLI_HOME/.gemini/tmp (default ~/.gemini/tmp).\n\n",
         "Exit codes: 0 success; 1 a session directory mf cannot read (the sessions it could read are still listed); 2 usage error.\n\n",
         "Examples:\n  mf sessions\n  mf sessions --agent claude --cwd .\n  mf sessions -0 | mf compact --files-from - -0 --model haiku --json"
     ))]
@@ -187,6 +188,9 @@ pub enum InputFormat {
     /// A Qwen Code session
     #[value(alias = "qwen-code")]
     Qwen,
+    /// A Gemini CLI session
+    #[value(alias = "gemini-cli")]
+    Gemini,
 }
 
 /// The fold policy flags, shared by `compact` and `explain`.
@@ -851,6 +855,9 @@ pub enum AgentArg {
     /// Qwen Code
     #[value(alias = "qwen-code")]
     Qwen,
+    /// Gemini CLI
+    #[value(alias = "gemini-cli")]
+    Gemini,
 }
 
 #[derive(Debug, Args)]

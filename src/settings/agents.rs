@@ -80,6 +80,11 @@ pub fn session_roots() -> crate::transcript::sessions::SessionRoots {
             .map(&tilde)
             .or_else(|| home.as_ref().map(|h| h.join(".qwen")))
             .map(|d| d.join("projects")),
+        // Gemini CLI: `$GEMINI_CLI_HOME/.gemini/tmp` (default `~/.gemini/tmp`).
+        gemini_tmp: var(ev::GEMINI_CLI_HOME)
+            .map(&tilde)
+            .or_else(|| home.clone())
+            .map(|h| h.join(".gemini").join("tmp")),
     }
 }
 
@@ -174,6 +179,7 @@ pub fn agent_of(a: crate::cli::AgentArg) -> crate::transcript::sessions::Agent {
         crate::cli::AgentArg::Pi => Agent::Pi,
         crate::cli::AgentArg::Copilot => Agent::Copilot,
         crate::cli::AgentArg::Qwen => Agent::Qwen,
+        crate::cli::AgentArg::Gemini => Agent::Gemini,
     }
 }
 
@@ -250,6 +256,7 @@ pub fn agent_of_format(f: crate::transcript::Format) -> Option<crate::transcript
         Format::Pi => Some(Agent::Pi),
         Format::Copilot => Some(Agent::Copilot),
         Format::Qwen => Some(Agent::Qwen),
+        Format::Gemini => Some(Agent::Gemini),
         Format::Chat => None,
     }
 }
@@ -434,6 +441,8 @@ pub fn recall_tool_installed_in(
             .as_ref()
             .and_then(|h| read_small(&h.join(".copilot").join("mcp-config.json")))
             .is_some_and(|t| json_has(&t, &["mcpServers", "mf"])),
+        // mf installs no recall tool in Gemini CLI (yet).
+        Agent::Gemini => false,
     }
 }
 

@@ -52,6 +52,7 @@ pub mod env_vars {
     pub const CLAUDE_CONFIG_DIR: &str = "CLAUDE_CONFIG_DIR";
     /// Where Codex keeps its state (default `~/.codex`).
     pub const CODEX_HOME: &str = "CODEX_HOME";
+    pub const GEMINI_CLI_HOME: &str = "GEMINI_CLI_HOME";
     /// pi's agent directory (default `~/.pi/agent`) and its sessions directory.
     pub const PI_CODING_AGENT_DIR: &str = "PI_CODING_AGENT_DIR";
     pub const PI_CODING_AGENT_SESSION_DIR: &str = "PI_CODING_AGENT_SESSION_DIR";
@@ -308,6 +309,7 @@ pub fn read_options(from: Option<InputFormat>, cache: Option<&CacheOptions>) -> 
             InputFormat::Pi => Format::Pi,
             InputFormat::Copilot => Format::Copilot,
             InputFormat::Qwen => Format::Qwen,
+            InputFormat::Gemini => Format::Gemini,
         }),
         cache: cache.cloned(),
         vet: Some(crate::fold::frame::vet_claim),

@@ -425,16 +425,19 @@ pub fn read_source(mut src: Source, opts: &ReadOptions) -> Result<Transcript, Tr
 }
 
 /// A file read as `told` (`--from`): refused when its lines say it is a kind mf does not read,
-/// and when the reader found no entry of its own (`own`) while its lines say it is something
-/// else or say nothing mf knows. A file of that format with no entries yet, or one with no
-/// lines, is simply empty.
+/// when a line says for certain it is another format (a Qwen Code session read `--from claude`
+/// finds rows with Claude Code's links and nothing in them: a misread, not a transcript), and
+/// when the reader found no entry of its own (`own`) while its lines say it is something else or
+/// say nothing mf knows. A file of that format with no entries yet, or one with no lines, is
+/// simply empty.
 fn check_told(
     path: &Path,
     told: Format,
     sniff: format::Sniff,
     own: bool,
 ) -> Result<(), TranscriptError> {
-    let refused = matches!(sniff.detected, Some(Detected::Refused(_)));
+    let refused = matches!(sniff.detected, Some(Detected::Refused(_)))
+        || (sniff.conclusive && sniff.detected != Some(Detected::Format(told)));
     if !refused && (own || !sniff.lines || sniff.detected == Some(Detected::Format(told))) {
         return Ok(());
     }

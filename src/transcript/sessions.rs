@@ -17,15 +17,17 @@ pub enum Agent {
     Pi,
     Copilot,
     Qwen,
+    Gemini,
 }
 
 impl Agent {
-    pub const ALL: [Agent; 5] = [
+    pub const ALL: [Agent; 6] = [
         Agent::Claude,
         Agent::Codex,
         Agent::Pi,
         Agent::Copilot,
         Agent::Qwen,
+        Agent::Gemini,
     ];
 
     pub fn name(self) -> &'static str {
@@ -35,6 +37,7 @@ impl Agent {
             Agent::Pi => "pi",
             Agent::Copilot => "copilot",
             Agent::Qwen => "qwen",
+            Agent::Gemini => "gemini",
         }
     }
 
@@ -46,6 +49,7 @@ impl Agent {
             Agent::Pi => Format::Pi,
             Agent::Copilot => Format::Copilot,
             Agent::Qwen => Format::Qwen,
+            Agent::Gemini => Format::Gemini,
         }
     }
 }
@@ -66,6 +70,9 @@ pub struct SessionRoots {
     /// Qwen Code's `projects/` (`$QWEN_RUNTIME_DIR/projects`, else `$QWEN_HOME/projects`, default
     /// `~/.qwen/projects`).
     pub qwen_projects: Option<PathBuf>,
+    /// Gemini CLI's `tmp/` (`$GEMINI_CLI_HOME/.gemini/tmp`, default `~/.gemini/tmp`), its
+    /// sessions at `<project>/chats/session-*.jsonl`.
+    pub gemini_tmp: Option<PathBuf>,
 }
 
 impl SessionRoots {
@@ -76,6 +83,7 @@ impl SessionRoots {
             Agent::Pi => self.pi_sessions.as_deref(),
             Agent::Copilot => self.copilot_sessions.as_deref(),
             Agent::Qwen => self.qwen_projects.as_deref(),
+            Agent::Gemini => self.gemini_tmp.as_deref(),
         }
     }
 }
@@ -172,6 +180,7 @@ pub fn scan(roots: &SessionRoots, agents: &[Agent], cwd: &[String]) -> Scan {
             Agent::Pi => pi(root, cwd, &mut scan),
             Agent::Copilot => copilot(root, cwd, &mut scan),
             Agent::Qwen => qwen(root, cwd, &mut scan),
+            Agent::Gemini => gemini(root, cwd, &mut scan),
         }
     }
     scan.found.sort_by(|a, b| {
@@ -450,6 +459,85 @@ fn qwen(root: &Path, cwd: &[String], scan: &mut Scan) {
     }
 }
 
+/// Gemini CLI: `<tmp>/<project>/chats/session-*.jsonl` (a sub-agent's chat lies one directory
+/// deeper, under its parent session's id, and is not a session of its own).
+fn gemini(root: &Path, cwd: &[String], scan: &mut Scan) {
+    for (project_dir, kind) in dir_entries(root, true, scan) {
+        if kind != Kind::Dir {
+            continue;
+        }
+        let chats = project_dir.join("chats");
+        if !chats.is_dir() {
+            continue;
+        }
+        for (p, k) in dir_entries(&chats, false, scan) {
+            let named = p
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("session-"));
+            // A resume starts a file of its own that never gets a message (a header and the
+            // session context, again at each resume): not a session.
+            if k != Kind::File || !is_jsonl(&p) || !named || !gemini_has_messages(&p) {
+                continue;
+            }
+            let project = head_cwd(&p, Agent::Gemini);
+            if cwd.is_empty() || matches_cwd(project.as_deref(), cwd) {
+                push(scan, Agent::Gemini, p, project);
+            }
+        }
+    }
+}
+
+/// Whether a Gemini CLI file holds a message record (a line with a string `id`) in its head.
+fn gemini_has_messages(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = Vec::new();
+    let Ok(f) = std::fs::File::open(path) else {
+        return true; // listed, and what cannot be read is said where it is read
+    };
+    if f.take(HEAD_BYTES).read_to_end(&mut head).is_err() {
+        return true;
+    }
+    head.split(|&b| b == b'\n').any(|line| {
+        serde_json::from_slice::<Value>(line)
+            .is_ok_and(|v| v.get("id").is_some_and(Value::is_string))
+    })
+}
+
+/// The first workspace directory Gemini CLI names in its session context (`- **Workspace
+/// Directories:**` then `  - <dir>` lines), or the `directories` it records.
+fn gemini_workspace(v: &Value) -> Option<String> {
+    if let Some(d) = v
+        .get("directories")
+        .and_then(Value::as_array)
+        .and_then(|a| a.first())
+        .and_then(Value::as_str)
+    {
+        return Some(d.to_string());
+    }
+    let msgs = v.get("$set")?.get("messages")?.as_array()?;
+    for m in msgs {
+        for p in m
+            .get("content")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let Some(t) = p.get("text").and_then(Value::as_str) else {
+                continue;
+            };
+            let Some(at) = t.find("Workspace Directories:") else {
+                continue;
+            };
+            let dir = t[at..].lines().nth(1)?.trim().strip_prefix("- ")?.trim();
+            if !dir.is_empty() {
+                return Some(dir.to_string());
+            }
+        }
+    }
+    None
+}
+
 /// How much of a file's head is read to find the working directory it records.
 const HEAD_BYTES: u64 = 256 << 10;
 
@@ -478,6 +566,12 @@ pub fn head_cwd(path: &Path, agent: Agent) -> Option<String> {
             Agent::Copilot => (v.get("type").and_then(Value::as_str) == Some("session.start"))
                 .then(|| v.pointer("/data/context/cwd"))
                 .flatten(),
+            Agent::Gemini => {
+                if let Some(c) = gemini_workspace(&v) {
+                    return Some(c);
+                }
+                None
+            }
         };
         if let Some(c) = found.and_then(Value::as_str).filter(|c| !c.is_empty()) {
             return Some(c.to_string());

@@ -2,6 +2,7 @@
 //! pipeline with test summarizers.
 
 mod agent_copilot;
+mod agent_gemini;
 mod agent_qwen;
 mod agent_writes;
 mod agents;

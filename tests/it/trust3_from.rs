@@ -129,23 +129,55 @@ const GEMINI: &str = concat!(
     "\n",
 );
 
+/// A Qwen Code session as formats.md §5.3 shows it: Claude Code's linking keys, Gemini
+/// `Content` messages, a tool result row of its own.
+const QWEN: &str = concat!(
+    r#"{"uuid":"11111111-1111-4111-8111-111111111111","parentUuid":null,"sessionId":"5e55","timestamp":"2026-12-02T10:00:00.000Z","type":"user","cwd":"/tmp/w","version":"0.24.4","message":{"role":"user","parts":[{"text":"list the files and deploy"}]}}"#,
+    "\n",
+    r#"{"uuid":"22222222-2222-4222-8222-222222222222","parentUuid":"11111111-1111-4111-8111-111111111111","sessionId":"5e55","timestamp":"2026-12-02T10:00:01.000Z","type":"assistant","cwd":"/tmp/w","version":"0.24.4","model":"m","message":{"role":"model","parts":[{"functionCall":{"id":"c1","name":"list_directory","args":{"path":"/tmp/w"}}}]}}"#,
+    "\n",
+    r#"{"uuid":"33333333-3333-4333-8333-333333333333","parentUuid":"22222222-2222-4222-8222-222222222222","sessionId":"5e55","timestamp":"2026-12-02T10:00:02.000Z","type":"tool_result","cwd":"/tmp/w","version":"0.24.4","message":{"role":"user","parts":[{"functionResponse":{"id":"c1","name":"list_directory","response":{"output":"a.txt"}}}]},"toolCallResult":{"callId":"c1","status":"success"}}"#,
+    "\n",
+    r#"{"uuid":"44444444-4444-4444-8444-444444444444","parentUuid":"33333333-3333-4333-8333-333333333333","sessionId":"5e55","timestamp":"2026-12-02T10:00:03.000Z","type":"assistant","cwd":"/tmp/w","version":"0.24.4","model":"m","message":{"role":"model","parts":[{"text":"One file: a.txt"}]}}"#,
+    "\n",
+);
+
+const COPILOT: &str = concat!(
+    r#"{"type":"session.start","data":{"sessionId":"5e55","version":1},"id":"e1","timestamp":"2026-12-02T10:00:00.000Z","parentId":null}"#,
+    "\n",
+    r#"{"type":"user.message","data":{"content":"hi","messageId":"m1"},"id":"e2","timestamp":"2026-12-02T10:00:01.000Z","parentId":"e1"}"#,
+    "\n",
+    r#"{"type":"assistant.message","data":{"content":"hello","toolRequests":[]},"id":"e3","timestamp":"2026-12-02T10:00:02.000Z","parentId":"e2"}"#,
+    "\n",
+);
+
+/// The sessions of Gemini CLI, Qwen Code and Copilot CLI (refused by name before mf read them)
+/// are each read as their own format, and never misread: read under another `--from`, each is
+/// refused, naming what it looks like and the `--from` that reads it; nothing is written.
 #[test]
-fn sessions_of_agents_mf_does_not_read_are_refused_by_name_not_misread() {
+fn sessions_of_the_newer_agents_are_read_as_their_own_and_never_misread() {
     let env = TestEnv::new();
-    for (name, text, what) in [(
-        "gemini.jsonl",
-        GEMINI,
-        "a Gemini CLI session, which mf does not read yet",
-    )] {
+    for (name, text, format, what) in [
+        ("gemini.jsonl", GEMINI, "gemini", "a Gemini CLI session"),
+        ("qwen.jsonl", QWEN, "qwen", "a Qwen Code session"),
+        (
+            "copilot.jsonl",
+            COPILOT,
+            "copilot",
+            "a GitHub Copilot CLI session",
+        ),
+    ] {
         let path = env.write(name, text);
-        for args in commands(name) {
-            let out = run(&env, &args);
-            let said = format!("{}{}", out.stdout, out.stderr);
-            assert_eq!(out.code, 1, "mf {}: {out:?}", args.join(" "));
-            assert!(said.contains(what), "mf {}: {out:?}", args.join(" "));
-        }
-        // Told it is Claude Code's (or any format), it is still refused by name.
-        for from in ["claude", "chat", "codex", "pi"] {
+        let out = env.mf(&["explain", name, "--json"]);
+        assert_eq!(out.code, 0, "{name}: {out:?}");
+        assert!(
+            out.stdout.contains(&format!("\"format\":\"{format}\"")),
+            "{name}: {out:?}"
+        );
+        for from in ["claude", "chat", "codex", "pi", "gemini", "qwen", "copilot"] {
+            if from == format {
+                continue;
+            }
             let out = env.mf(&["recall", name, "--from", from]);
             let said = format!("{}{}", out.stdout, out.stderr);
             assert_eq!(out.code, 1, "{name} --from {from}: {out:?}");

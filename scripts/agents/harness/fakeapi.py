@@ -62,6 +62,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.dont_write_bytecode = True
 import fake_qwen  # noqa: E402  (Qwen Code's Chat Completions)
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fake_gemini  # noqa: E402
+
 ap = argparse.ArgumentParser()
 ap.add_argument("--record", required=True)
 ap.add_argument("--port", type=int, default=0)
@@ -425,6 +428,8 @@ class H(BaseHTTPRequestHandler):
             return self._json(400, {"type": "error", "error": {"type": "invalid_request_error", "message": f"fakeapi: {e}"}})
 
     def answer(self, p, body):
+        if fake_gemini.handles(p):  # Gemini CLI (harness/fake_gemini.py)
+            return fake_gemini.answer(self, p, body, sys.modules[__name__])
         if p.endswith("/messages/count_tokens"):
             return self._json(200, {"input_tokens": 1000})
         if A.delay and (p.endswith("/v1/messages") or p.endswith("/responses") or p.endswith("/compact")):

@@ -9,6 +9,7 @@ pub mod claude;
 pub mod codex;
 pub mod common;
 pub mod copilot;
+pub mod gemini;
 pub mod mf;
 pub mod pi;
 pub mod qwen;
@@ -83,6 +84,8 @@ pub enum Format {
     Copilot,
     /// A Qwen Code session (`~/.qwen/projects/…/chats/<session>.jsonl`).
     Qwen,
+    /// A Gemini CLI session (`~/.gemini/tmp/…/chats/session-*.jsonl`).
+    Gemini,
 }
 
 impl Format {
@@ -94,6 +97,7 @@ impl Format {
             Format::Pi => "pi",
             Format::Copilot => "copilot",
             Format::Qwen => "qwen",
+            Format::Gemini => "gemini",
         }
     }
 
@@ -106,6 +110,7 @@ impl Format {
             Format::Pi => "pi",
             Format::Copilot => "Copilot CLI",
             Format::Qwen => "Qwen Code",
+            Format::Gemini => "Gemini CLI",
         }
     }
 
@@ -118,6 +123,7 @@ impl Format {
             Format::Pi => "a pi coding-agent session",
             Format::Copilot => "a GitHub Copilot CLI session",
             Format::Qwen => "a Qwen Code session",
+            Format::Gemini => "a Gemini CLI session",
         }
     }
 
@@ -129,6 +135,7 @@ impl Format {
             "pi" => Format::Pi,
             "copilot" | "copilot-cli" => Format::Copilot,
             "qwen" | "qwen-code" => Format::Qwen,
+            "gemini" | "gemini-cli" => Format::Gemini,
             _ => return None,
         })
     }
@@ -153,6 +160,7 @@ impl Format {
             Format::Pi => job.run::<pi::PiReader>(),
             Format::Copilot => job.run::<copilot::CopilotReader>(),
             Format::Qwen => job.run::<qwen::QwenReader>(),
+            Format::Gemini => job.run::<gemini::GeminiReader>(),
         }
     }
 }
@@ -192,9 +200,6 @@ fn detect_value(v: &Value) -> Option<Detected> {
         Clue::Maybe(f) => Some(Detected::Format(f)),
     }
 }
-
-/// What a Gemini CLI session is, for messages.
-pub const GEMINI: &str = "a Gemini CLI session, which mf does not read yet";
 
 fn clue(v: &Value) -> Option<Clue> {
     let obj = v.as_object()?;
@@ -237,7 +242,7 @@ fn clue(v: &Value) -> Option<Clue> {
         || ty == Some("gemini")
         || (ty.is_none() && obj.contains_key("projectHash") && obj.contains_key("sessionId"))
     {
-        return Some(Clue::Is(Detected::Refused(GEMINI)));
+        return Some(Clue::Is(Detected::Format(Format::Gemini)));
     }
     let linked = ["uuid", "parentUuid", "sessionId", "leafUuid", "messageId"]
         .iter()
@@ -305,6 +310,9 @@ pub struct Sniff {
     pub detected: Option<Detected>,
     /// Whether the head holds any line other than blank lines and mf's own.
     pub lines: bool,
+    /// Whether a line said it (a line of that kind and of no other), not only a row that could
+    /// be Claude Code's.
+    pub conclusive: bool,
 }
 
 /// Look at a file's first lines (blank, unparseable, non-object and mf's own lines are passed
@@ -331,6 +339,7 @@ pub fn sniff(head: &[u8]) -> Sniff {
                 return Sniff {
                     detected: Some(d),
                     lines,
+                    conclusive: true,
                 };
             }
             Some(Clue::Maybe(f)) => {
@@ -346,6 +355,7 @@ pub fn sniff(head: &[u8]) -> Sniff {
     Sniff {
         detected: maybe,
         lines,
+        conclusive: false,
     }
 }
 
@@ -402,7 +412,7 @@ mod tests {
         let qwen_system = r#"{"uuid":"a","parentUuid":null,"sessionId":"s","type":"system","subtype":"chat_compression","systemPayload":{"info":{}}}"#;
         assert_eq!(d(qwen_system), Detected::Format(Format::Qwen));
         let gemini = r#"{"sessionId":"s","projectHash":"p","startTime":"t","lastUpdated":"t","kind":"main"}"#;
-        assert_eq!(d(gemini), Detected::Refused(GEMINI));
+        assert_eq!(d(gemini), Detected::Format(Format::Gemini));
         let copilot = r#"{"type":"session.start","data":{"sessionId":"s"},"id":"e1","timestamp":"t","parentId":null}"#;
         assert_eq!(d(copilot), Detected::Format(Format::Copilot));
         // A row with only Claude Code's links waits for a conclusive one, and is Claude Code's
