@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
-use super::format::{Detected, Format};
+use super::format::kind::{Detected, Format};
 
 #[derive(Debug, Error)]
 pub enum TranscriptError {
