@@ -891,9 +891,12 @@ pub enum HookAgent {
     ClaudeCode,
     /// Codex CLI: a compact prompt file and the config key that uses it
     Codex,
+    /// Qwen Code: a PreCompact hook in settings.json (`mf hook qwen`: a keep-list for its summary)
+    #[value(name = "qwen", alias = "qwen-code")]
+    Qwen,
 }
 
-/// Where `mf hook install claude-code` writes.
+/// Where `mf hook install claude-code` (or `qwen`) writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum HookScope {
     /// `~/.claude/settings.json`

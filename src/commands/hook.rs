@@ -666,6 +666,7 @@ fn install(args: &HookInstallArgs, ui: &Ui, add: bool) -> Result<ExitStatus> {
     let paths = settings::hook_paths(args.scope())?;
     match args.agent {
         HookAgent::ClaudeCode => claude_install(&paths, args.project, args.dry_run, ui, add),
+        HookAgent::Qwen => qwen_install(&paths, args.dry_run, ui, add),
         HookAgent::Codex => {
             if args.project {
                 return Err(MfError::usage(
@@ -967,36 +968,39 @@ fn apply(c: &Change, target: &Path, backup: Option<&(PathBuf, bool)>) -> Result<
 /// have turned into `text` (byte for byte the user's file), else no file when `text` is the
 /// file mf creates, else `text` with only mf's entries cut out.
 fn settings_before(
+    t: &settings_edit::Target,
     path: &Path,
     text: &str,
     command: &str,
     legacy: &str,
 ) -> Result<Option<String>, String> {
     for (_, b) in backups(path) {
-        if settings_edit::add(Some(&b), command, legacy).as_deref() == Ok(text)
-            && settings_edit::has_mf(&b, legacy) == Ok(false)
+        if settings_edit::add(t, Some(&b), command, legacy).as_deref() == Ok(text)
+            && settings_edit::has_mf(t, &b, legacy) == Ok(false)
         {
             return Ok(Some(b));
         }
     }
-    if text == settings_edit::template(command, legacy) {
+    if text == settings_edit::template(t, command, legacy) {
         return Ok(None);
     }
-    settings_edit::before(text, command, legacy).map(Some)
+    settings_edit::before(t, text, command, legacy).map(Some)
 }
 
-fn claude_install(
-    paths: &HookPaths,
-    project: bool,
-    dry_run: bool,
-    ui: &Ui,
+/// The change `mf hook install` (`add`) or `uninstall` makes to an agent's settings file
+/// (`t`: which agent's hooks), or `None` when there is nothing to change (said in a note);
+/// `what` says what the hooks do, for the note after the change.
+fn settings_change(
+    t: &settings_edit::Target,
+    path: &Path,
+    mf: &Path,
     add: bool,
-) -> Result<ExitStatus> {
-    let mut changes = Vec::new();
-    let path = &paths.claude_settings;
-    let mf_word = shell_word(&paths.mf.to_string_lossy());
-    let command = settings_edit::command(&mf_word);
-    let legacy = settings_edit::legacy_command(&mf_word);
+    ui: &Ui,
+    what: &str,
+) -> Result<Option<Change>> {
+    let mf_word = shell_word(&mf.to_string_lossy());
+    let command = settings_edit::command(t, &mf_word);
+    let legacy = settings_edit::legacy_command(t, &mf_word);
     let old = read_optional(path)?;
     let cannot = |path: &Path, why: String| {
         MfError::refused(
@@ -1005,39 +1009,23 @@ fn claude_install(
         )
     };
     let change: Option<Option<String>> = match (old.as_deref(), add) {
-        (Some(o), true) if settings_edit::installed(o, &command) => None,
+        (Some(o), true) if settings_edit::installed(t, o, &command) => None,
         (o, true) => Some(Some(
-            settings_edit::add(o, &command, &legacy).map_err(|why| cannot(path, why))?,
+            settings_edit::add(t, o, &command, &legacy).map_err(|why| cannot(path, why))?,
         )),
         (None, false) => None,
         (Some(o), false) => {
-            if settings_edit::has_mf(o, &legacy).map_err(|why| cannot(path, why))? {
-                Some(settings_before(path, o, &command, &legacy).map_err(|why| cannot(path, why))?)
+            if settings_edit::has_mf(t, o, &legacy).map_err(|why| cannot(path, why))? {
+                Some(
+                    settings_before(t, path, o, &command, &legacy)
+                        .map_err(|why| cannot(path, why))?,
+                )
             } else {
                 None
             }
         }
     };
-    if let Some(new) = change {
-        changes.push(Change {
-            tidy: true,
-            path: path.clone(),
-            shown: format!(
-                "# {} {}:\n{}",
-                path.display(),
-                if new.is_some() { "would be" } else { "would be removed; it was" },
-                new.as_deref().or(old.as_deref()).unwrap_or_default()
-            ),
-            done: format!(
-                "{} mf's hooks {} {} (PreCompact: `{command}` prints a keep-list; SessionStart after a compaction: the same command reports what the summary lost)",
-                if add { "added" } else { "removed" },
-                if add { "to" } else { "from" },
-                path.display(),
-            ),
-            old,
-            new,
-        });
-    } else {
+    let Some(new) = change else {
         ui.note(&format!(
             "{} {}: nothing to change",
             path.display(),
@@ -1047,7 +1035,69 @@ fn claude_install(
                 "has no mf hooks"
             }
         ));
-    }
+        return Ok(None);
+    };
+    Ok(Some(Change {
+        tidy: true,
+        path: path.to_path_buf(),
+        shown: format!(
+            "# {} {}:\n{}",
+            path.display(),
+            if new.is_some() {
+                "would be"
+            } else {
+                "would be removed; it was"
+            },
+            new.as_deref().or(old.as_deref()).unwrap_or_default()
+        ),
+        done: format!(
+            "{} mf's hooks {} {} ({what})",
+            if add { "added" } else { "removed" },
+            if add { "to" } else { "from" },
+            path.display(),
+        ),
+        old,
+        new,
+    }))
+}
+
+/// `mf hook install qwen`: mf's PreCompact hook in Qwen Code's settings (`$QWEN_HOME/settings.json`,
+/// default `~/.qwen/settings.json`; with `--project` `.qwen/settings.json`).
+fn qwen_install(paths: &HookPaths, dry_run: bool, ui: &Ui, add: bool) -> Result<ExitStatus> {
+    let t = &settings_edit::QWEN;
+    let command = settings_edit::command(t, &shell_word(&paths.mf.to_string_lossy()));
+    let what = format!(
+        "PreCompact: `{command}` answers with a keep-list Qwen adds to its summary's instructions"
+    );
+    let changes: Vec<Change> = settings_change(t, &paths.qwen_settings, &paths.mf, add, ui, &what)?
+        .into_iter()
+        .collect();
+    carry_out(&changes, dry_run, ui, add)?;
+    Ok(ExitStatus::Success)
+}
+
+fn claude_install(
+    paths: &HookPaths,
+    project: bool,
+    dry_run: bool,
+    ui: &Ui,
+    add: bool,
+) -> Result<ExitStatus> {
+    let t = &settings_edit::CLAUDE;
+    let command = settings_edit::command(t, &shell_word(&paths.mf.to_string_lossy()));
+    let what = format!(
+        "PreCompact: `{command}` prints a keep-list; SessionStart after a compaction: the same command reports what the summary lost"
+    );
+    let mut changes: Vec<Change> =
+        settings_change(t, &paths.claude_settings, &paths.mf, add, ui, &what)?
+            .into_iter()
+            .collect();
+    let cannot = |path: &Path, why: String| {
+        MfError::refused(
+            format!("cannot change {}: {why}", path.display()),
+            Some("fix the file (or move it away) and run this again".into()),
+        )
+    };
 
     // mf's MCP server, as `claude mcp add` registers it.
     let path = &paths.claude_mcp;

@@ -115,6 +115,9 @@ pub struct HookPaths {
     /// Where Claude Code reads the MCP servers mf registers: the user's global config
     /// ([`claude_global_config`]), or with `--project` `.mcp.json` in the current directory.
     pub claude_mcp: PathBuf,
+    /// Qwen Code's settings: `$QWEN_HOME/settings.json` (default `~/.qwen/settings.json`), or
+    /// with `--project` `.qwen/settings.json` in the current directory.
+    pub qwen_settings: PathBuf,
     /// This mf, as an absolute path.
     pub mf: PathBuf,
 }
@@ -144,6 +147,14 @@ pub fn hook_paths(scope: crate::cli::HookScope) -> Result<HookPaths, MfError> {
         ),
         crate::cli::HookScope::Project => (here(".claude/settings.json")?, here(".mcp.json")?),
     };
+    let qwen_settings = match scope {
+        crate::cli::HookScope::User => var(ev::QWEN_HOME)
+            .map(PathBuf::from)
+            .or_else(|| home.as_ref().map(|h| h.join(".qwen")))
+            .ok_or_else(no_home)?
+            .join("settings.json"),
+        crate::cli::HookScope::Project => here(".qwen/settings.json")?,
+    };
     let codex_home = codex_home.ok_or_else(no_home)?;
     let mf = std::env::current_exe()
         .and_then(std::fs::canonicalize)
@@ -153,6 +164,7 @@ pub fn hook_paths(scope: crate::cli::HookScope) -> Result<HookPaths, MfError> {
         codex_config: codex_home.join("config.toml"),
         codex_prompt: codex_home.join("mf-compact-prompt.md"),
         claude_mcp,
+        qwen_settings,
         mf,
     })
 }

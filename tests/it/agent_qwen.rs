@@ -591,3 +591,61 @@ fn mf_hook_qwen_answers_precompact_with_a_keep_list_qwen_adds_to_its_summary_ins
     assert!(out.stdout.is_empty());
     assert_eq!(read(&path), before);
 }
+
+/// `mf hook install qwen` puts mf's PreCompact hook in Qwen Code's settings (`$QWEN_HOME`, else
+/// `~/.qwen`, or the project's `.qwen/` with `--project`), once; `uninstall` gives the file back
+/// byte for byte (and removes a file mf created), a user's own hooks and keys untouched.
+#[test]
+fn hook_install_qwen_adds_the_precompact_hook_and_uninstall_gives_the_file_back() {
+    let env = TestEnv::new();
+    let home = env.path("home");
+    std::fs::create_dir_all(home.join(".qwen")).unwrap();
+    let h = home.to_str().unwrap();
+    let settings = home.join(".qwen/settings.json");
+    // No file: created, then removed.
+    let out = env.mf_env(&["hook", "install", "qwen"], &[("HOME", h)]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    let cmd = v["hooks"]["PreCompact"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap();
+    assert!(
+        cmd.ends_with(" hook qwen # added by mf hook install"),
+        "{v}"
+    );
+    assert!(
+        std::path::Path::new(cmd.split(' ').next().unwrap()).is_absolute(),
+        "{cmd}"
+    );
+    let again = env.mf_env(&["hook", "install", "qwen"], &[("HOME", h)]);
+    assert!(again.stderr.contains("nothing to change"), "{again:?}");
+    let out = env.mf_env(&["hook", "uninstall", "qwen"], &[("HOME", h)]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(!settings.exists(), "mf created it, mf removes it");
+    std::fs::create_dir_all(home.join(".qwen")).unwrap();
+    // A user's file (CRLF, their own PreCompact hook, keys mf does not know): back byte for byte.
+    let mine = "{\r\n  \"model\": {\"name\": \"qwen3-coder\"},\r\n  \"hooks\": {\"PreCompact\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"echo mine\"}]}]},\r\n  \"n\": 123456789012345678901234567890\r\n}\r\n";
+    std::fs::write(&settings, mine).unwrap();
+    env.mf_env(&["hook", "install", "qwen"], &[("HOME", h)])
+        .ok();
+    let with = std::fs::read_to_string(&settings).unwrap();
+    assert!(
+        with.contains("echo mine") && with.contains("hook qwen # added by mf"),
+        "{with}"
+    );
+    env.mf_env(&["hook", "uninstall", "qwen"], &[("HOME", h)])
+        .ok();
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), mine);
+    // $QWEN_HOME moves it; --project writes the project's .qwen/settings.json.
+    let qh = env.path("qh");
+    std::fs::create_dir_all(&qh).unwrap();
+    env.mf_env(
+        &["hook", "install", "qwen"],
+        &[("HOME", h), ("QWEN_HOME", qh.to_str().unwrap())],
+    )
+    .ok();
+    assert!(qh.join("settings.json").exists());
+    env.mf_env(&["hook", "install", "qwen", "--project"], &[("HOME", h)])
+        .ok();
+    assert!(env.path(".qwen/settings.json").exists());
+}

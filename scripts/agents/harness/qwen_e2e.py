@@ -399,8 +399,9 @@ else:
 # mf's keep-list in the summary's instructions.
 HH = os.path.join(W, "hook-home")
 os.makedirs(os.path.join(HH, ".qwen"), exist_ok=True)
-json.dump({"hooks": {"PreCompact": [{"hooks": [{"type": "command", "command": f"{MF} hook qwen"}]}]}},
-          open(os.path.join(HH, ".qwen", "settings.json"), "w"))
+# Installed as a user would: `mf hook install qwen` (and taken out again at the end).
+inst = subprocess.run([MF, "hook", "install", "qwen"], env=dict(os.environ, HOME=HH), capture_output=True, text=True)
+say("PASS" if inst.returncode == 0 else "FAIL", "hook-install", (inst.stderr or "").strip()[:200])
 okh = all(qwen(p, home=HH, cont=k > 0)[0] == 0 for k, p in enumerate(P[:2]))
 seen = set(os.listdir(fake.rec))
 rc, out = qwen("/compress", home=HH)
@@ -412,6 +413,15 @@ say("PASS" if okh and carried else "FAIL", "hook",
     else f"no summary request carried mf's keep-list: {out[-200:]}")
 if HF:
     verify("hook", HF)
+SJ = os.path.join(HH, ".qwen", "settings.json")
+before_un = open(SJ).read() if os.path.exists(SJ) else ""
+un = subprocess.run([MF, "hook", "uninstall", "qwen"], env=dict(os.environ, HOME=HH), capture_output=True, text=True)
+after = open(SJ).read() if os.path.exists(SJ) else None
+# Qwen may have written its own keys into the file since: mf's hook goes, what Qwen wrote stays.
+ok_un = un.returncode == 0 and (after is None or "added by mf hook install" not in after)
+say("PASS" if ok_un else "FAIL", "hook-uninstall",
+    "settings.json removed (mf created it)" if after is None else
+    f"mf's hook removed, the rest kept: {after.strip()[:160]!r} (was {before_un.strip()[:160]!r})")
 
 fake.stop()
 print(f"qwen: {results.count('PASS')} PASS, {results.count('FAIL')} FAIL", flush=True)

@@ -1,5 +1,5 @@
-//! Claude Code's `settings.json` edited as text: mf inserts its hook groups and its permission
-//! rule in the file's own style (indentation, line ends, compact or pretty) and, on uninstall,
+//! An agent's `settings.json` (Claude Code's, Qwen Code's: the same `hooks` layout) edited as
+//! text: mf inserts its hook groups (and, for Claude Code, its permission rule) in the file's own style (indentation, line ends, compact or pretty) and, on uninstall,
 //! cuts out exactly those elements with the separator that goes with them. Every other byte —
 //! key order, `\u` escapes, duplicate keys, numbers too big for a float, a missing final line
 //! end — stays as it was: the file is never parsed into values and written back.
@@ -14,13 +14,43 @@ use serde_json::{Value, json};
 
 use crate::json_span::{self, Object};
 
-/// The events mf's hook runs on.
-pub const EVENTS: [&str; 4] = [
-    "PreCompact",
-    "PostCompact",
-    "SessionStart",
-    "UserPromptSubmit",
-];
+/// The agent whose settings are edited: what mf's hook is called with and where it goes.
+#[derive(Debug, Clone, Copy)]
+pub struct Target {
+    /// The word after `mf hook` in mf's command (`claude-code`, `qwen`).
+    pub hook: &'static str,
+    /// The events mf's hook runs on.
+    pub events: &'static [&'static str],
+    /// The permission rule that lets the agent call mf's MCP tools, where it asks for one.
+    pub rule: Option<&'static str>,
+    /// Seconds the agent gives mf's hook, where mf sets them.
+    pub timeout: Option<u64>,
+    /// Whether mf's hook group carries an (empty) `matcher`.
+    pub matcher: bool,
+}
+
+/// Claude Code: four events, the permission rule, a timeout, a matcher.
+pub const CLAUDE: Target = Target {
+    hook: "claude-code",
+    events: &[
+        "PreCompact",
+        "PostCompact",
+        "SessionStart",
+        "UserPromptSubmit",
+    ],
+    rule: Some(RULE),
+    timeout: Some(TIMEOUT_SECS),
+    matcher: true,
+};
+
+/// Qwen Code: its PreCompact hook (Qwen's default timeout, no matcher).
+pub const QWEN: Target = Target {
+    hook: "qwen",
+    events: &["PreCompact"],
+    rule: None,
+    timeout: None,
+    matcher: false,
+};
 /// What ends mf's hook command: the marker uninstall knows it by.
 pub const MARK: &str = "# added by mf hook install";
 /// The permission rule that lets Claude Code call mf's MCP tools without asking (they only
@@ -30,13 +60,13 @@ pub const RULE: &str = "mcp__mf";
 pub const TIMEOUT_SECS: u64 = 60;
 
 /// The command mf's hook runs, `mf` a shell word for this mf.
-pub fn command(mf_word: &str) -> String {
-    format!("{mf_word} hook claude-code {MARK}")
+pub fn command(t: &Target, mf_word: &str) -> String {
+    format!("{mf_word} hook {} {MARK}", t.hook)
 }
 
 /// The command earlier versions of mf wrote (no marker): known only as this mf's, exactly.
-pub fn legacy_command(mf_word: &str) -> String {
-    format!("{mf_word} hook claude-code")
+pub fn legacy_command(t: &Target, mf_word: &str) -> String {
+    format!("{mf_word} hook {}", t.hook)
 }
 
 /// A container's spans: its brackets and each element (a member from its key to its value's end).
@@ -166,20 +196,29 @@ fn unquote(w: &str) -> Option<String> {
 
 /// Whether a hook object is mf's: its command carries mf's marker after an absolute path to a
 /// program named `mf`, or it is exactly the hook earlier versions of this mf wrote.
-fn is_mf_hook(h: &Value, legacy: &str) -> bool {
+fn is_mf_hook(t: &Target, h: &Value, legacy: &str) -> bool {
     let Some(c) = h.get("command").and_then(Value::as_str) else {
         return false;
     };
     if h.get("type").and_then(Value::as_str) != Some("command") {
         return false;
     }
-    if let Some(w) = c.strip_suffix(&format!(" hook claude-code {MARK}")) {
+    if let Some(w) = c.strip_suffix(&format!(" hook {} {MARK}", t.hook)) {
         return unquote(w).is_some_and(|p| {
             let p = std::path::Path::new(&p);
             p.is_absolute() && p.file_name().is_some_and(|n| n == "mf")
         });
     }
-    *h == json!({"type": "command", "command": legacy, "timeout": TIMEOUT_SECS})
+    *h == hook_object(t, legacy)
+}
+
+/// mf's hook object for `command`.
+fn hook_object(t: &Target, command: &str) -> Value {
+    let mut h = json!({"type": "command", "command": command});
+    if let Some(secs) = t.timeout {
+        h["timeout"] = json!(secs);
+    }
+    h
 }
 
 fn value(text: &str, r: (usize, usize)) -> Option<Value> {
@@ -189,7 +228,7 @@ fn value(text: &str, r: (usize, usize)) -> Option<Value> {
 /// One cut of mf's entries, if any is left: a hook group of mf's alone, a hook of mf's inside a
 /// group of the user's, the permission rule. With `collapse`, a container left empty by the cut
 /// goes with it (mf created it).
-fn one_cut(text: &str, collapse: bool, legacy: &str) -> Result<Option<String>, String> {
+fn one_cut(t: &Target, text: &str, collapse: bool, legacy: &str) -> Result<Option<String>, String> {
     let top = json_span::top_object(text)?;
     let top_sp = of_object(&top);
     for (hk, hm) in top.members.iter().enumerate() {
@@ -199,7 +238,7 @@ fn one_cut(text: &str, collapse: bool, legacy: &str) -> Result<Option<String>, S
             };
             let hooks_sp = of_object(&hooks);
             for (ek, em) in hooks.members.iter().enumerate() {
-                if !EVENTS.contains(&em.key.as_str()) {
+                if !t.events.contains(&em.key.as_str()) {
                     continue;
                 }
                 let Ok(arr) = json_span::array_at(text, em.value.start) else {
@@ -211,7 +250,7 @@ fn one_cut(text: &str, collapse: bool, legacy: &str) -> Result<Option<String>, S
                     let Some(list) = gv.get("hooks").and_then(Value::as_array) else {
                         continue;
                     };
-                    let mine = list.iter().filter(|h| is_mf_hook(h, legacy)).count();
+                    let mine = list.iter().filter(|h| is_mf_hook(t, h, legacy)).count();
                     if mine == 0 {
                         continue;
                     }
@@ -236,14 +275,16 @@ fn one_cut(text: &str, collapse: bool, legacy: &str) -> Result<Option<String>, S
                     };
                     let inner = of_array(&json_span::array_at(text, lm.value.start)?);
                     for (k, &h) in inner.items.iter().enumerate() {
-                        if value(text, h).is_some_and(|h| is_mf_hook(&h, legacy)) {
+                        if value(text, h).is_some_and(|h| is_mf_hook(t, &h, legacy)) {
                             return Ok(Some(cut(text, &inner, k)));
                         }
                     }
                 }
             }
         }
-        if hm.key == "permissions" {
+        if let Some(rule) = t.rule
+            && hm.key == "permissions"
+        {
             let Ok(perms) = json_span::object_at(text, hm.value.start) else {
                 continue;
             };
@@ -257,7 +298,7 @@ fn one_cut(text: &str, collapse: bool, legacy: &str) -> Result<Option<String>, S
                 };
                 let arr_sp = of_array(&arr);
                 for (k, &r) in arr_sp.items.iter().enumerate() {
-                    if value(text, r) == Some(json!(RULE)) {
+                    if value(text, r) == Some(json!(rule)) {
                         return Ok(Some(if collapse && arr_sp.items.len() == 1 {
                             if perms_sp.items.len() == 1 {
                                 cut(text, &top_sp, hk)
@@ -276,37 +317,43 @@ fn one_cut(text: &str, collapse: bool, legacy: &str) -> Result<Option<String>, S
 }
 
 /// `text` without mf's entries (see [`one_cut`]).
-pub fn remove(text: &str, collapse: bool, legacy: &str) -> Result<String, String> {
+pub fn remove(t: &Target, text: &str, collapse: bool, legacy: &str) -> Result<String, String> {
     let mut text = text.to_string();
-    while let Some(t) = one_cut(&text, collapse, legacy)? {
-        text = t;
+    while let Some(cut) = one_cut(t, &text, collapse, legacy)? {
+        text = cut;
     }
     Ok(text)
 }
 
 /// The hook group mf adds to each event.
-fn group(command: &str) -> Value {
-    json!({"matcher": "", "hooks": [{"type": "command", "command": command, "timeout": TIMEOUT_SECS}]})
+fn group(t: &Target, command: &str) -> Value {
+    if t.matcher {
+        json!({"matcher": "", "hooks": [hook_object(t, command)]})
+    } else {
+        json!({"hooks": [hook_object(t, command)]})
+    }
 }
 
 /// The settings file mf writes where there is none.
-pub fn template(command: &str, legacy: &str) -> String {
-    add(Some("{}\n"), command, legacy).expect("mf's own file")
+pub fn template(t: &Target, command: &str, legacy: &str) -> String {
+    add(t, Some("{}\n"), command, legacy).expect("mf's own file")
 }
 
 /// Claude Code's settings (`None`: no file) with mf's hooks and permission rule: any of mf's
 /// already there taken out first, then inserted last in their containers.
-pub fn add(old: Option<&str>, command: &str, legacy: &str) -> Result<String, String> {
-    let Some(old) = old.filter(|t| !t.trim().is_empty()) else {
-        return Ok(template(command, legacy));
+pub fn add(t: &Target, old: Option<&str>, command: &str, legacy: &str) -> Result<String, String> {
+    let Some(old) = old.filter(|x| !x.trim().is_empty()) else {
+        return Ok(template(t, command, legacy));
     };
-    let mut text = remove(old, false, legacy)?;
+    let mut text = remove(t, old, false, legacy)?;
     let top = json_span::top_object(&text)?;
     let st = style(&text, &top);
+    let rule = t.rule.unwrap_or_default();
     match top.get("permissions") {
+        _ if t.rule.is_none() => {}
         None => {
             text = insert(&text, &of_object(&top), &st, |i| {
-                member("permissions", &json!({"allow": [RULE]}), &st, i)
+                member("permissions", &json!({"allow": [rule]}), &st, i)
             })
         }
         Some((_, m)) => {
@@ -315,7 +362,7 @@ pub fn add(old: Option<&str>, command: &str, legacy: &str) -> Result<String, Str
             match perms.get("allow") {
                 None => {
                     text = insert(&text, &of_object(&perms), &st, |i| {
-                        member("allow", &json!([RULE]), &st, i)
+                        member("allow", &json!([rule]), &st, i)
                     })
                 }
                 Some((_, a)) => {
@@ -325,18 +372,19 @@ pub fn add(old: Option<&str>, command: &str, legacy: &str) -> Result<String, Str
                     if !sp
                         .items
                         .iter()
-                        .any(|&r| value(&text, r) == Some(json!(RULE)))
+                        .any(|&r| value(&text, r) == Some(json!(rule)))
                     {
-                        text = insert(&text, &sp, &st, |_| Value::from(RULE).to_string());
+                        text = insert(&text, &sp, &st, |_| Value::from(rule).to_string());
                     }
                 }
             }
         }
     }
-    let g = group(command);
+    let g = group(t, command);
     let top = json_span::top_object(&text)?;
     let Some((_, hm)) = top.get("hooks") else {
-        let all: serde_json::Map<String, Value> = EVENTS
+        let all: serde_json::Map<String, Value> = t
+            .events
             .iter()
             .map(|e| (e.to_string(), json!([g.clone()])))
             .collect();
@@ -345,7 +393,7 @@ pub fn add(old: Option<&str>, command: &str, legacy: &str) -> Result<String, Str
         }));
     };
     let hooks_at = hm.value.start;
-    for event in EVENTS {
+    for &event in t.events {
         let hooks = json_span::object_at(&text, hooks_at)
             .map_err(|_| "its `hooks` is not an object".to_string())?;
         text = match hooks.get(event) {
@@ -364,11 +412,11 @@ pub fn add(old: Option<&str>, command: &str, legacy: &str) -> Result<String, Str
 
 /// Whether `text` already has mf's hook (this command) on every event and the rule, as Claude
 /// Code reads it (the last of duplicate keys).
-pub fn installed(text: &str, command: &str) -> bool {
+pub fn installed(t: &Target, text: &str, command: &str) -> bool {
     let Ok(top) = json_span::top_object(text) else {
         return false;
     };
-    let g = group(command);
+    let g = group(t, command);
     let get_obj = |o: &Object, k: &str| {
         o.get(k)
             .and_then(|(_, m)| json_span::object_at(text, m.value.start).ok())
@@ -377,17 +425,19 @@ pub fn installed(text: &str, command: &str) -> bool {
         o.get(k)
             .and_then(|(_, m)| json_span::array_at(text, m.value.start).ok())
     };
-    let rule = get_obj(&top, "permissions")
-        .and_then(|p| get_arr(&p, "allow"))
-        .is_some_and(|a| {
-            a.items
-                .iter()
-                .any(|r| value(text, (r.start, r.end)) == Some(json!(RULE)))
-        });
+    let rule = t.rule.is_none_or(|rule| {
+        get_obj(&top, "permissions")
+            .and_then(|p| get_arr(&p, "allow"))
+            .is_some_and(|a| {
+                a.items
+                    .iter()
+                    .any(|r| value(text, (r.start, r.end)) == Some(json!(rule)))
+            })
+    });
     let Some(hooks) = get_obj(&top, "hooks") else {
         return false;
     };
-    rule && EVENTS.iter().all(|e| {
+    rule && t.events.iter().all(|e| {
         get_arr(&hooks, e).is_some_and(|a| {
             a.items
                 .iter()
@@ -397,13 +447,13 @@ pub fn installed(text: &str, command: &str) -> bool {
 }
 
 /// Whether `text` holds any entry of mf's.
-pub fn has_mf(text: &str, legacy: &str) -> Result<bool, String> {
-    Ok(one_cut(text, false, legacy)?.is_some())
+pub fn has_mf(t: &Target, text: &str, legacy: &str) -> Result<bool, String> {
+    Ok(one_cut(t, text, false, legacy)?.is_some())
 }
 
 /// The ways to cut one empty container mf may have created: an event's array or `hooks`, an
 /// `allow` array or `permissions`.
-fn empty_cuts(text: &str) -> Vec<String> {
+fn empty_cuts(t: &Target, text: &str) -> Vec<String> {
     let Ok(top) = json_span::top_object(text) else {
         return Vec::new();
     };
@@ -411,8 +461,8 @@ fn empty_cuts(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for (k, m) in top.members.iter().enumerate() {
         let inner = match m.key.as_str() {
-            "hooks" => &EVENTS[..],
-            "permissions" => &["allow"][..],
+            "hooks" => t.events,
+            "permissions" if t.rule.is_some() => &["allow"][..],
             _ => continue,
         };
         let Ok(obj) = json_span::object_at(text, m.value.start) else {
@@ -437,14 +487,14 @@ fn empty_cuts(text: &str) -> Vec<String> {
 /// entries cut out, and each container mf created with them (one left empty whose cut install
 /// would undo byte for byte); when `text` was changed since, only mf's entries and the
 /// containers they leave empty.
-pub fn before(text: &str, command: &str, legacy: &str) -> Result<String, String> {
-    let mut cur = remove(text, false, legacy)?;
-    if add(Some(&cur), command, legacy).as_deref() != Ok(text) {
-        return remove(text, true, legacy);
+pub fn before(t: &Target, text: &str, command: &str, legacy: &str) -> Result<String, String> {
+    let mut cur = remove(t, text, false, legacy)?;
+    if add(t, Some(&cur), command, legacy).as_deref() != Ok(text) {
+        return remove(t, text, true, legacy);
     }
     'more: loop {
-        for cand in empty_cuts(&cur) {
-            if add(Some(&cand), command, legacy).as_deref() == Ok(text) {
+        for cand in empty_cuts(t, &cur) {
+            if add(t, Some(&cand), command, legacy).as_deref() == Ok(text) {
                 cur = cand;
                 continue 'more;
             }
@@ -472,38 +522,73 @@ mod tests {
             "{\n  \"hooks\": {\n    \"PreCompact\": [\n      {\"matcher\": \"auto\", \"hooks\": [{\"type\": \"command\", \"command\": \"/opt/mf hook claude-code\"}]}\n    ]\n  },\n  \"permissions\": {\"allow\": []}\n}\n",
             "{\"hooks\": {}, \"permissions\": {\"deny\": [\"x\"]}}",
         ] {
-            let with = add(Some(old), CMD, LEGACY).unwrap();
-            assert!(installed(&with, CMD), "{with}");
-            assert_eq!(add(Some(&with), CMD, LEGACY).unwrap(), with, "idempotent");
+            let with = add(&CLAUDE, Some(old), CMD, LEGACY).unwrap();
+            assert!(installed(&CLAUDE, &with, CMD), "{with}");
+            assert_eq!(
+                add(&CLAUDE, Some(&with), CMD, LEGACY).unwrap(),
+                with,
+                "idempotent"
+            );
             let v: Value = serde_json::from_str(&with).unwrap_or_else(|e| panic!("{e}: {with}"));
             assert_eq!(
                 v["hooks"]["PreCompact"].as_array().unwrap().last().unwrap()["hooks"][0]["command"],
                 CMD
             );
-            assert_eq!(before(&with, CMD, LEGACY).unwrap(), old, "{with}");
+            assert_eq!(before(&CLAUDE, &with, CMD, LEGACY).unwrap(), old, "{with}");
             if old.contains("\r\n") {
                 assert!(!with.replace("\r\n", "").contains('\n'), "{with}");
             }
         }
-        let t = template(CMD, LEGACY);
-        assert!(t.ends_with("}\n") && installed(&t, CMD), "{t}");
+        let t = template(&CLAUDE, CMD, LEGACY);
+        assert!(t.ends_with("}\n") && installed(&CLAUDE, &t, CMD), "{t}");
     }
 
     #[test]
     fn only_hooks_with_the_marker_are_mf_s() {
         let user = "{\"hooks\": {\"PreCompact\": [{\"matcher\": \"\", \"hooks\": [{\"type\": \"command\", \"command\": \"wrap mf hook claude-code\"}, {\"type\": \"command\", \"command\": \"/opt/x/mf hook claude-code\", \"timeout\": 60}]}]}}";
-        assert!(!has_mf(user, LEGACY).unwrap());
-        let with = add(Some(user), CMD, LEGACY).unwrap();
-        assert_eq!(before(&with, CMD, LEGACY).unwrap(), user);
+        assert!(!has_mf(&CLAUDE, user, LEGACY).unwrap());
+        let with = add(&CLAUDE, Some(user), CMD, LEGACY).unwrap();
+        assert_eq!(before(&CLAUDE, &with, CMD, LEGACY).unwrap(), user);
         // A moved mf's marked hook is mf's; an earlier version's is mf's only exactly.
         let moved = add(
+            &CLAUDE,
             Some("{}"),
             "'/a b/mf' hook claude-code # added by mf hook install",
             LEGACY,
         )
         .unwrap();
-        assert_eq!(remove(&moved, true, LEGACY).unwrap(), "{}");
-        let old = format!("{{\"hooks\": {{\"PreCompact\": [{}]}}}}", group(LEGACY));
-        assert_eq!(remove(&old, true, LEGACY).unwrap(), "{}");
+        assert_eq!(remove(&CLAUDE, &moved, true, LEGACY).unwrap(), "{}");
+        let old = format!(
+            "{{\"hooks\": {{\"PreCompact\": [{}]}}}}",
+            group(&CLAUDE, LEGACY)
+        );
+        assert_eq!(remove(&CLAUDE, &old, true, LEGACY).unwrap(), "{}");
+    }
+
+    /// Qwen Code's settings: only its PreCompact hook (no matcher, no timeout, no permission
+    /// rule), and the file back byte for byte, a user's own PreCompact hook and permissions kept.
+    #[test]
+    fn qwen_s_hook_goes_in_and_out_byte_exact() {
+        const Q: &str = "/usr/bin/mf hook qwen # added by mf hook install";
+        const QL: &str = "/usr/bin/mf hook qwen";
+        for old in [
+            "{}\n",
+            "{\n  \"model\": {\"name\": \"qwen3-coder\"},\n  \"permissions\": {\"allow\": [\"x\"]}\n}\n",
+            "{\"hooks\": {\"PreCompact\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"echo mine\"}]}]}}",
+        ] {
+            let with = add(&QWEN, Some(old), Q, QL).unwrap();
+            assert!(installed(&QWEN, &with, Q), "{with}");
+            let v: Value = serde_json::from_str(&with).unwrap();
+            let groups = v["hooks"]["PreCompact"].as_array().unwrap();
+            assert_eq!(
+                groups.last().unwrap(),
+                &json!({"hooks": [{"type": "command", "command": Q}]})
+            );
+            assert!(v["hooks"].get("SessionStart").is_none(), "{with}");
+            assert!(!with.contains("mcp__mf"), "{with}");
+            assert_eq!(before(&QWEN, &with, Q, QL).unwrap(), old, "{with}");
+            // Claude Code's rules do not see Qwen's hook as theirs, nor the other way round.
+            assert!(!has_mf(&CLAUDE, &with, LEGACY).unwrap());
+        }
     }
 }
