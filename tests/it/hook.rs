@@ -308,10 +308,21 @@ fn the_hook_answers_well_within_its_timeout_on_the_largest_corpus_session() {
         .max_by_key(|p| std::fs::metadata(p).unwrap().len())
         .unwrap();
     let env = TestEnv::new();
-    for (name, extra) in [
-        ("PreCompact", r#","trigger":"auto""#),
-        ("SessionStart", r#","source":"compact""#),
+    // The session as it is when SessionStart(compact) runs: up to Claude's last summary row, the
+    // model not yet gone on from it (a summary the conversation went on from is an earlier
+    // compaction's, on which the hook says nothing).
+    let text = std::fs::read_to_string(&largest).unwrap();
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let last_summary = lines
+        .iter()
+        .rposition(|l| l.contains("\"isCompactSummary\":true"))
+        .expect("the largest Claude Code corpus session has a compaction");
+    let at_compaction = env.write("largest.jsonl", &lines[..=last_summary].concat());
+    for (name, extra, path) in [
+        ("PreCompact", r#","trigger":"auto""#, &largest),
+        ("SessionStart", r#","source":"compact""#, &at_compaction),
     ] {
+        let largest = path;
         let t = std::time::Instant::now();
         let mut cmd = env.command(&["--no-cache", "hook", "claude-code"], &[]);
         cmd.stdin(Stdio::piped())
