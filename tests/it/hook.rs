@@ -333,7 +333,7 @@ fn the_hook_answers_well_within_its_timeout_on_the_largest_corpus_session() {
             .stdin
             .take()
             .unwrap()
-            .write_all(event(name, &largest, extra).as_bytes())
+            .write_all(event(name, largest, extra).as_bytes())
             .unwrap();
         let out = child.wait_with_output().unwrap();
         let took = t.elapsed();
