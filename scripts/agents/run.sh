@@ -62,7 +62,11 @@ mkdir -p "$MF_AGENTS_DIR"
 if ! cmp -s "$HERE/package-lock.json" "$MF_AGENTS_DIR/package-lock.json" || [ ! -x "$MF_AGENTS_DIR/node_modules/.bin/claude" ]; then
   echo "installing the pinned agents into $MF_AGENTS_DIR ..." >&2
   cp "$HERE/package.json" "$HERE/package-lock.json" "$MF_AGENTS_DIR/"
-  (cd "$MF_AGENTS_DIR" && npm ci --no-audit --no-fund --loglevel=error >&2) || { echo "npm ci failed" >&2; exit 1; }
+  # `npm ci` refuses a lock without every platform's optional package (Qwen Code's clipboard
+  # dependency names some that are not published); `npm install` then installs the same pins.
+  (cd "$MF_AGENTS_DIR" && { npm ci --no-audit --no-fund --loglevel=error 2>/dev/null \
+      || npm install --no-audit --no-fund --loglevel=error; } >&2) || { echo "npm install failed" >&2; exit 1; }
+  cp "$HERE/package-lock.json" "$MF_AGENTS_DIR/"
 fi
 for b in claude codex; do
   [ -x "$MF_AGENTS_DIR/node_modules/.bin/$b" ] || { echo "no $b in $MF_AGENTS_DIR" >&2; exit 1; }
