@@ -12,7 +12,7 @@
 //! the kept turn; after `mf expand --restore` every original turn again. These tests pin the lines
 //! that made that so.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 
@@ -21,27 +21,10 @@ use crate::util::*;
 const TOOLS: &str = "gemini-0.61.0-tools.jsonl";
 const NATIVE: &str = "gemini-0.61.0-native-compression.jsonl";
 
-fn session(name: &str) -> (TestEnv, PathBuf) {
-    let env = TestEnv::without_audit();
-    let p = env.copy_fixture(name);
-    age(&p);
-    (env, p)
-}
-
-fn ok(env: &TestEnv, args: &[&str]) -> Output {
-    let out = env.mf(args);
-    assert_eq!(out.code, 0, "mf {args:?}: {out:?}");
-    out
-}
-
-fn recall(env: &TestEnv, name: &str) -> Vec<Value> {
-    json_lines(&ok(env, &["recall", name, "--format", "chat"]).stdout)
-}
-
 fn compact(env: &TestEnv, name: &str, extra: &[&str]) -> Value {
     let mut args = vec!["compact", name, "--model", "extractive", "--json"];
     args.extend_from_slice(extra);
-    let rec = json_lines(&ok(env, &args).stdout).remove(0);
+    let rec = json_lines(&env.mf_ok(&args).stdout).remove(0);
     assert_eq!(rec["action"], "folded", "{rec}");
     rec
 }
@@ -98,8 +81,8 @@ fn user_texts(msgs: &[Value]) -> Vec<String> {
 
 #[test]
 fn a_gemini_session_reads_as_its_own_with_turns_and_tool_pairs() {
-    let (env, _) = session(TOOLS);
-    let msgs = recall(&env, TOOLS);
+    let (env, _) = aged_session(TOOLS);
+    let msgs = recall_chat(&env, TOOLS);
     let prompts: Vec<&str> = msgs
         .iter()
         .filter(|m| m["role"] == "user")
@@ -123,14 +106,14 @@ fn a_gemini_session_reads_as_its_own_with_turns_and_tool_pairs() {
             "no result for {c}"
         );
     }
-    let ex = json_lines(&ok(&env, &["explain", TOOLS, "--json"]).stdout).remove(0);
+    let ex = json_lines(&env.mf_ok(&["explain", TOOLS, "--json"]).stdout).remove(0);
     assert_eq!(ex["format"], "gemini", "{ex}");
     verify_clean(&env, TOOLS);
 }
 
 #[test]
 fn compact_with_default_flags_folds_and_gemini_loads_the_summary_then_the_kept_tail() {
-    let (env, path) = session(TOOLS);
+    let (env, path) = aged_session(TOOLS);
     let before = read(&path);
     let full = gemini_messages(&path);
     let rec = compact(&env, TOOLS, &[]);
@@ -170,7 +153,7 @@ fn compact_with_default_flags_folds_and_gemini_loads_the_summary_then_the_kept_t
     }
     // Restore: Gemini loads every original message again, and the file's first bytes stay.
     age(&path);
-    ok(&env, &["expand", TOOLS, &id, "--restore"]);
+    env.mf_ok(&["expand", TOOLS, &id, "--restore"]);
     verify_clean(&env, TOOLS);
     let back = gemini_messages(&path);
     let is_summary = |m: &Value| {
@@ -199,14 +182,14 @@ fn compact_with_default_flags_folds_and_gemini_loads_the_summary_then_the_kept_t
 
 #[test]
 fn gemini_s_own_compression_is_a_floor() {
-    let (env, path) = session(NATIVE);
-    let ex = json_lines(&ok(&env, &["explain", NATIVE, "--json"]).stdout).remove(0);
+    let (env, path) = aged_session(NATIVE);
+    let ex = json_lines(&env.mf_ok(&["explain", NATIVE, "--json"]).stdout).remove(0);
     assert_eq!(ex["format"], "gemini", "{ex}");
-    let text = ok(&env, &["explain", NATIVE]).stdout;
+    let text = env.mf_ok(&["explain", NATIVE]).stdout;
     assert!(text.contains("the agent's own compactions"), "{text}");
     assert!(text.contains("line: 70"), "{text}");
     // What stands before the compression is not recalled.
-    let msgs = recall(&env, NATIVE);
+    let msgs = recall_chat(&env, NATIVE);
     assert!(
         msgs.iter()
             .all(|m| !m["content"].as_str().unwrap_or("").starts_with("ALPHA")),
@@ -281,12 +264,12 @@ fn a_gemini_session_is_detected_and_never_taken_for_another_agent_s() {
             "\n",
         ),
     );
-    let ex = json_lines(&ok(&env, &["explain", "g.jsonl", "--json"]).stdout).remove(0);
+    let ex = json_lines(&env.mf_ok(&["explain", "g.jsonl", "--json"]).stdout).remove(0);
     assert_eq!(ex["format"], "gemini", "{ex}");
-    let msgs = recall(&env, "g.jsonl");
+    let msgs = recall_chat(&env, "g.jsonl");
     assert_eq!(msgs.len(), 2, "{msgs:?}");
     assert_eq!(msgs[1]["content"], "hello");
-    let out = ok(&env, &["recall", "g.jsonl", "--from", "gemini"]);
+    let out = env.mf_ok(&["recall", "g.jsonl", "--from", "gemini"]);
     assert!(out.stdout.contains("hello"));
     let _ = p;
 }
@@ -299,7 +282,7 @@ fn a_gemini_session_is_detected_and_never_taken_for_another_agent_s() {
 #[test]
 fn a_turn_gemini_s_compression_cut_into_stays_whole_before_mf_s_summary() {
     const MID: &str = "gemini-0.61.0-compressed-mid-turn.jsonl";
-    let (env, path) = session(MID);
+    let (env, path) = aged_session(MID);
     let before = read(&path);
     compact(&env, MID, &[]);
     verify_clean(&env, MID);
@@ -403,7 +386,7 @@ fn a_rewind_drops_the_message_and_every_later_one_and_a_later_record_replaces_an
             "\n",
         ),
     );
-    let msgs = recall(&env, "r.jsonl");
+    let msgs = recall_chat(&env, "r.jsonl");
     let texts: Vec<&str> = msgs
         .iter()
         .map(|m| m["content"].as_str().unwrap())

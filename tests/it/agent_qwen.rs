@@ -10,7 +10,7 @@
 //!   `system/chat_compression` record whose history replaces what came before).
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 
@@ -18,27 +18,6 @@ use crate::util::*;
 
 const TOOLS: &str = "qwen-0.24.4-tools.jsonl";
 const COMPRESSED: &str = "qwen-0.24.4-compressed.jsonl";
-
-fn session(name: &str) -> (TestEnv, PathBuf) {
-    let env = TestEnv::without_audit();
-    let p = env.copy_fixture(name);
-    age(&p);
-    (env, p)
-}
-
-fn ok(env: &TestEnv, args: &[&str]) -> Output {
-    let out = env.mf(args);
-    assert_eq!(out.code, 0, "mf {args:?}: {out:?}");
-    out
-}
-
-fn explain(env: &TestEnv, name: &str) -> Value {
-    json_lines(&ok(env, &["explain", name, "--json"]).stdout).remove(0)
-}
-
-fn recall(env: &TestEnv, name: &str) -> Vec<Value> {
-    json_lines(&ok(env, &["recall", name, "--format", "chat"]).stdout)
-}
 
 fn verify_clean(env: &TestEnv, name: &str) {
     let out = env.mf(&["verify", name]);
@@ -123,11 +102,11 @@ fn assert_paired(history: &[Value]) {
 
 #[test]
 fn a_qwen_session_is_read_as_qwen_code_with_its_turns_and_tool_pairs() {
-    let (env, _) = session(TOOLS);
-    let ex = explain(&env, TOOLS);
+    let (env, _) = aged_session(TOOLS);
+    let ex = explain_json(&env, TOOLS);
     assert_eq!(ex["format"], "qwen", "{ex}");
     assert_eq!(ex["turns"], 4, "{ex}");
-    let chat = recall(&env, TOOLS);
+    let chat = recall_chat(&env, TOOLS);
     let prompts: Vec<&str> = chat
         .iter()
         .filter(|m| m["role"] == "user")
@@ -160,11 +139,14 @@ fn a_qwen_session_is_read_as_qwen_code_with_its_turns_and_tool_pairs() {
 
 #[test]
 fn compact_with_default_flags_writes_the_compression_qwen_resumes_from_and_restore_sends_all() {
-    let (env, path) = session(TOOLS);
+    let (env, path) = aged_session(TOOLS);
     let original = read(&path);
     let before = qwen_history(&original);
-    let rec = json_lines(&ok(&env, &["compact", TOOLS, "--model", "extractive", "--json"]).stdout)
-        .remove(0);
+    let rec = json_lines(
+        &env.mf_ok(&["compact", TOOLS, "--model", "extractive", "--json"])
+            .stdout,
+    )
+    .remove(0);
     assert_eq!(rec["action"], "folded", "{rec}");
     let out = appended(&path, &original);
     // mf's summary (no uuid: Qwen skips it), then the chat_compression record on the leaf.
@@ -220,7 +202,7 @@ fn compact_with_default_flags_writes_the_compression_qwen_resumes_from_and_resto
     let id = rec["summaries"][0]["id"].as_str().unwrap().to_string();
     age(&path);
     let restored_at = read(&path);
-    ok(&env, &["expand", TOOLS, &id, "--restore"]);
+    env.mf_ok(&["expand", TOOLS, &id, "--restore"]);
     let out = appended(&path, &restored_at);
     assert_eq!(out.last().unwrap()["subtype"], "chat_compression");
     assert_eq!(qwen_history(&read(&path)), before);
@@ -229,10 +211,10 @@ fn compact_with_default_flags_writes_the_compression_qwen_resumes_from_and_resto
 
 #[test]
 fn qwens_own_compression_is_a_floor_carried_first() {
-    let (env, path) = session(COMPRESSED);
-    let ex = explain(&env, COMPRESSED);
+    let (env, path) = aged_session(COMPRESSED);
+    let ex = explain_json(&env, COMPRESSED);
     assert_eq!(ex["format"], "qwen", "{ex}");
-    let chat = recall(&env, COMPRESSED);
+    let chat = recall_chat(&env, COMPRESSED);
     // Only the compression's history: what came before it is history Qwen no longer sends.
     assert_eq!(chat.len(), 1, "{chat:?}");
     assert!(
@@ -243,10 +225,7 @@ fn qwens_own_compression_is_a_floor_carried_first() {
     );
     // Nothing to fold after it; mf writes nothing.
     let original = read(&path);
-    let out = ok(
-        &env,
-        &["compact", COMPRESSED, "--model", "extractive", "--json"],
-    );
+    let out = env.mf_ok(&["compact", COMPRESSED, "--model", "extractive", "--json"]);
     assert_eq!(json_lines(&out.stdout)[0]["action"], "skipped");
     assert_eq!(read(&path), original);
     verify_clean(&env, COMPRESSED);
@@ -254,13 +233,19 @@ fn qwens_own_compression_is_a_floor_carried_first() {
 
 #[test]
 fn from_qwen_reads_it_and_claude_code_is_not_taken_for_it() {
-    let (env, _) = session(TOOLS);
-    let ex =
-        json_lines(&ok(&env, &["explain", TOOLS, "--json", "--from", "qwen"]).stdout).remove(0);
+    let (env, _) = aged_session(TOOLS);
+    let ex = json_lines(
+        &env.mf_ok(&["explain", TOOLS, "--json", "--from", "qwen"])
+            .stdout,
+    )
+    .remove(0);
     assert_eq!(ex["turns"], 4);
     let claude = env.copy_fixture("claude-session.jsonl");
-    let ex =
-        json_lines(&ok(&env, &["explain", claude.to_str().unwrap(), "--json"]).stdout).remove(0);
+    let ex = json_lines(
+        &env.mf_ok(&["explain", claude.to_str().unwrap(), "--json"])
+            .stdout,
+    )
+    .remove(0);
     assert_eq!(ex["format"], "claude");
 }
 
@@ -293,7 +278,7 @@ fn mf_sessions_lists_qwen_sessions_under_qwen_home() {
 
 #[test]
 fn a_session_qwen_holds_the_writer_lock_of_is_refused_as_live() {
-    let (env, path) = session(TOOLS);
+    let (env, path) = aged_session(TOOLS);
     let sid = "ef295454-095e-475e-8144-716998ec34ce";
     let locks = env.path("qh").join("tmp").join("session-writer-locks");
     std::fs::create_dir_all(&locks).unwrap();
@@ -359,7 +344,7 @@ fn only_the_chain_qwen_resumes_is_shown_and_fragments_are_one_message() {
     ]
     .concat();
     let p = env.write("branch.jsonl", &text);
-    let chat = recall(&env, p.to_str().unwrap());
+    let chat = recall_chat(&env, p.to_str().unwrap());
     let texts: Vec<&str> = chat
         .iter()
         .map(|m| m["content"].as_str().unwrap())
@@ -373,7 +358,7 @@ fn only_the_chain_qwen_resumes_is_shown_and_fragments_are_one_message() {
             "second answer, part one\npart two"
         ]
     );
-    let ex = explain(&env, p.to_str().unwrap());
+    let ex = explain_json(&env, p.to_str().unwrap());
     assert_eq!(ex["format"], "qwen");
     assert_eq!(ex["turns"], 2, "{ex}");
     assert_eq!(ex["branch"]["offBranch"], 2, "{ex}");
@@ -426,18 +411,15 @@ fn mask_writes_stubs_qwen_shows_in_place_of_the_results_and_restore_brings_them_
     let original = read(&path);
     let before = qwen_history(&original);
     let rec = json_lines(
-        &ok(
-            &env,
-            &[
-                "compact",
-                "big.jsonl",
-                "--model",
-                "extractive",
-                "--strategy",
-                "mask",
-                "--json",
-            ],
-        )
+        &env.mf_ok(&[
+            "compact",
+            "big.jsonl",
+            "--model",
+            "extractive",
+            "--strategy",
+            "mask",
+            "--json",
+        ])
         .stdout,
     )
     .remove(0);
@@ -457,15 +439,12 @@ fn mask_writes_stubs_qwen_shows_in_place_of_the_results_and_restore_brings_them_
     verify_clean(&env, "big.jsonl");
     for s in rec["summaries"].as_array().unwrap().iter().rev() {
         age(&path);
-        ok(
-            &env,
-            &[
-                "expand",
-                "big.jsonl",
-                s["id"].as_str().unwrap(),
-                "--restore",
-            ],
-        );
+        env.mf_ok(&[
+            "expand",
+            "big.jsonl",
+            s["id"].as_str().unwrap(),
+            "--restore",
+        ]);
     }
     assert_eq!(qwen_history(&read(&path)), before);
     verify_clean(&env, "big.jsonl");
@@ -531,11 +510,8 @@ fn a_mid_turn_message_in_the_kept_tail_is_joined_as_qwen_joins_it() {
     let original = read(&path);
     let before = qwen_history(&original);
     let rec = json_lines(
-        &ok(
-            &env,
-            &["compact", "mid.jsonl", "--model", "extractive", "--json"],
-        )
-        .stdout,
+        &env.mf_ok(&["compact", "mid.jsonl", "--model", "extractive", "--json"])
+            .stdout,
     )
     .remove(0);
     assert_eq!(rec["action"], "folded", "{rec}");
@@ -549,21 +525,18 @@ fn a_mid_turn_message_in_the_kept_tail_is_joined_as_qwen_joins_it() {
     );
     verify_clean(&env, "mid.jsonl");
     age(&path);
-    ok(
-        &env,
-        &[
-            "expand",
-            "mid.jsonl",
-            rec["summaries"][0]["id"].as_str().unwrap(),
-            "--restore",
-        ],
-    );
+    env.mf_ok(&[
+        "expand",
+        "mid.jsonl",
+        rec["summaries"][0]["id"].as_str().unwrap(),
+        "--restore",
+    ]);
     assert_eq!(qwen_history(&read(&path)), before);
 }
 
 #[test]
 fn mf_hook_qwen_answers_precompact_with_a_keep_list_qwen_adds_to_its_summary_instructions() {
-    let (env, path) = session(TOOLS);
+    let (env, path) = aged_session(TOOLS);
     let input = |event: &str| {
         format!(
             r#"{{"session_id":"s","transcript_path":"{}","cwd":"/w","hook_event_name":"{event}","trigger":"manual","custom_instructions":""}}"#,

@@ -21,7 +21,7 @@
 //! original turn, with no note. These tests pin the lines that made that so.
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{Value, json};
 
@@ -34,41 +34,18 @@ const PI16: &str = "pi-1.6-session-tools.jsonl";
 const PI073: &str = "pi-0.73-session-tools.jsonl";
 const PI16_NATIVE: &str = "pi-1.6-native-compaction.jsonl";
 
-/// A copy of a fixture, aged, in an environment that accepts whatever the audit says (these
-/// tests are about what mf reads and writes, not what a summary keeps).
-fn session(name: &str) -> (TestEnv, PathBuf) {
-    let env = TestEnv::without_audit();
-    let p = env.copy_fixture(name);
-    age(&p);
-    (env, p)
-}
-
-fn ok(env: &TestEnv, args: &[&str]) -> Output {
-    let out = env.mf(args);
-    assert_eq!(out.code, 0, "mf {args:?}: {out:?}");
-    out
-}
-
-fn explain(env: &TestEnv, name: &str) -> Value {
-    json_lines(&ok(env, &["explain", name, "--json"]).stdout).remove(0)
-}
-
 /// `compact --model extractive --json` with `extra`: the record, which must say `folded`.
 fn compact(env: &TestEnv, name: &str, extra: &[&str]) -> Value {
     let mut args = vec!["compact", name, "--model", "extractive", "--json"];
     args.extend_from_slice(extra);
-    let rec = json_lines(&ok(env, &args).stdout).remove(0);
+    let rec = json_lines(&env.mf_ok(&args).stdout).remove(0);
     assert_eq!(rec["action"], "folded", "{rec}");
     rec
 }
 
 fn restore(env: &TestEnv, path: &Path, name: &str, id: &str) {
     age(path);
-    ok(env, &["expand", name, id, "--restore"]);
-}
-
-fn recall(env: &TestEnv, name: &str) -> Vec<Value> {
-    json_lines(&ok(env, &["recall", name, "--format", "chat"]).stdout)
+    env.mf_ok(&["expand", name, id, "--restore"]);
 }
 
 fn verify_clean(env: &TestEnv, name: &str) {
@@ -136,14 +113,14 @@ fn assert_ordinals_from(lines: &[Value], next: u64) {
 
 #[test]
 fn codex_0171_rollout_is_read_with_its_turns() {
-    let (env, _) = session(CODEX171);
-    let ex = explain(&env, CODEX171);
+    let (env, _) = aged_session(CODEX171);
+    let ex = explain_json(&env, CODEX171);
     assert_eq!(ex["turns"], 3, "{ex}");
     // The prompts start the turns: each fold is of whole turns, the newest stays verbatim.
     let rec = compact(&env, CODEX171, &[]);
     assert_eq!(rec["span"]["fromTurn"], 1, "{rec}");
     assert_eq!(rec["verbatim"]["toTurn"], 3, "{rec}");
-    let after = recall(&env, CODEX171);
+    let after = recall_chat(&env, CODEX171);
     assert!(
         after[0]["content"]
             .as_str()
@@ -161,7 +138,7 @@ fn codex_0171_rollout_is_read_with_its_turns() {
 
 #[test]
 fn codex_0171_every_line_mf_appends_carries_the_next_ordinal() {
-    let (env, path) = session(CODEX171);
+    let (env, path) = aged_session(CODEX171);
     let original = read(&path);
     let lines = numbered(&original);
     let top = lines
@@ -170,7 +147,7 @@ fn codex_0171_every_line_mf_appends_carries_the_next_ordinal() {
         .max()
         .unwrap();
     let items = response_items(&lines);
-    let before = recall(&env, CODEX171);
+    let before = recall_chat(&env, CODEX171);
 
     compact(&env, CODEX171, &["--recent", "1"]);
     let out = appended(&path, &original);
@@ -221,13 +198,13 @@ fn codex_0171_every_line_mf_appends_carries_the_next_ordinal() {
         full["payload"]["replacement_history"].as_array().unwrap(),
         &all
     );
-    assert_eq!(recall(&env, CODEX171), before);
+    assert_eq!(recall_chat(&env, CODEX171), before);
     verify_clean(&env, CODEX171);
 }
 
 #[test]
 fn a_rollout_without_ordinals_gets_none() {
-    let (env, path) = session(CODEX_LEGACY);
+    let (env, path) = aged_session(CODEX_LEGACY);
     let original = read(&path);
     compact(&env, CODEX_LEGACY, &["--recent", "2", "--force"]);
     for l in appended(&path, &original) {
@@ -249,16 +226,16 @@ fn system_entry(lines: &[(u32, Value)]) -> (u32, Value) {
 
 #[test]
 fn pi_16_system_entry_is_neither_a_turn_nor_shown() {
-    let (env, path) = session(PI16);
+    let (env, path) = aged_session(PI16);
     let lines = numbered(&read(&path));
     let (sys_line, _) = system_entry(&lines);
-    let ex = explain(&env, PI16);
+    let ex = explain_json(&env, PI16);
     assert_eq!(ex["turns"], 6);
     assert_eq!(
         ex["entries"], 36,
         "36 messages besides the system entry: {ex}"
     );
-    let shown = recall(&env, PI16);
+    let shown = recall_chat(&env, PI16);
     assert_eq!(shown.len(), 36);
     assert_eq!(
         shown[0],
@@ -287,12 +264,12 @@ fn pi_16_system_entry_is_neither_a_turn_nor_shown() {
 
 #[test]
 fn pi_16_compacts_with_default_flags_as_explain_says_and_carries_the_system_message() {
-    let (env, path) = session(PI16);
+    let (env, path) = aged_session(PI16);
     let original = read(&path);
     let lines = numbered(&original);
     let (_, system) = system_entry(&lines);
-    let before = recall(&env, PI16);
-    let plan = explain(&env, PI16)["now"].clone();
+    let before = recall_chat(&env, PI16);
+    let plan = explain_json(&env, PI16)["now"].clone();
     assert_eq!(plan["action"], "planned", "{plan}");
 
     let rec = compact(&env, PI16, &[]);
@@ -334,7 +311,7 @@ fn pi_16_compacts_with_default_flags_as_explain_says_and_carries_the_system_mess
     let ts = sm["timestamp"].as_u64().unwrap();
     assert!((at..at + 10).contains(&ts), "{ts} vs {at}");
 
-    let after = recall(&env, PI16);
+    let after = recall_chat(&env, PI16);
     assert!(
         after[0]["content"]
             .as_str()
@@ -355,7 +332,7 @@ fn context_edit(id: &str, parent: &str, target: &str, replacement: Value) -> Str
 
 #[test]
 fn a_context_edit_hides_or_replaces_its_target_in_recall_and_for_the_summarizer() {
-    let (env, path) = session(PI16);
+    let (env, path) = aged_session(PI16);
     let lines = numbered(&read(&path));
     let msgs: Vec<&(u32, Value)> = lines
         .iter()
@@ -398,7 +375,7 @@ fn a_context_edit_hides_or_replaces_its_target_in_recall_and_for_the_summarizer(
     std::fs::write(&path, text).unwrap();
     age(&path);
 
-    let shown = recall(&env, PI16);
+    let shown = recall_chat(&env, PI16);
     let all = serde_json::to_string(&shown).unwrap();
     assert!(!all.contains(hidden), "a hidden entry in recall");
     assert!(
@@ -456,8 +433,8 @@ fn continue_as_pi(path: &Path) -> (String, String) {
 #[test]
 fn pi_v3_restore_after_the_agent_went_on_leaves_no_note() {
     for name in [PI073, PI16] {
-        let (env, path) = session(name);
-        let before = recall(&env, name);
+        let (env, path) = aged_session(name);
+        let before = recall_chat(&env, name);
         let rec = compact(&env, name, &[]);
         let id = rec["summaries"][0]["id"].as_str().unwrap().to_string();
         let (prompt, answer) = continue_as_pi(&path);
@@ -470,7 +447,7 @@ fn pi_v3_restore_after_the_agent_went_on_leaves_no_note() {
                 "{name}: restore wrote a compaction: {l}"
             );
         }
-        let after = recall(&env, name);
+        let after = recall_chat(&env, name);
         let mut want = before.clone();
         want.push(json!({"role": "user", "content": prompt}));
         want.push(json!({"role": "assistant", "content": answer}));
@@ -495,12 +472,12 @@ fn pi_v3_restore_after_the_agent_went_on_leaves_no_note() {
 
 #[test]
 fn pi_073_sessions_compact_as_before() {
-    let (env, path) = session(PI073);
+    let (env, path) = aged_session(PI073);
     let original = read(&path);
-    let ex = explain(&env, PI073);
+    let ex = explain_json(&env, PI073);
     assert_eq!(ex["turns"], 6);
     assert_eq!(ex["entries"], 36);
-    let before = recall(&env, PI073);
+    let before = recall_chat(&env, PI073);
     compact(&env, PI073, &[]);
     let out = appended(&path, &original);
     assert_eq!(out.len(), 2);
@@ -517,7 +494,7 @@ fn pi_073_sessions_compact_as_before() {
         .find(|(n, v)| *n > last_folded && v["type"] == "message")
         .unwrap();
     assert_eq!(view["firstKeptEntryId"], first_kept.1["id"]);
-    let after = recall(&env, PI073);
+    let after = recall_chat(&env, PI073);
     let tail = after.len() - 1;
     assert_eq!(&after[1..], &before[before.len() - tail..]);
     verify_clean(&env, PI073);
@@ -525,7 +502,7 @@ fn pi_073_sessions_compact_as_before() {
 
 #[test]
 fn after_pis_own_compaction_mf_carries_pis_system_checkpoint() {
-    let (env, path) = session(PI16_NATIVE);
+    let (env, path) = aged_session(PI16_NATIVE);
     let original = read(&path);
     let lines = numbered(&original);
     let (floor, native) = lines
@@ -534,7 +511,7 @@ fn after_pis_own_compaction_mf_carries_pis_system_checkpoint() {
         .unwrap()
         .clone();
     // What pi sends: its summary, then from the kept entry (an answer, mid-turn) on.
-    let before = recall(&env, PI16_NATIVE);
+    let before = recall_chat(&env, PI16_NATIVE);
     assert_eq!(before[0]["content"], native["summary"]);
     let kept = lines
         .iter()
@@ -546,7 +523,7 @@ fn after_pis_own_compaction_mf_carries_pis_system_checkpoint() {
         kept.1["message"]["content"][0]["text"]
     );
     assert_eq!(before.len(), 14 + 18);
-    let ex = explain(&env, PI16_NATIVE);
+    let ex = explain_json(&env, PI16_NATIVE);
     assert_eq!(ex["native"][0]["line"], floor);
 
     compact(&env, PI16_NATIVE, &[]);
@@ -560,7 +537,7 @@ fn after_pis_own_compaction_mf_carries_pis_system_checkpoint() {
     }
     // mf's fold takes pi's summary in (pi then sends mf's alone) and keeps the newest turn.
     assert!(ranges(&out[0]).iter().any(|r| (r.0..=r.1).contains(&floor)));
-    let after = recall(&env, PI16_NATIVE);
+    let after = recall_chat(&env, PI16_NATIVE);
     assert!(
         after[0]["content"]
             .as_str()

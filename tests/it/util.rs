@@ -437,3 +437,24 @@ macro_rules! mf_snapshot {
         $crate::util::Snapped(out)
     }};
 }
+
+/// A copy of fixture `name`, aged, in an environment that accepts whatever the audit says (for
+/// tests about what mf reads and writes, not what a summary keeps).
+pub fn aged_session(name: &str) -> (TestEnv, PathBuf) {
+    let env = TestEnv::without_audit();
+    let p = env.copy_fixture(name);
+    age(&p);
+    (env, p)
+}
+
+/// `mf explain NAME --json` (which must exit 0): its object.
+#[track_caller]
+pub fn explain_json(env: &TestEnv, name: &str) -> serde_json::Value {
+    json_lines(&env.mf_ok(&["explain", name, "--json"]).stdout).remove(0)
+}
+
+/// `mf recall NAME --format chat` (which must exit 0): the messages a model is sent.
+#[track_caller]
+pub fn recall_chat(env: &TestEnv, name: &str) -> Vec<serde_json::Value> {
+    json_lines(&env.mf_ok(&["recall", name, "--format", "chat"]).stdout)
+}

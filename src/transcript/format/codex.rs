@@ -508,7 +508,7 @@ fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, Strin
                     match c.kind {
                         ClaimKind::Summary => summaries.push(content),
                         ClaimKind::Stub => {
-                            entries.push(stub_item(t, stubbed(t, c), &content)?.to_string())
+                            entries.push(stub_item(t, common::stubbed(t, c), &content)?.to_string())
                         }
                     }
                 } else if entries.is_empty() && (e.has(flag::PINNED) || *i < first_turn) {
@@ -585,16 +585,6 @@ fn payload_of(t: &Transcript, i: u32) -> Result<Vec<String>, String> {
             .map(|items| items.iter().map(|r| r.get().to_string()).collect())
             .unwrap_or_default(),
     )
-}
-
-/// The entry a standing stub stands in for (the first line it covers), or `NONE`.
-fn stubbed(t: &Transcript, c: &crate::entry::Claim) -> u32 {
-    let orig = c.coverage.as_ref().ok().and_then(|cov| match &cov.covered {
-        crate::entry::Covered::Lines { ranges, .. } => ranges.first().map(|r| r[0]),
-        crate::entry::Covered::Ids(_) => None,
-    });
-    orig.and_then(|l| t.entries.binary_search_by_key(&l, |e| e.line).ok())
-        .map_or(NONE, |j| j as u32)
 }
 
 /// The output item a stub stands for: the original's shape, with the stub's text.

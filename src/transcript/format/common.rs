@@ -297,3 +297,13 @@ pub fn parse_object(line: &[u8]) -> Result<Value, LineError> {
 pub fn is_typed_line(v: &Value, keys: &[&str]) -> bool {
     v.get("type").is_some_and(Value::is_string) && keys.iter().any(|k| v.get(k).is_some())
 }
+
+/// The entry a standing stub stands in for (the first line it covers), or `NONE`.
+pub fn stubbed(t: &crate::transcript::Transcript, c: &crate::entry::Claim) -> u32 {
+    let orig = c.coverage.as_ref().ok().and_then(|cov| match &cov.covered {
+        crate::entry::Covered::Lines { ranges, .. } => ranges.first().map(|r| r[0]),
+        crate::entry::Covered::Ids(_) => None,
+    });
+    orig.and_then(|l| t.entries.binary_search_by_key(&l, |e| e.line).ok())
+        .map_or(crate::entry::NONE, |j| j as u32)
+}

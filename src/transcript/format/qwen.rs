@@ -634,16 +634,6 @@ fn merge_into_user(history: &mut Vec<String>, items: Vec<String>) {
     }
 }
 
-/// The entry a standing stub stands in for (the first line it covers), or `NONE`.
-fn stubbed(t: &Transcript, c: &crate::entry::Claim) -> u32 {
-    let orig = c.coverage.as_ref().ok().and_then(|cov| match &cov.covered {
-        crate::entry::Covered::Lines { ranges, .. } => ranges.first().map(|r| r[0]),
-        crate::entry::Covered::Ids(_) => None,
-    });
-    orig.and_then(|l| t.entries.binary_search_by_key(&l, |e| e.line).ok())
-        .map_or(NONE, |j| j as u32)
-}
-
 /// The tool result a stub stands for: the original's message, each response's text the stub's.
 fn stub_content(t: &Transcript, orig: u32, content: &str) -> Result<String, String> {
     if orig == NONE {
@@ -725,7 +715,9 @@ fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, Strin
                     let content = t.text(*i as usize).map_err(|e| e.to_string())?;
                     match c.kind {
                         ClaimKind::Summary => summaries.push(content),
-                        ClaimKind::Stub => entries.push(stub_content(t, stubbed(t, c), &content)?),
+                        ClaimKind::Stub => {
+                            entries.push(stub_content(t, common::stubbed(t, c), &content)?)
+                        }
                     }
                 } else if entries.is_empty() && (e.has(flag::PINNED) || *i < first_turn) {
                     early.extend(contents_of(t, *i)?);
