@@ -358,7 +358,8 @@ pub fn loss_report(path: &Path, session_id: &str, cache: Option<&CacheOptions>) 
         if replied_since(&ledger, &natives) {
             return Ok(String::new());
         }
-        let kept = kept_summaries(session_id, true);
+        // Reported now: the kept files go (what was read above is what is reported).
+        drop_kept(session_id);
         let Some(newest) = kept.last() else {
             return Ok(String::new());
         };
@@ -498,6 +499,23 @@ fn keep_summary(session_id: &str, summary: &str) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Remove the summaries PostCompact kept for this session (once they are reported).
+fn drop_kept(session_id: &str) {
+    for k in 0..MAX_KEPT {
+        let Some(p) = kept_summary_path(session_id, k) else {
+            break;
+        };
+        // Only in mf's own directory, as they were read.
+        if !p
+            .parent()
+            .is_some_and(|d| crate::own_file::is_private_dir(d, 2))
+            || std::fs::remove_file(&p).is_err()
+        {
+            break;
+        }
+    }
 }
 
 /// The summaries PostCompact kept for this session, oldest first (`take`: the files are
