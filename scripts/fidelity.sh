@@ -3,7 +3,7 @@
 # planted-fact conversations of 12, 40 and 120 turns (seeds 1–3), each compacted with
 # `--model extractive` and each strategy given, then scored in the recall view: per-class
 # retention of the planted facts, recall tokens after ÷ before, corrections kept at their latest
-# value, and the audit's verdicts. Prints the Markdown tables the README's Fidelity section holds.
+# value, and the audit's verdicts. Prints the Markdown tables docs/fidelity.md holds.
 #
 #   bash scripts/fidelity.sh                          # summary, mask, mask,summary
 #   bash scripts/fidelity.sh summary cited            # any list of strategies

@@ -1,5 +1,5 @@
 //! What a CI job scripts on (issue 18, item 6): every failed file's record carries one
-//! machine-readable `failure` (an outage too, whose action stays `declined`), the README's jq
+//! machine-readable `failure` (an outage too, whose action stays `declined`), docs/record.md's jq
 //! lines find them, and `--allow-degraded` accepts an outage but never a base URL that never
 //! answered (a wrong port or host: a setup error).
 
@@ -43,11 +43,12 @@ fn two_files(env: &TestEnv) {
     env.write("b.jsonl", &conversation(15));
 }
 
-/// The jq programs of the README's lines that select failed files (`select(.failure…)`).
+/// The jq programs of docs/record.md's lines that select failed files (`select(.failure…)`).
 fn readme_failure_programs() -> Vec<String> {
-    let readme =
-        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-            .unwrap();
+    let readme = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/record.md"),
+    )
+    .unwrap();
     let programs: Vec<String> = readme
         .lines()
         .filter(|l| l.contains("jq") && l.contains("select(.failure"))
@@ -61,7 +62,7 @@ fn readme_failure_programs() -> Vec<String> {
         .collect();
     assert!(
         programs.len() >= 2,
-        "the README shows how to select failed files with jq: {programs:?}"
+        "docs/record.md shows how to select failed files with jq: {programs:?}"
     );
     programs
 }
@@ -131,7 +132,7 @@ fn an_outage_and_a_setup_error_each_carry_a_failure_the_readme_jq_lines_find() {
     assert_eq!(good["action"], "folded", "{good}");
     assert!(good.get("failure").is_none(), "{good}");
 
-    // The README's jq lines, run over these records: every failed file, by its kind.
+    // docs/record.md's jq lines, run over these records: every failed file, by its kind.
     let results = format!("{}{}{}\n", out.stdout, out2.stdout, good);
     std::fs::write(env.path("results.jsonl"), &results).unwrap();
     for program in readme_failure_programs() {

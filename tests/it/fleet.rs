@@ -1,7 +1,7 @@
 //! Many files: one run over a mix of good, bad and failing files (`--files-from - -0`, `--json`
 //! with an error record per failed file, the exit-code precedence the README documents), and the
-//! README's recipes for running mf over a fleet of files — `xargs -P` on one host, and the shard
-//! command of a Kubernetes Indexed Job — run exactly as the README prints them.
+//! recipes of docs/fleets.md for running mf over a fleet of files — `xargs -P` on one host, and the
+//! shard command of a Kubernetes Indexed Job — run exactly as the page prints them.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -237,13 +237,14 @@ fn exit_codes_follow_the_documented_precedence() {
     );
 }
 
-/// The fenced code block that follows `marker` in the README.
+/// The fenced code block that follows `marker` in docs/fleets.md.
 fn readme_block(marker: &str) -> String {
     let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/fleets.md"))
+            .unwrap();
     let at = readme
         .find(marker)
-        .unwrap_or_else(|| panic!("README has no `{marker}`"));
+        .unwrap_or_else(|| panic!("docs/fleets.md has no `{marker}`"));
     let rest = &readme[at..];
     let open = rest.find("```").expect("a code block after the marker");
     let body = &rest[open..];

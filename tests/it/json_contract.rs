@@ -1,4 +1,4 @@
-//! The `--json` decision record, parsed by a strict mirror of the format documented in README.md
+//! The `--json` decision record, parsed by a strict mirror of the format documented in docs/record.md
 //! and `decision.rs`: an added, removed or renamed key fails here.
 
 #![allow(dead_code)]

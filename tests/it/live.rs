@@ -383,22 +383,26 @@ fn a_held_codex_thread_lock_is_refused_and_a_left_over_one_is_not() {
     written_id(&out);
 }
 
-/// The exit status is documented, and the README's Kubernetes recipe retries it.
+/// The exit status is documented (README, docs/record.md), and docs/fleets.md's Kubernetes recipe
+/// retries it.
 #[test]
 fn the_busy_exit_status_is_documented_and_retried_by_the_recipe() {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let section = |title: &str| {
-        let start = readme.find(title).unwrap_or_else(|| panic!("{title}"));
-        let rest = &readme[start + title.len()..];
+    let page = |name: &str| {
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(name)).unwrap()
+    };
+    let section = |text: &str, title: &str| {
+        let start = text.find(title).unwrap_or_else(|| panic!("{title}"));
+        let rest = &text[start + title.len()..];
         rest[..rest.find("\n## ").unwrap_or(rest.len())].to_string()
     };
-    let codes = section("## Exit codes");
-    assert!(
-        codes.lines().any(|l| l.starts_with("| 75 |")),
-        "README's Exit codes table has no row for 75"
-    );
-    let fleet = section("## Beyond one machine");
+    for name in ["README.md", "docs/record.md"] {
+        let codes = section(&page(name), "## Exit codes");
+        assert!(
+            codes.lines().any(|l| l.starts_with("| 75 |")),
+            "{name}'s Exit codes table has no row for 75"
+        );
+    }
+    let fleet = section(&page("docs/fleets.md"), "# Fleets and CI");
     let fail_index = fleet
         .lines()
         .skip_while(|l| !l.contains("action: FailIndex"))

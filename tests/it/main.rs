@@ -18,6 +18,7 @@ mod compact;
 mod concurrency;
 mod corpus;
 mod crash;
+mod docs_examples;
 mod errors;
 mod eval;
 mod expand;
