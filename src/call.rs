@@ -334,6 +334,7 @@ impl Asked {
             .fold(Usage::default(), |s, u| Usage {
                 input_tokens: s.input_tokens + u.input_tokens,
                 output_tokens: s.output_tokens + u.output_tokens,
+                tier: u.tier,
             })
     }
 
@@ -341,7 +342,8 @@ impl Asked {
     /// audit declined it.
     pub fn declined(&self) -> bool {
         match &self.reply {
-            Err(_) => true,
+            // A call waiting in a provider batch is not declined: the next pass answers it.
+            Err(e) => e.severity != crate::summarizer::Severity::Pending,
             Ok(r) => {
                 frame::vet(&r.text).is_err()
                     || self.audit.as_ref().is_none_or(|(_, lossy)| lossy.is_some())
@@ -516,6 +518,8 @@ pub struct Costing<'a> {
     pub pricing: Option<&'a crate::model::Pricing>,
     /// The model's tokens per mf estimate token (4 characters).
     pub token_ratio: f64,
+    /// The tier calls are billed at when a call's usage does not say (an estimate).
+    pub tier: crate::entry::Tier,
 }
 
 impl Costing<'_> {
@@ -558,16 +562,17 @@ impl Costing<'_> {
         let pricing = self.pricing?;
         Some(match usage {
             // The provider's counts, in the band of the request's real size.
+            // The provider's counts, at the tier the call ran at.
             Some(u) => CostRecord {
                 usd: pricing.usd(crate::model::Billed {
                     input: u.input_tokens,
                     output: u.output_tokens,
                     ..crate::model::Billed::default()
-                }),
+                }) * u.tier.price_factor(),
                 estimated: false,
             },
             None => CostRecord {
-                usd: pricing.usd(self.billed(estimate)),
+                usd: pricing.usd(self.billed(estimate)) * self.tier.price_factor(),
                 estimated: true,
             },
         })

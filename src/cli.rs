@@ -375,7 +375,7 @@ fn parse_share(s: &str) -> Result<f64, String> {
 #[derive(Debug, Args)]
 pub struct CompactArgs {
     /// Transcript files (`-` reads one from standard input)
-    #[arg(value_name = "FILE", required_unless_present_any = ["files_from", "latest"])]
+    #[arg(value_name = "FILE", required_unless_present_any = ["files_from", "latest", "batch_status", "batch_cancel"])]
     pub files: Vec<PathBuf>,
 
     /// Compact the agent's newest session (see `mf sessions`), with --cwd: the newest one run there
@@ -443,6 +443,77 @@ pub struct CompactArgs {
 
     #[command(flatten)]
     pub provider: ProviderArgs,
+
+    #[command(flatten)]
+    pub tier: TierArgs,
+}
+
+/// The provider's half-price tiers (Anthropic and OpenAI models).
+#[derive(Debug, Args, Default, Clone)]
+pub struct TierArgs {
+    /// Send every call of the run as one provider batch (half price; answered within 24 h), then write each fold
+    #[arg(long, help_heading = "Half-price tiers", conflicts_with_all = ["dry_run", "service_tier"])]
+    pub batch: bool,
+
+    /// With --batch: stop waiting after DURATION (`90s`, `30m`, `2h`; `0`: submit and exit), exit 75, collect on the next run [default: until done]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, requires = "batch", help_heading = "Half-price tiers")]
+    pub batch_wait: Option<std::time::Duration>,
+
+    /// List the batches mf submitted and has not collected, with the provider's status
+    #[arg(long, help_heading = "Half-price tiers", conflicts_with_all = ["batch_cancel", "batch"])]
+    pub batch_status: bool,
+
+    /// Cancel the batches mf submitted for these files (all pending batches with no FILE)
+    #[arg(long, help_heading = "Half-price tiers", conflicts_with = "batch")]
+    pub batch_cancel: bool,
+
+    /// OpenAI's tier for each call: `flex` (batch price, synchronous, may be unavailable) or `default`
+    #[arg(long, value_enum, value_name = "TIER", help_heading = "Half-price tiers")]
+    pub service_tier: Option<ServiceTier>,
+
+    /// With --service-tier flex: when flex stays unavailable after the retries, send the call at the default tier (full price)
+    #[arg(long, requires = "service_tier", help_heading = "Half-price tiers")]
+    pub flex_fallback: bool,
+}
+
+/// `--service-tier`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ServiceTier {
+    /// Batch price, synchronous; may answer 429 "resource unavailable"
+    Flex,
+    /// The provider's default tier, at list price
+    Default,
+}
+
+/// A duration: `90s`, `30m`, `2h`, `1h30m`, `1d`, or a number of seconds.
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    let t = s.trim();
+    if let Ok(n) = t.parse::<u64>() {
+        return Ok(std::time::Duration::from_secs(n));
+    }
+    let (mut total, mut num) = (0u64, String::new());
+    for c in t.chars() {
+        if c.is_ascii_digit() {
+            num.push(c);
+            continue;
+        }
+        let unit = match c {
+            's' => 1,
+            'm' => 60,
+            'h' => 3_600,
+            'd' => 86_400,
+            _ => return Err(format!("`{s}` is not a duration (say `90s`, `30m`, `2h` or `1h30m`)")),
+        };
+        let n: u64 = num
+            .parse()
+            .map_err(|_| format!("`{s}` is not a duration (say `90s`, `30m`, `2h` or `1h30m`)"))?;
+        total = total.saturating_add(n.saturating_mul(unit));
+        num.clear();
+    }
+    if !num.is_empty() || t.is_empty() {
+        return Err(format!("`{s}` is not a duration (say `90s`, `30m`, `2h` or `1h30m`)"));
+    }
+    Ok(std::time::Duration::from_secs(total))
 }
 
 #[derive(Debug, Args)]

@@ -107,3 +107,14 @@ mod tests {
         assert_ne!(id_hash("m1"), line_hash(b"m1"));
     }
 }
+
+/// The key of a summarizer request: xxh3-128 over its parts, each length-prefixed (so no two
+/// lists of parts collide by moving bytes between them). 32 lowercase hex digits.
+pub fn request_key(parts: &[&[u8]]) -> String {
+    let mut h = Xxh3::new();
+    for p in parts {
+        h.update(&(p.len() as u64).to_le_bytes());
+        h.update(p);
+    }
+    format!("{:032x}", h.digest128())
+}

@@ -199,6 +199,42 @@ pub struct Coverage {
 pub struct Usage {
     pub input_tokens: u64,
     pub output_tokens: u64,
+    /// The tier the call ran at (what it is billed at); not written into transcripts.
+    #[serde(skip)]
+    pub tier: Tier,
+}
+
+/// The price tier a provider call runs at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tier {
+    /// The provider's default tier, at its list price.
+    #[default]
+    Standard,
+    /// A provider batch (Anthropic Message Batches, OpenAI Batch API): half price, answered
+    /// within 24 hours.
+    Batch,
+    /// OpenAI's flex tier: batch price, synchronous, may be unavailable (429).
+    Flex,
+}
+
+impl Tier {
+    /// The share of the list price a call at this tier is billed (both providers: 50 % off
+    /// input and output, cache reads and writes included).
+    pub fn price_factor(self) -> f64 {
+        match self {
+            Tier::Standard => 1.0,
+            Tier::Batch | Tier::Flex => 0.5,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tier::Standard => "standard",
+            Tier::Batch => "batch",
+            Tier::Flex => "flex",
+        }
+    }
 }
 
 /// A span named by its ends, its size and a digest of its entries (bounded, however big the span).

@@ -77,6 +77,7 @@ pub fn classify(err: &anyhow::Error) -> ExitStatus {
                 Severity::Fatal => ExitStatus::Failure,
                 Severity::Unreachable | Severity::Degrade => ExitStatus::NotCompacted,
                 Severity::Interrupted => ExitStatus::Interrupted(2),
+                Severity::Pending => ExitStatus::Busy,
             };
         }
         if let Some(io) = cause.downcast_ref::<std::io::Error>()
@@ -130,6 +131,7 @@ pub fn summarizer_failure_kind(e: &SummarizerError) -> &'static str {
         Severity::Unreachable => "summarizer-unreachable",
         Severity::Fatal => "summarizer-setup",
         Severity::Interrupted => "interrupted",
+        Severity::Pending => "batch-pending",
         Severity::Degrade if e.outage => "summarizer-outage",
         Severity::Degrade => "summarizer-error",
     }

@@ -1,5 +1,5 @@
-//! `HttpClient`: the only module that sends bytes over the network. One POST with timeouts, no
-//! redirects, and retries the way the official SDKs do them: connection errors, timeouts, 408,
+//! `HttpClient`: the only module that sends bytes over the network. One request (a JSON POST, a
+//! GET, a multipart upload) with timeouts, no redirects, and retries the way the official SDKs do them: connection errors, timeouts, 408,
 //! 409, 429 and 5xx (529 included) are retried with capped exponential backoff and jitter, or
 //! after the server's `retry-after-ms` / `retry-after`; quota and spend-limit 429s, and other
 //! 4xx, are not. Errors name the status, the provider's error type and the request id, and never
@@ -66,21 +66,98 @@ impl Default for HttpSettings {
     }
 }
 
-/// One request: URL, headers (sensitive ones are marked and never logged), JSON body.
-#[derive(Clone)]
+/// How a request is sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Method {
+    #[default]
+    Post,
+    Get,
+}
+
+impl Method {
+    fn name(self) -> &'static str {
+        match self {
+            Method::Post => "POST",
+            Method::Get => "GET",
+        }
+    }
+}
+
+/// A request body: JSON (the default), none (a GET), or a multipart form with one file (a
+/// provider's file upload).
+#[derive(Debug, Clone, Default)]
+pub enum Body {
+    #[default]
+    Empty,
+    Json(Vec<u8>),
+    /// Text fields, then one file part: (field name, file name, bytes).
+    Form {
+        fields: Vec<(&'static str, String)>,
+        file: (&'static str, String, Vec<u8>),
+    },
+}
+
+impl Body {
+    fn len(&self) -> usize {
+        match self {
+            Body::Empty => 0,
+            Body::Json(b) => b.len(),
+            Body::Form { fields, file } => {
+                fields.iter().map(|(_, v)| v.len()).sum::<usize>() + file.2.len()
+            }
+        }
+    }
+
+    fn shown(&self) -> String {
+        match self {
+            Body::Empty => String::new(),
+            Body::Json(b) => String::from_utf8_lossy(b).into_owned(),
+            Body::Form { fields, file } => format!(
+                "multipart: {} and file {} ({} bytes)",
+                fields
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                file.1,
+                file.2.len()
+            ),
+        }
+    }
+}
+
+/// One request: method, URL, headers (sensitive ones are marked and never logged), body.
+#[derive(Clone, Default)]
 pub struct Request {
+    pub method: Method,
     pub url: String,
     pub headers: Vec<(&'static str, String, bool)>,
-    pub body: Vec<u8>,
+    pub body: Body,
     /// Secret strings that must never appear in errors or logs.
     pub secrets: Vec<String>,
     /// What the request is for, in `-v` lines (the model).
     pub label: String,
+    /// A longer (or shorter) bound than the client's for this request's attempts (a flex-tier
+    /// call may take minutes).
+    pub timeout: Option<Duration>,
+}
+
+impl Request {
+    /// A POST of a JSON body.
+    pub fn json(url: String, body: Vec<u8>, label: String) -> Self {
+        Request {
+            url,
+            body: Body::Json(body),
+            label,
+            ..Request::default()
+        }
+    }
 }
 
 impl std::fmt::Debug for Request {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Request")
+            .field("method", &self.method)
             .field("url", &self.url)
             .field("body_bytes", &self.body.len())
             .finish_non_exhaustive()
@@ -133,6 +210,178 @@ pub struct HttpError {
     pub attempts: u32,
     /// A complete, redacted sentence for a person.
     pub message: String,
+}
+
+/// What one attempt came to, before the retry policy judges it.
+#[derive(Debug)]
+pub enum Attempt {
+    /// The server answered with a status and a body (read within the bound).
+    Answered {
+        status: u16,
+        headers: HeaderMap,
+        body: Vec<u8>,
+    },
+    /// The body was larger than the bound; reading stopped.
+    TooLarge {
+        status: u16,
+        headers: HeaderMap,
+        bound: usize,
+    },
+    /// No complete answer: `what` happened; `connect` when nothing was there at all (refused,
+    /// no such host) rather than a slow or dropped answer.
+    Transport { what: String, connect: bool },
+}
+
+/// What to do after an attempt.
+#[derive(Debug)]
+pub enum Next {
+    Done(Response),
+    /// Wait this long, then try again; `why` is the `-v` line.
+    Retry { wait: Duration, why: String },
+    Fail(HttpError),
+}
+
+/// When to try again: the SDKs' policy as a pure function of an attempt's outcome, so it is
+/// tested without a network.
+#[derive(Debug, Clone, Copy)]
+pub struct RetryPolicy {
+    /// Attempts in all (the first included).
+    pub max_attempts: u32,
+    /// Longest `retry-after` honoured; a server asking for more is not retried.
+    pub max_retry_after: Duration,
+}
+
+/// What the policy reads besides the attempt: its number (1-based), the jitter drawn for it,
+/// the time now (for an HTTP-date `retry-after`), and whether the server has answered before in
+/// this run (a refused connection after that is an outage, not a wrong URL).
+#[derive(Debug, Clone, Copy)]
+pub struct AttemptContext {
+    pub number: u32,
+    pub jitter: f64,
+    pub now: SystemTime,
+    pub answered_before: bool,
+}
+
+impl RetryPolicy {
+    pub fn next(&self, attempt: Attempt, at: AttemptContext, secrets: &[String]) -> Next {
+        let n = at.number;
+        match attempt {
+            Attempt::Transport { what, connect } => {
+                if n < self.max_attempts {
+                    let wait = backoff(n - 1, at.jitter);
+                    return Next::Retry {
+                        wait,
+                        why: format!("retrying in {:.2}s", wait.as_secs_f64()),
+                    };
+                }
+                Next::Fail(HttpError {
+                    kind: if connect && !at.answered_before {
+                        FailureKind::Unreachable
+                    } else {
+                        FailureKind::Exhausted
+                    },
+                    status: None,
+                    error_type: None,
+                    request_id: None,
+                    attempts: n,
+                    message: redact(&format!("{what} ({n} attempt{})", plural(n)), secrets),
+                })
+            }
+            Attempt::TooLarge {
+                status,
+                headers,
+                bound,
+            } => Next::Fail(HttpError {
+                kind: FailureKind::ReplyTooLarge,
+                status: Some(status),
+                error_type: None,
+                request_id: request_id(&headers),
+                attempts: n,
+                message: format!(
+                    "the reply (HTTP {status}) was larger than {bound} bytes, more than any reply to this request can be; mf stopped reading it"
+                ),
+            }),
+            Attempt::Answered {
+                status,
+                headers,
+                body,
+            } => self.judge_status(status, &headers, body, at, secrets),
+        }
+    }
+
+    fn judge_status(
+        &self,
+        status: u16,
+        headers: &HeaderMap,
+        body: Vec<u8>,
+        at: AttemptContext,
+        secrets: &[String],
+    ) -> Next {
+        let n = at.number;
+        let request_id = request_id(headers);
+        if (200..300).contains(&status) {
+            return Next::Done(Response {
+                status,
+                body,
+                request_id,
+                attempts: n,
+            });
+        }
+        let info = ErrorInfo::parse(&body);
+        let fail = |kind: FailureKind, extra: String| {
+            Next::Fail(HttpError {
+                kind,
+                status: Some(status),
+                error_type: info.error_type.clone(),
+                request_id: request_id.clone(),
+                attempts: n,
+                message: redact(
+                    &format!(
+                        "HTTP {status}{}{}{}{extra}",
+                        info.error_type
+                            .as_ref()
+                            .map_or(String::new(), |t| format!(" {t}")),
+                        if info.message.is_empty() {
+                            String::new()
+                        } else {
+                            format!(": {}", info.message)
+                        },
+                        request_id
+                            .as_ref()
+                            .map_or(String::new(), |id| format!(" (request id {id})")),
+                    ),
+                    secrets,
+                ),
+            })
+        };
+        match classify(status, headers, &info) {
+            Verdict::Fail(kind) => fail(kind, String::new()),
+            Verdict::Retry if n >= self.max_attempts => fail(
+                FailureKind::Exhausted,
+                format!("; gave up after {n} attempt{}", plural(n)),
+            ),
+            Verdict::Retry => {
+                let wait = match retry_after(headers, at.now) {
+                    Some(d) if d > self.max_retry_after => {
+                        return fail(
+                            FailureKind::WaitTooLong,
+                            format!(
+                                "; the server asked to wait {:.0}s, longer than mf waits ({}s); try again later",
+                                d.as_secs_f64(),
+                                self.max_retry_after.as_secs()
+                            ),
+                        );
+                    }
+                    Some(d) if d > Duration::ZERO => d,
+                    _ => backoff(n - 1, at.jitter),
+                };
+                Next::Retry {
+                    wait,
+                    why: format!("retrying in {:.2}s after HTTP {status}", wait.as_secs_f64()),
+                }
+            }
+        }
+    }
 }
 
 /// The reqwest-backed client.
@@ -204,230 +453,218 @@ impl HttpClient {
         }
     }
 
-    /// POST with retries. Returns the first 2xx response, or the final failure. A body is read
-    /// up to [`DEFAULT_MAX_REPLY`] bytes.
-    pub async fn post(&self, req: &Request) -> Result<Response, HttpError> {
-        self.post_bounded(req, DEFAULT_MAX_REPLY).await
+    /// How long one attempt may take, unless a request says otherwise.
+    pub fn timeout(&self) -> Duration {
+        self.settings.timeout
     }
 
-    /// [`post`](Self::post), reading no more than `max_reply` bytes of any response body: a
+    /// The retry policy this client's settings make.
+    pub fn policy(&self) -> RetryPolicy {
+        RetryPolicy {
+            max_attempts: self.settings.retries + 1,
+            max_retry_after: self.settings.max_retry_after,
+        }
+    }
+
+    /// Send with retries. Returns the first 2xx response, or the final failure. A body is read
+    /// up to [`DEFAULT_MAX_REPLY`] bytes.
+    pub async fn send(&self, req: &Request) -> Result<Response, HttpError> {
+        self.send_bounded(req, DEFAULT_MAX_REPLY).await
+    }
+
+    /// [`send`](Self::send), reading no more than `max_reply` bytes of any response body: a
     /// bigger one (by its `content-length`, or as it streams in) is a `ReplyTooLarge` failure,
-    /// not retried, and never held in memory beyond the bound.
-    pub async fn post_bounded(
+    /// not retried, and never held in memory beyond the bound. Attempts (`attempt`) are judged
+    /// by the client's [`RetryPolicy`].
+    pub async fn send_bounded(
         &self,
         req: &Request,
         max_reply: usize,
     ) -> Result<Response, HttpError> {
-        let mut headers = HeaderMap::new();
-        for (name, value, sensitive) in &req.headers {
-            let mut v = HeaderValue::from_str(value).map_err(|_| HttpError {
-                kind: FailureKind::Rejected,
-                status: None,
-                error_type: None,
-                request_id: None,
-                attempts: 0,
-                message: format!("the `{name}` header value is not valid (a key with a newline or control character?)"),
-            })?;
-            v.set_sensitive(*sensitive);
-            headers.insert(HeaderName::from_static(name), v);
-        }
-        let max_attempts = self.settings.retries + 1;
-        let mut attempt = 0u32;
+        let headers = header_map(req)?;
+        let policy = self.policy();
+        let mut number = 0u32;
         loop {
-            attempt += 1;
-            self.log(
-                req,
-                &format!(
-                    "POST {} model {} ({} bytes) attempt {attempt}/{max_attempts}",
-                    req.url,
-                    req.label,
-                    req.body.len()
-                ),
-            );
-            if self.debug_bodies {
-                self.log(
-                    req,
-                    &format!("request body: {}", String::from_utf8_lossy(&req.body)),
-                );
-            }
-            if self.detail {
-                let shown: Vec<String> = req
-                    .headers
-                    .iter()
-                    .map(|(name, value, sensitive)| {
-                        format!("{name}: {}", if *sensitive { "[redacted]" } else { value })
-                    })
-                    .collect();
-                self.log(req, &format!("request headers: {}", shown.join("; ")));
-            }
-            let started = Instant::now();
-            let sent = self
-                .client
-                .post(&req.url)
-                .headers(headers.clone())
-                .header(reqwest::header::CONTENT_TYPE, "application/json")
-                .body(req.body.clone())
-                .send()
+            number += 1;
+            let answered_before = self.answered.load(std::sync::atomic::Ordering::Relaxed);
+            let outcome = self
+                .attempt(req, &headers, max_reply, number, policy.max_attempts)
                 .await;
-            let outcome = match sent {
-                Ok(resp) => {
-                    self.answered
-                        .store(true, std::sync::atomic::Ordering::Relaxed);
-                    let status = resp.status().as_u16();
-                    let resp_headers = resp.headers().clone();
-                    if self.detail {
-                        self.log(
-                            req,
-                            &format!(
-                                "HTTP {status} headers after {:.2}s: {}",
-                                started.elapsed().as_secs_f64(),
-                                shown_headers(&resp_headers)
-                            ),
-                        );
-                    }
-                    match read_bounded(resp, max_reply).await {
-                        Ok(Some(body)) => Ok((status, resp_headers, body)),
-                        Ok(None) => {
-                            let message = format!(
-                                "the reply (HTTP {status}) was larger than {} bytes, more than any reply to this request can be; mf stopped reading it",
-                                max_reply
-                            );
-                            self.log(req, &message);
-                            return Err(HttpError {
-                                kind: FailureKind::ReplyTooLarge,
-                                status: Some(status),
-                                error_type: None,
-                                request_id: request_id(&resp_headers),
-                                attempts: attempt,
-                                message,
-                            });
-                        }
-                        Err(e) => Err((transport_message(e, &self.settings), false)),
-                    }
-                }
-                Err(e) => {
-                    // Nothing there (refused, no such host), not a slow or dropped answer.
-                    let connect = e.is_connect() && !e.is_timeout();
-                    Err((transport_message(e, &self.settings), connect))
-                }
+            let at = AttemptContext {
+                number,
+                jitter: (self.jitter)(),
+                now: SystemTime::now(),
+                answered_before,
             };
-            let (status, resp_headers, body) = match outcome {
-                Ok(ok) => ok,
-                Err((what, connect)) => {
-                    self.log(
-                        req,
-                        &format!("{what} after {:.1}s", started.elapsed().as_secs_f64()),
-                    );
-                    if attempt < max_attempts {
-                        let wait = backoff(attempt - 1, (self.jitter)());
-                        self.log(req, &format!("retrying in {:.2}s", wait.as_secs_f64()));
-                        self.sleeper.sleep(wait).await;
-                        continue;
+            match policy.next(outcome, at, &req.secrets) {
+                Next::Done(response) => return Ok(response),
+                Next::Fail(e) => {
+                    if e.kind == FailureKind::ReplyTooLarge {
+                        self.log(req, &e.message);
                     }
-                    // A server that answered earlier in the run and now refuses is down (an
-                    // outage); one that never answered is a wrong URL or port (a setup error).
-                    let answered = self.answered.load(std::sync::atomic::Ordering::Relaxed);
-                    return Err(HttpError {
-                        kind: if connect && !answered {
-                            FailureKind::Unreachable
-                        } else {
-                            FailureKind::Exhausted
-                        },
-                        status: None,
-                        error_type: None,
-                        request_id: None,
-                        attempts: attempt,
-                        message: redact(
-                            &format!("{what} ({attempt} attempt{})", plural(attempt)),
-                            &req.secrets,
-                        ),
-                    });
+                    return Err(e);
                 }
-            };
-            let request_id = request_id(&resp_headers);
-            self.log(
-                req,
-                &format!(
-                    "→ {status} in {:.2}s, {} bytes{}",
-                    started.elapsed().as_secs_f64(),
-                    body.len(),
-                    request_id
-                        .as_ref()
-                        .map_or(String::new(), |id| format!(", request id {id}"))
-                ),
-            );
-            if self.debug_bodies {
-                self.log(
-                    req,
-                    &format!("response body: {}", String::from_utf8_lossy(&body)),
-                );
-            }
-            if (200..300).contains(&status) {
-                return Ok(Response {
-                    status,
-                    body,
-                    request_id,
-                    attempts: attempt,
-                });
-            }
-            let info = ErrorInfo::parse(&body);
-            let verdict = classify(status, &resp_headers, &info);
-            let fail = |kind: FailureKind, extra: String| HttpError {
-                kind,
-                status: Some(status),
-                error_type: info.error_type.clone(),
-                request_id: request_id.clone(),
-                attempts: attempt,
-                message: redact(
-                    &format!(
-                        "HTTP {status}{}{}{}{extra}",
-                        info.error_type
-                            .as_ref()
-                            .map_or(String::new(), |t| format!(" {t}")),
-                        if info.message.is_empty() {
-                            String::new()
-                        } else {
-                            format!(": {}", info.message)
-                        },
-                        request_id
-                            .as_ref()
-                            .map_or(String::new(), |id| format!(" (request id {id})")),
-                    ),
-                    &req.secrets,
-                ),
-            };
-            match verdict {
-                Verdict::Fail(kind) => return Err(fail(kind, String::new())),
-                Verdict::Retry => {
-                    if attempt >= max_attempts {
-                        return Err(fail(
-                            FailureKind::Exhausted,
-                            format!("; gave up after {attempt} attempt{}", plural(attempt)),
-                        ));
-                    }
-                    let wait = match retry_after(&resp_headers, SystemTime::now()) {
-                        Some(d) if d > self.settings.max_retry_after => {
-                            return Err(fail(
-                                FailureKind::WaitTooLong,
-                                format!(
-                                    "; the server asked to wait {:.0}s, longer than mf waits ({}s); try again later",
-                                    d.as_secs_f64(),
-                                    self.settings.max_retry_after.as_secs()
-                                ),
-                            ));
-                        }
-                        Some(d) if d > Duration::ZERO => d,
-                        _ => backoff(attempt - 1, (self.jitter)()),
-                    };
-                    self.log(
-                        req,
-                        &format!("retrying in {:.2}s after HTTP {status}", wait.as_secs_f64()),
-                    );
+                Next::Retry { wait, why } => {
+                    self.log(req, &why);
                     self.sleeper.sleep(wait).await;
                 }
             }
         }
     }
+
+    /// One attempt: send, read the answer within `max_reply` bytes, log it.
+    async fn attempt(
+        &self,
+        req: &Request,
+        headers: &HeaderMap,
+        max_reply: usize,
+        number: u32,
+        max_attempts: u32,
+    ) -> Attempt {
+        self.log(
+            req,
+            &format!(
+                "{} {} model {} ({} bytes) attempt {number}/{max_attempts}",
+                req.method.name(),
+                req.url,
+                req.label,
+                req.body.len()
+            ),
+        );
+        if self.debug_bodies && !matches!(req.body, Body::Empty) {
+            self.log(req, &format!("request body: {}", req.body.shown()));
+        }
+        if self.detail {
+            let shown: Vec<String> = req
+                .headers
+                .iter()
+                .map(|(name, value, sensitive)| {
+                    format!("{name}: {}", if *sensitive { "[redacted]" } else { value })
+                })
+                .collect();
+            self.log(req, &format!("request headers: {}", shown.join("; ")));
+        }
+        let started = Instant::now();
+        let sent = self.builder(req, headers).send().await;
+        let resp = match sent {
+            Ok(resp) => resp,
+            Err(e) => {
+                // Nothing there (refused, no such host), not a slow or dropped answer.
+                let connect = e.is_connect() && !e.is_timeout();
+                let what = transport_message(e, &self.settings, req.timeout);
+                self.log(
+                    req,
+                    &format!("{what} after {:.1}s", started.elapsed().as_secs_f64()),
+                );
+                return Attempt::Transport { what, connect };
+            }
+        };
+        self.answered
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        let status = resp.status().as_u16();
+        let resp_headers = resp.headers().clone();
+        if self.detail {
+            self.log(
+                req,
+                &format!(
+                    "HTTP {status} headers after {:.2}s: {}",
+                    started.elapsed().as_secs_f64(),
+                    shown_headers(&resp_headers)
+                ),
+            );
+        }
+        let body = match read_bounded(resp, max_reply).await {
+            Ok(Some(body)) => body,
+            Ok(None) => {
+                return Attempt::TooLarge {
+                    status,
+                    headers: resp_headers,
+                    bound: max_reply,
+                };
+            }
+            Err(e) => {
+                let what = transport_message(e, &self.settings, req.timeout);
+                self.log(
+                    req,
+                    &format!("{what} after {:.1}s", started.elapsed().as_secs_f64()),
+                );
+                return Attempt::Transport {
+                    what,
+                    connect: false,
+                };
+            }
+        };
+        let id = request_id(&resp_headers);
+        self.log(
+            req,
+            &format!(
+                "→ {status} in {:.2}s, {} bytes{}",
+                started.elapsed().as_secs_f64(),
+                body.len(),
+                id.as_ref()
+                    .map_or(String::new(), |id| format!(", request id {id}"))
+            ),
+        );
+        if self.debug_bodies {
+            self.log(
+                req,
+                &format!("response body: {}", String::from_utf8_lossy(&body)),
+            );
+        }
+        Attempt::Answered {
+            status,
+            headers: resp_headers,
+            body,
+        }
+    }
+
+    /// The request as reqwest sends it (a multipart form is built anew for every attempt).
+    fn builder(&self, req: &Request, headers: &HeaderMap) -> reqwest::RequestBuilder {
+        let b = match req.method {
+            Method::Post => self.client.post(&req.url),
+            Method::Get => self.client.get(&req.url),
+        };
+        let b = b.headers(headers.clone());
+        let b = match req.timeout {
+            Some(t) => b.timeout(t),
+            None => b,
+        };
+        match &req.body {
+            Body::Empty => b,
+            Body::Json(bytes) => b
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(bytes.clone()),
+            Body::Form { fields, file } => {
+                let mut form = reqwest::multipart::Form::new();
+                for (k, v) in fields {
+                    form = form.text(*k, v.clone());
+                }
+                let part =
+                    reqwest::multipart::Part::bytes(file.2.clone()).file_name(file.1.clone());
+                b.multipart(form.part(file.0, part))
+            }
+        }
+    }
+}
+
+/// A request's headers as reqwest takes them, sensitive ones marked.
+fn header_map(req: &Request) -> Result<HeaderMap, HttpError> {
+    let mut headers = HeaderMap::new();
+    for (name, value, sensitive) in &req.headers {
+        let mut v = HeaderValue::from_str(value).map_err(|_| HttpError {
+            kind: FailureKind::Rejected,
+            status: None,
+            error_type: None,
+            request_id: None,
+            attempts: 0,
+            message: format!(
+                "the `{name}` header value is not valid (a key with a newline or control character?)"
+            ),
+        })?;
+        v.set_sensitive(*sensitive);
+        headers.insert(HeaderName::from_static(name), v);
+    }
+    Ok(headers)
 }
 
 /// Response headers for `-vv`: every one by name, a value that could be a credential redacted.
@@ -473,12 +710,12 @@ async fn read_bounded(
     Ok(Some(body))
 }
 
-fn transport_message(e: reqwest::Error, s: &HttpSettings) -> String {
+fn transport_message(e: reqwest::Error, s: &HttpSettings, timeout: Option<Duration>) -> String {
     let e = e.without_url();
     if e.is_timeout() {
         return format!(
             "timed out (no complete answer within {}s)",
-            s.timeout.as_secs()
+            timeout.unwrap_or(s.timeout).as_secs()
         );
     }
     // The innermost cause says what actually happened (refused, reset, DNS…).
@@ -715,6 +952,92 @@ mod tests {
             );
         }
         m
+    }
+
+    fn at(number: u32, answered_before: bool) -> AttemptContext {
+        AttemptContext {
+            number,
+            jitter: 0.0,
+            now: SystemTime::UNIX_EPOCH,
+            answered_before,
+        }
+    }
+
+    const POLICY: RetryPolicy = RetryPolicy {
+        max_attempts: 3,
+        max_retry_after: Duration::from_secs(60),
+    };
+
+    fn answered(status: u16, headers: HeaderMap, body: &str) -> Attempt {
+        Attempt::Answered {
+            status,
+            headers,
+            body: body.as_bytes().to_vec(),
+        }
+    }
+
+    #[test]
+    fn the_policy_retries_a_dropped_connection_then_says_whether_anything_ever_answered() {
+        let refused = || Attempt::Transport {
+            what: "could not connect: refused".into(),
+            connect: true,
+        };
+        match POLICY.next(refused(), at(1, false), &[]) {
+            Next::Retry { wait, .. } => assert_eq!(wait, Duration::from_millis(500)),
+            other => panic!("{other:?}"),
+        }
+        match POLICY.next(refused(), at(3, false), &[]) {
+            Next::Fail(e) => {
+                assert_eq!(e.kind, FailureKind::Unreachable);
+                assert!(e.message.contains("3 attempts"), "{}", e.message);
+            }
+            other => panic!("{other:?}"),
+        }
+        match POLICY.next(refused(), at(3, true), &[]) {
+            Next::Fail(e) => assert_eq!(e.kind, FailureKind::Exhausted),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_policy_honours_retry_after_within_its_bound_and_gives_up_beyond_it() {
+        match POLICY.next(answered(429, h(&[("retry-after", "7")]), "{}"), at(1, true), &[]) {
+            Next::Retry { wait, why } => {
+                assert_eq!(wait, Duration::from_secs(7));
+                assert!(why.contains("HTTP 429"), "{why}");
+            }
+            other => panic!("{other:?}"),
+        }
+        match POLICY.next(answered(429, h(&[("retry-after", "600")]), "{}"), at(1, true), &[]) {
+            Next::Fail(e) => assert_eq!(e.kind, FailureKind::WaitTooLong),
+            other => panic!("{other:?}"),
+        }
+        match POLICY.next(answered(503, HeaderMap::new(), "{}"), at(3, true), &[]) {
+            Next::Fail(e) => {
+                assert_eq!(e.kind, FailureKind::Exhausted);
+                assert!(e.message.contains("gave up after 3 attempts"), "{}", e.message);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_policy_returns_a_2xx_and_fails_a_4xx_at_once_without_the_key() {
+        match POLICY.next(answered(200, h(&[("request-id", "req_1")]), "ok"), at(2, true), &[]) {
+            Next::Done(r) => {
+                assert_eq!((r.status, r.attempts, r.body.as_slice()), (200, 2, &b"ok"[..]));
+                assert_eq!(r.request_id.as_deref(), Some("req_1"));
+            }
+            other => panic!("{other:?}"),
+        }
+        let body = r#"{"error":{"type":"authentication_error","message":"bad key sk-secret-1"}}"#;
+        match POLICY.next(answered(401, HeaderMap::new(), body), at(1, true), &["sk-secret-1".into()]) {
+            Next::Fail(e) => {
+                assert_eq!(e.kind, FailureKind::Auth);
+                assert!(!e.message.contains("sk-secret-1"), "{}", e.message);
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

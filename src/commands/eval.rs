@@ -335,6 +335,7 @@ fn compact_args(a: EvalArgs) -> CompactArgs {
         allow_degraded: false,
         audit: a.audit,
         provider: a.provider,
+        tier: crate::cli::TierArgs::default(),
     }
 }
 

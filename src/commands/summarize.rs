@@ -63,6 +63,7 @@ pub fn settings(
         allow_degraded: false,
         audit,
         provider,
+        tier: crate::cli::TierArgs::default(),
     };
     Ok((CompactSettings::resolve(compact, config)?, json))
 }
@@ -120,6 +121,7 @@ pub async fn summarize(
         builtin: matches!(settings.model, ModelChoice::Extractive),
         pricing: settings.pricing.as_ref(),
         token_ratio: settings.token_ratio,
+        tier: settings.tiers.tier,
     };
     let instruction = settings.instruction.as_deref();
     let estimates: Vec<(u64, u64)> = spans

@@ -325,6 +325,10 @@ pub struct DecisionRecord {
     pub scrubbed: std::collections::BTreeMap<&'static str, usize>,
     /// Calls made to the summarizer.
     pub calls: usize,
+    /// Calls by the price tier they ran at (`batch`, `flex`, `standard`), when the run asked for
+    /// a half-price tier; absent otherwise.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub tiers: std::collections::BTreeMap<&'static str, usize>,
     pub written: bool,
     pub lines_appended: usize,
     pub output: Option<String>,
@@ -364,6 +368,7 @@ impl DecisionRecord {
             redacted: Default::default(),
             scrubbed: Default::default(),
             calls: 0,
+            tiers: Default::default(),
             written: false,
             lines_appended: 0,
             output: None,

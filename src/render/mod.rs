@@ -10,6 +10,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use crate::decision::{Action, DecisionRecord};
 use crate::settings::{RecordsTo, UiSettings};
 
+pub mod batches;
 pub mod eval;
 pub mod explain;
 pub mod notes;
@@ -20,6 +21,7 @@ pub mod summarize;
 pub mod table;
 pub mod verify;
 
+pub use batches::{BatchRow, batches};
 pub use table::{Grid, Plain};
 
 /// The printer every command talks through.
@@ -86,6 +88,21 @@ impl Ui {
         );
         bar.set_message(message);
         bar.enable_steady_tick(Duration::from_millis(100));
+        bar
+    }
+
+    /// A provider batch being waited for, only on a terminal: requests done of all, the time
+    /// waited, and the message (the batch and the provider's own word for its state).
+    pub fn batch_bar(&self, total: u64) -> ProgressBar {
+        if !self.settings.progress {
+            return ProgressBar::hidden();
+        }
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {pos}/{len} requests answered {elapsed} {wide_msg}")
+                .expect("a valid template"),
+        );
+        bar.enable_steady_tick(Duration::from_millis(200));
         bar
     }
 
@@ -296,11 +313,30 @@ fn cost_text(r: &DecisionRecord) -> String {
     match &r.cost {
         Some(c) if c.usd == 0.0 => "$0".into(),
         Some(c) => format!(
-            "${}{}",
+            "${}{}{}",
             usd(c.usd),
-            if c.estimated { " (estimated)" } else { "" }
+            if c.estimated { " (estimated)" } else { "" },
+            tier_text(r)
         ),
         None => "—".into(),
+    }
+}
+
+/// ` at batch price`, ` at flex price`, or how the calls split between tiers; nothing when every
+/// call ran at the default tier.
+fn tier_text(r: &DecisionRecord) -> String {
+    let half: Vec<_> = r.tiers.iter().filter(|(k, _)| **k != "standard").collect();
+    match (half.as_slice(), r.tiers.get("standard")) {
+        ([], _) => String::new(),
+        ([(tier, _)], None) => format!(" at {tier} price"),
+        (_, _) => format!(
+            " ({})",
+            r.tiers
+                .iter()
+                .map(|(k, n)| format!("{n} at {k}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
 }
 

@@ -68,6 +68,12 @@ pub mod env_vars {
     pub const CLAUDE_CODE_SESSION_ID: &str = "CLAUDE_CODE_SESSION_ID";
     /// The cache directory; checkpoints go to `mf/checkpoints` in it (default `$XDG_CACHE_HOME`, else `~/.cache`).
     pub const MF_CACHE_DIR: &str = "MF_CACHE_DIR";
+    /// Where mf keeps the provider batches it submitted and has not collected (default
+    /// `$XDG_STATE_HOME/mf/batches`, else `~/.local/state/mf/batches`).
+    pub const MF_STATE_DIR: &str = "MF_STATE_DIR";
+    pub const XDG_STATE_HOME: &str = "XDG_STATE_HOME";
+    /// How often a batch is polled, in milliseconds (default: every 10 s, slowing to 60 s).
+    pub const MF_BATCH_POLL_MS: &str = "MF_BATCH_POLL_MS";
     /// The most bytes mf reads from standard input (`-`), a size such as `1000`, `500MiB` or
     /// `4GiB` (default 1 GiB).
     pub const MF_STDIN_LIMIT: &str = "MF_STDIN_LIMIT";
@@ -91,13 +97,14 @@ pub mod env_vars {
 use env_vars as ev;
 
 mod agents;
+pub mod tier;
 pub use agents::{
     HookPaths, agent_dirs, agent_of, calling_session_id, claude_global_config, cwd_spellings,
     find_sessions, hook_paths, hook_state_dir, latest_session, recall_tool_installed,
     scan_sessions, session_roots,
 };
 
-fn var(name: &str) -> Option<String> {
+pub(crate) fn var(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
 
@@ -736,6 +743,8 @@ pub struct CompactSettings {
     pub tail_wait: Duration,
     pub live: crate::transcript::Guard,
     pub allow_degraded: bool,
+    /// `--batch`, `--service-tier`: the tier calls run at, and how a batch is waited for.
+    pub tiers: tier::TierSettings,
     pub audit: AuditSettings,
 }
 
@@ -760,6 +769,7 @@ impl CompactSettings {
             allow_degraded,
             audit,
             provider,
+            tier: tier_args,
         } = args;
         let ProviderArgs {
             base_url,
@@ -924,10 +934,11 @@ impl CompactSettings {
         };
 
         let local = masks_only || model_ref.provider == Provider::Builtin;
+        let tiers = tier::resolve(&tier_args, &model_ref, masks_only, rollup)?;
         let model = if local {
             ModelChoice::Extractive
         } else {
-            ModelChoice::Remote(Box::new(remote(
+            ModelChoice::Remote(Box::new(tier::apply(remote(
                 model_ref,
                 base_url,
                 &config,
@@ -937,7 +948,7 @@ impl CompactSettings {
                 anthropic_version,
                 allow_insecure_http,
                 dry_run,
-            )?))
+            )?, &tiers)))
         };
         // Spans leave the machine for a cloud provider, or a compatible server elsewhere.
         let leaves_machine = match &model {
@@ -977,6 +988,7 @@ impl CompactSettings {
             tail_wait: tail_wait(),
             live: live_guard(),
             allow_degraded,
+            tiers,
             audit: AuditSettings {
                 min_retention: match min_retention {
                     Some(share) => share,
@@ -1037,6 +1049,7 @@ impl CompactSettings {
                 window: Duration::from_secs(60),
             },
             allow_degraded: false,
+            tiers: tier::TierSettings::default(),
             audit: AuditSettings {
                 min_retention: 0.5,
                 retry_lossy: false,
@@ -1211,6 +1224,8 @@ fn remote(
         seed,
         anthropic_version,
         max_output_tokens,
+        tier: crate::entry::Tier::Standard,
+        flex_fallback: false,
     })
 }
 
@@ -1247,6 +1262,8 @@ mod redaction_tests {
             seed: None,
             anthropic_version: "2023-06-01".into(),
             max_output_tokens: None,
+            tier: crate::entry::Tier::Standard,
+            flex_fallback: false,
         };
         let shown = format!("{c:?}");
         assert!(!shown.contains("SENTINEL"), "{shown}");

@@ -81,6 +81,7 @@ fn usage_of(v: &Value) -> Option<Usage> {
     Some(Usage {
         input_tokens: input,
         output_tokens: u.get("output_tokens")?.as_u64()?,
+        ..Usage::default()
     })
 }
 
@@ -170,6 +171,164 @@ pub fn parse(bytes: &[u8]) -> Result<SummaryReply, SummarizerError> {
     })
 }
 
+/// The Messages API as a [`Wire`](crate::summarizer::wire::Wire), with Message Batches.
+pub struct Anthropic;
+
+impl crate::summarizer::wire::Wire for Anthropic {
+    fn url(&self, base: &str) -> String {
+        url(base)
+    }
+
+    fn headers(
+        &self,
+        config: &crate::summarizer::RemoteConfig,
+        key: Option<&str>,
+    ) -> Vec<(&'static str, String, bool)> {
+        let mut h = vec![("anthropic-version", config.anthropic_version.clone(), false)];
+        if let Some(k) = key {
+            h.push(("x-api-key", k.to_string(), true));
+        }
+        h
+    }
+
+    fn body(
+        &self,
+        config: &crate::summarizer::RemoteConfig,
+        req: &SummaryRequest,
+        max_tokens: u32,
+    ) -> Value {
+        body(
+            &config.model.id,
+            req,
+            max_tokens,
+            config.temperature,
+            config.model.profile(),
+        )
+    }
+
+    fn parse(&self, bytes: &[u8]) -> Result<SummaryReply, SummarizerError> {
+        parse(bytes)
+    }
+
+    fn batch(&self) -> Option<&dyn crate::summarizer::wire::BatchWire> {
+        Some(self)
+    }
+}
+
+/// Message Batches: `POST /v1/messages/batches`, `GET …/{id}`, `POST …/{id}/cancel`, the results
+/// at the batch's `results_url` (JSONL, any order, matched by `custom_id`).
+impl crate::summarizer::wire::BatchWire for Anthropic {
+    fn limits(&self) -> (usize, usize) {
+        (100_000, 256 << 20)
+    }
+
+    fn request_line(&self, custom_id: &str, body: &Value) -> Value {
+        json!({"custom_id": custom_id, "params": body})
+    }
+
+    fn submit(&self, base: &str, lines: &[Value]) -> crate::summarizer::wire::Submit {
+        crate::summarizer::wire::Submit::Direct {
+            url: crate::summarizer::endpoint(base, "messages/batches"),
+            body: json!({ "requests": lines }),
+        }
+    }
+
+    fn status_url(&self, base: &str, id: &str) -> String {
+        crate::summarizer::endpoint(base, &format!("messages/batches/{id}"))
+    }
+
+    fn cancel_url(&self, base: &str, id: &str) -> String {
+        crate::summarizer::endpoint(base, &format!("messages/batches/{id}/cancel"))
+    }
+
+    fn parse_status(&self, bytes: &[u8]) -> Result<crate::summarizer::wire::BatchStatus, String> {
+        let v: Value = serde_json::from_slice(bytes)
+            .map_err(|e| format!("the batch reply is not JSON ({e})"))?;
+        let id = v
+            .get("id")
+            .and_then(Value::as_str)
+            .ok_or("the batch reply has no `id`")?;
+        let status = v
+            .get("processing_status")
+            .and_then(Value::as_str)
+            .ok_or("the batch reply has no `processing_status`")?;
+        let count = |k: &str| {
+            v.pointer(&format!("/request_counts/{k}"))
+                .and_then(Value::as_u64)
+                .unwrap_or(0)
+        };
+        let failed = count("errored") + count("canceled") + count("expired");
+        let done = count("succeeded") + failed;
+        Ok(crate::summarizer::wire::BatchStatus {
+            id: id.to_string(),
+            status: status.to_string(),
+            ended: status == "ended",
+            done,
+            total: done + count("processing"),
+            failed,
+            results: v
+                .get("results_url")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .into_iter()
+                .collect(),
+            expires_at: v
+                .get("expires_at")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            failure: None,
+        })
+    }
+
+    fn results_url(&self, _base: &str, result: &str) -> String {
+        result.to_string()
+    }
+
+    fn parse_result(
+        &self,
+        line: &[u8],
+    ) -> Result<(String, crate::summarizer::wire::ItemResult), String> {
+        use crate::summarizer::wire::ItemResult;
+        let v: Value =
+            serde_json::from_slice(line).map_err(|e| format!("a result line is not JSON ({e})"))?;
+        let id = v
+            .get("custom_id")
+            .and_then(Value::as_str)
+            .ok_or("a result line has no `custom_id`")?
+            .to_string();
+        let result = v.get("result").ok_or("a result line has no `result`")?;
+        let item = match result.get("type").and_then(Value::as_str) {
+            Some("succeeded") => {
+                let message = result
+                    .get("message")
+                    .ok_or("a succeeded result has no `message`")?;
+                ItemResult::Answered(parse(
+                    &serde_json::to_vec(message).expect("a value serializes"),
+                ))
+            }
+            Some("errored") => {
+                let e = result.get("error");
+                let message = e
+                    .and_then(|e| {
+                        e.pointer("/error/message")
+                            .or_else(|| e.get("message"))
+                            .and_then(Value::as_str)
+                    })
+                    .unwrap_or("no message");
+                let kind = e
+                    .and_then(|e| e.pointer("/error/type").or_else(|| e.get("type")))
+                    .and_then(Value::as_str)
+                    .unwrap_or("error");
+                ItemResult::Errored(format!("{kind}: {message}"))
+            }
+            Some("expired") => ItemResult::Expired,
+            Some("canceled") => ItemResult::Canceled,
+            other => return Err(format!("a result of unknown type {other:?}")),
+        };
+        Ok((id, item))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,7 +369,8 @@ mod tests {
             r.usage,
             Some(Usage {
                 input_tokens: 15,
-                output_tokens: 3
+                output_tokens: 3,
+                ..Usage::default()
             })
         );
     }

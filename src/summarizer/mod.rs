@@ -2,9 +2,11 @@
 //! extractive one, or a model behind an HTTP API.
 
 pub mod anthropic;
+pub mod batched;
 pub mod extractive;
 pub mod openai;
 pub mod remote;
+pub mod wire;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -79,6 +81,9 @@ pub enum Severity {
     Unreachable,
     /// The run was interrupted while the call was in flight; nothing is written for it.
     Interrupted,
+    /// The call went into a provider batch that has not answered yet: nothing is written for
+    /// the file in this run; the next run collects the answer (exit 75).
+    Pending,
 }
 
 #[derive(Debug, Clone, Error)]
@@ -125,6 +130,14 @@ impl SummarizerError {
 
     pub fn unreachable(message: impl Into<String>) -> Self {
         Self::new(Severity::Unreachable, message.into())
+    }
+
+    /// A call queued for a provider batch, not answered yet.
+    pub fn pending() -> Self {
+        Self::new(
+            Severity::Pending,
+            "the call is in a provider batch that has not answered yet".into(),
+        )
     }
 
     pub fn interrupted() -> Self {
@@ -191,12 +204,20 @@ pub fn named(
 ) -> Result<std::sync::Arc<dyn Summarizer>, reqwest::Error> {
     Ok(match remote {
         None => std::sync::Arc::new(Extractive),
-        Some(config) => {
-            let mut client = crate::http::HttpClient::new(http)?;
-            if let Some((log, bodies, detail)) = log {
-                client = client.with_log(log, bodies).with_detail(detail);
-            }
-            std::sync::Arc::new(Remote::new(config.clone(), client, warn))
-        }
+        Some(config) => std::sync::Arc::new(remote_model(config, http, log, warn)?),
     })
+}
+
+/// A remote model reached through a client with these HTTP settings (see [`named`]).
+pub fn remote_model(
+    config: &RemoteConfig,
+    http: crate::http::HttpSettings,
+    log: Option<(crate::http::Log, bool, bool)>,
+    warn: crate::http::Log,
+) -> Result<Remote, reqwest::Error> {
+    let mut client = crate::http::HttpClient::new(http)?;
+    if let Some((log, bodies, detail)) = log {
+        client = client.with_log(log, bodies).with_detail(detail);
+    }
+    Ok(Remote::new(config.clone(), client, warn))
 }

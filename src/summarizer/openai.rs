@@ -61,6 +61,7 @@ pub fn parse(bytes: &[u8]) -> Result<SummaryReply, SummarizerError> {
         Some(Usage {
             input_tokens: u.get("prompt_tokens")?.as_u64()?,
             output_tokens: u.get("completion_tokens")?.as_u64()?,
+            ..Usage::default()
         })
     });
     let reasoning = v
@@ -147,6 +148,190 @@ fn short(s: &str) -> String {
     t
 }
 
+/// Chat Completions as a [`Wire`](crate::summarizer::wire::Wire): OpenAI itself (with the Batch
+/// API and the flex tier), or a compatible server (`compatible`: neither).
+pub struct OpenAi {
+    pub compatible: bool,
+}
+
+/// The path a batch line names (the endpoint its requests go to).
+const BATCH_ENDPOINT: &str = "/v1/chat/completions";
+
+impl crate::summarizer::wire::Wire for OpenAi {
+    fn url(&self, base: &str) -> String {
+        url(base)
+    }
+
+    fn headers(
+        &self,
+        _config: &crate::summarizer::RemoteConfig,
+        key: Option<&str>,
+    ) -> Vec<(&'static str, String, bool)> {
+        key.map(|k| ("authorization", format!("Bearer {k}"), true))
+            .into_iter()
+            .collect()
+    }
+
+    fn body(
+        &self,
+        config: &crate::summarizer::RemoteConfig,
+        req: &SummaryRequest,
+        max_tokens: u32,
+    ) -> Value {
+        let mut b = body(
+            &config.model.id,
+            req,
+            max_tokens,
+            config.model.profile(),
+            config.temperature,
+            config.seed,
+        );
+        if !self.compatible && config.tier == crate::entry::Tier::Flex {
+            b["service_tier"] = json!("flex");
+        }
+        b
+    }
+
+    fn parse(&self, bytes: &[u8]) -> Result<SummaryReply, SummarizerError> {
+        parse(bytes)
+    }
+
+    fn batch(&self) -> Option<&dyn crate::summarizer::wire::BatchWire> {
+        (!self.compatible).then_some(self as &dyn crate::summarizer::wire::BatchWire)
+    }
+}
+
+/// The Batch API: a JSONL file uploaded (`POST /v1/files`, `purpose=batch`), a batch made of it
+/// (`POST /v1/batches`), polled (`GET /v1/batches/{id}`), its output and error files read
+/// (`GET /v1/files/{id}/content`).
+impl crate::summarizer::wire::BatchWire for OpenAi {
+    fn limits(&self) -> (usize, usize) {
+        (50_000, 200 << 20)
+    }
+
+    fn request_line(&self, custom_id: &str, body: &Value) -> Value {
+        json!({"custom_id": custom_id, "method": "POST", "url": BATCH_ENDPOINT, "body": body})
+    }
+
+    fn submit(&self, base: &str, lines: &[Value]) -> crate::summarizer::wire::Submit {
+        let mut jsonl = Vec::new();
+        for l in lines {
+            jsonl.extend(serde_json::to_vec(l).expect("a value serializes"));
+            jsonl.push(b'\n');
+        }
+        crate::summarizer::wire::Submit::Upload {
+            files_url: crate::summarizer::endpoint(base, "files"),
+            purpose: "batch",
+            jsonl,
+            create_url: crate::summarizer::endpoint(base, "batches"),
+            create: |file_id| {
+                json!({"input_file_id": file_id, "endpoint": BATCH_ENDPOINT, "completion_window": "24h"})
+            },
+        }
+    }
+
+    fn status_url(&self, base: &str, id: &str) -> String {
+        crate::summarizer::endpoint(base, &format!("batches/{id}"))
+    }
+
+    fn cancel_url(&self, base: &str, id: &str) -> String {
+        crate::summarizer::endpoint(base, &format!("batches/{id}/cancel"))
+    }
+
+    fn parse_status(&self, bytes: &[u8]) -> Result<crate::summarizer::wire::BatchStatus, String> {
+        let v: Value = serde_json::from_slice(bytes)
+            .map_err(|e| format!("the batch reply is not JSON ({e})"))?;
+        let id = v
+            .get("id")
+            .and_then(Value::as_str)
+            .ok_or("the batch reply has no `id`")?;
+        let status = v
+            .get("status")
+            .and_then(Value::as_str)
+            .ok_or("the batch reply has no `status`")?;
+        let count = |k: &str| {
+            v.pointer(&format!("/request_counts/{k}"))
+                .and_then(Value::as_u64)
+                .unwrap_or(0)
+        };
+        let file = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+        let failure = v
+            .pointer("/errors/data")
+            .and_then(Value::as_array)
+            .map(|errs| {
+                errs.iter()
+                    .filter_map(|e| e.get("message").and_then(Value::as_str))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            })
+            .filter(|m| !m.is_empty());
+        Ok(crate::summarizer::wire::BatchStatus {
+            id: id.to_string(),
+            status: status.to_string(),
+            ended: matches!(status, "completed" | "failed" | "expired" | "cancelled"),
+            done: count("completed") + count("failed"),
+            total: count("total"),
+            failed: count("failed"),
+            results: [file("output_file_id"), file("error_file_id")]
+                .into_iter()
+                .flatten()
+                .collect(),
+            expires_at: v.get("expires_at").map(|e| match e {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            }),
+            failure,
+        })
+    }
+
+    fn results_url(&self, base: &str, result: &str) -> String {
+        crate::summarizer::endpoint(base, &format!("files/{result}/content"))
+    }
+
+    fn parse_result(
+        &self,
+        line: &[u8],
+    ) -> Result<(String, crate::summarizer::wire::ItemResult), String> {
+        use crate::summarizer::wire::ItemResult;
+        let v: Value =
+            serde_json::from_slice(line).map_err(|e| format!("a result line is not JSON ({e})"))?;
+        let id = v
+            .get("custom_id")
+            .and_then(Value::as_str)
+            .ok_or("a result line has no `custom_id`")?
+            .to_string();
+        if let Some(e) = v.get("error").filter(|e| !e.is_null()) {
+            let code = e.get("code").and_then(Value::as_str).unwrap_or("error");
+            let message = e.get("message").and_then(Value::as_str).unwrap_or("no message");
+            return Ok((
+                id,
+                match code {
+                    "batch_expired" => ItemResult::Expired,
+                    "batch_cancelled" => ItemResult::Canceled,
+                    _ => ItemResult::Errored(format!("{code}: {message}")),
+                },
+            ));
+        }
+        let response = v.get("response").ok_or("a result line has no `response`")?;
+        let status = response
+            .get("status_code")
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
+        let body = response.get("body").cloned().unwrap_or(Value::Null);
+        if status != 200 {
+            let message = body
+                .pointer("/error/message")
+                .and_then(Value::as_str)
+                .unwrap_or("no message");
+            return Ok((id, ItemResult::Errored(format!("HTTP {status}: {message}"))));
+        }
+        Ok((
+            id,
+            ItemResult::Answered(parse(&serde_json::to_vec(&body).expect("a value serializes"))),
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,7 +361,8 @@ mod tests {
                 "sum",
                 Some(Usage {
                     input_tokens: 9,
-                    output_tokens: 2
+                    output_tokens: 2,
+                    ..Usage::default()
                 })
             )
         );

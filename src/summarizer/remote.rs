@@ -4,10 +4,11 @@
 
 use secrecy::{ExposeSecret, SecretString};
 
-use crate::entry::Usage;
+use crate::entry::{Tier, Usage};
 use crate::fold::SummaryRequest;
-use crate::http::{FailureKind, HttpClient, HttpError, Log, Request};
+use crate::http::{Body, FailureKind, HttpClient, HttpError, Log, Method, Request};
 use crate::model::{ModelRef, Provider};
+use crate::summarizer::wire::{BatchStatus, BatchWire, ItemResult, Submit, Wire};
 use crate::summarizer::{
     CountFuture, SummarizerError, SummaryFuture, SummaryReply, anthropic, openai, reason,
 };
@@ -25,6 +26,10 @@ pub struct RemoteConfig {
     pub seed: Option<u64>,
     pub anthropic_version: String,
     pub max_output_tokens: Option<u32>,
+    /// The tier calls run at (`--service-tier flex`; a batch's calls are `Batch`).
+    pub tier: Tier,
+    /// `--flex-fallback`: a flex call that stays unavailable is sent at the default tier.
+    pub flex_fallback: bool,
 }
 
 impl RemoteConfig {
@@ -45,6 +50,7 @@ impl RemoteConfig {
 
 pub struct Remote {
     config: RemoteConfig,
+    wire: &'static dyn Wire,
     label: String,
     url: String,
     /// The URL as mf shows it: credentials in it redacted.
@@ -53,16 +59,28 @@ pub struct Remote {
     warn: Log,
 }
 
+/// The wire format a provider speaks: every provider named, none by default.
+fn wire_of(provider: Provider) -> &'static dyn Wire {
+    match provider {
+        Provider::Anthropic => &anthropic::Anthropic,
+        Provider::OpenAi => &openai::OpenAi { compatible: false },
+        Provider::OpenAiCompatible => &openai::OpenAi { compatible: true },
+        Provider::Builtin => panic!("the built-in summarizer is not reached over HTTP"),
+    }
+}
+
+/// How long a flex-tier call may take (OpenAI: flex answers slowly; about 15 minutes).
+const FLEX_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(15 * 60);
+
 impl Remote {
     pub fn new(config: RemoteConfig, client: HttpClient, warn: Log) -> Self {
-        let url = match config.model.provider {
-            Provider::Anthropic => anthropic::url(&config.base_url),
-            _ => openai::url(&config.base_url),
-        };
+        let wire = wire_of(config.model.provider);
+        let url = wire.url(&config.base_url);
         let label = config.model.label();
         let shown_url = crate::redact::url_shown(&url);
         Self {
             config,
+            wire,
             label,
             url,
             shown_url,
@@ -71,9 +89,13 @@ impl Remote {
         }
     }
 
+    pub fn config(&self) -> &RemoteConfig {
+        &self.config
+    }
+
     /// The first call's token cap: the summary's budget (or `--max-output-tokens`, which is
     /// the whole cap), plus the room the profile gives thinking, within what the model writes.
-    fn max_tokens(&self, req: &SummaryRequest) -> u32 {
+    pub fn max_tokens(&self, req: &SummaryRequest) -> u32 {
         let c = &self.config;
         let cap = match c.max_output_tokens {
             Some(n) => u64::from(n),
@@ -90,59 +112,82 @@ impl Remote {
         u32::try_from(cap).unwrap_or(u32::MAX)
     }
 
-    fn headers(&self) -> (Vec<(&'static str, String, bool)>, Option<String>) {
-        let c = &self.config;
-        let key = c.key.as_ref().map(|k| k.expose_secret().to_string());
-        let mut headers = match c.model.provider {
-            Provider::Anthropic => vec![("anthropic-version", c.anthropic_version.clone(), false)],
-            _ => Vec::new(),
-        };
-        if let Some(k) = &key {
-            match c.model.provider {
-                Provider::Anthropic => headers.push(("x-api-key", k.clone(), true)),
-                _ => headers.push(("authorization", format!("Bearer {k}"), true)),
-            }
-        }
-        (headers, key)
-    }
-
-    fn request(&self, req: &SummaryRequest, max_tokens: u32) -> Request {
-        let c = &self.config;
-        let profile = c.model.profile();
-        let body = match c.model.provider {
-            Provider::Anthropic => {
-                anthropic::body(&c.model.id, req, max_tokens, c.temperature, profile)
-            }
-            _ => openai::body(&c.model.id, req, max_tokens, profile, c.temperature, c.seed),
-        };
-        let (headers, key) = self.headers();
+    /// A request to `url` with the provider's headers and the secrets to keep out of logs.
+    fn request_to(&self, url: String, body: Body) -> Request {
+        let key = self.config.key_value();
         Request {
-            url: self.url.clone(),
-            headers,
-            body: serde_json::to_vec(&body).expect("a request body serializes"),
+            headers: self.wire.headers(&self.config, key.as_deref()),
             secrets: key
                 .into_iter()
-                .chain(crate::redact::url_secrets(&self.url))
+                .chain(crate::redact::url_secrets(&url))
+                .chain(crate::redact::url_secrets(&self.config.base_url))
                 .collect(),
+            url,
+            body,
             label: self.label.clone(),
+            ..Request::default()
         }
     }
 
-    /// One call with this token cap.
+    /// The body of one call for `req` at the first token cap: what a batch line carries.
+    pub fn body(&self, req: &SummaryRequest) -> serde_json::Value {
+        self.wire.body(&self.config, req, self.max_tokens(req))
+    }
+
+    /// One call with this token cap, at `tier`.
     async fn send(
         &self,
         req: &SummaryRequest,
         max_tokens: u32,
+        tier: Tier,
     ) -> Result<SummaryReply, SummarizerError> {
-        let request = self.request(req, max_tokens);
+        let mut config = self.config.clone();
+        config.tier = tier;
+        let body = self.wire.body(&config, req, max_tokens);
+        let mut request = self.request_to(
+            self.url.clone(),
+            Body::Json(serde_json::to_vec(&body).expect("a request body serializes")),
+        );
+        if tier == Tier::Flex {
+            request.timeout = Some(FLEX_TIMEOUT.max(self.client.timeout()));
+        }
         let response = self
             .client
-            .post_bounded(&request, crate::http::reply_bound(max_tokens))
+            .send_bounded(&request, crate::http::reply_bound(max_tokens))
             .await
             .map_err(|e| self.failure(e))?;
-        match self.config.model.provider {
-            Provider::Anthropic => anthropic::parse(&response.body),
-            _ => openai::parse(&response.body),
+        let mut reply = self.wire.parse(&response.body);
+        let at_tier = |u: &mut Option<Usage>| {
+            if let Some(u) = u {
+                u.tier = tier;
+            }
+        };
+        match &mut reply {
+            Ok(r) => at_tier(&mut r.usage),
+            Err(e) => at_tier(&mut e.usage),
+        }
+        reply
+    }
+
+    /// One call at the configured tier; a flex call OpenAI keeps refusing for want of capacity
+    /// (429 after the retries) is sent once more at the default tier when `--flex-fallback`
+    /// allows it, and the reply says so.
+    async fn send_at_tier(
+        &self,
+        req: &SummaryRequest,
+        max_tokens: u32,
+    ) -> Result<SummaryReply, SummarizerError> {
+        let tier = self.config.tier;
+        match self.send(req, max_tokens, tier).await {
+            Err(e) if tier == Tier::Flex && self.config.flex_fallback && e.outage => {
+                let mut r = self.send(req, max_tokens, Tier::Standard).await?;
+                r.notes.push(format!(
+                    "the flex tier stayed unavailable ({}); sent at the default tier (full price), as --flex-fallback allows",
+                    e.message
+                ));
+                Ok(r)
+            }
+            other => other,
         }
     }
 
@@ -184,6 +229,176 @@ impl Remote {
             }
         }
     }
+
+    /// The provider's batch API, or why there is none.
+    fn batch_wire(&self) -> Result<&'static dyn BatchWire, SummarizerError> {
+        self.wire.batch().ok_or_else(|| {
+            SummarizerError::fatal(format!(
+                "{} has no batch API mf can use (batches are Anthropic's and OpenAI's)",
+                self.label
+            ))
+        })
+    }
+
+    /// The most requests and bytes one batch may hold.
+    pub fn batch_limits(&self) -> Result<(usize, usize), SummarizerError> {
+        Ok(self.batch_wire()?.limits())
+    }
+
+    /// The line a batch carries for one call (`custom_id` and its body).
+    pub fn batch_line(
+        &self,
+        custom_id: &str,
+        body: &serde_json::Value,
+    ) -> Result<serde_json::Value, SummarizerError> {
+        Ok(self.batch_wire()?.request_line(custom_id, body))
+    }
+
+    /// Submit `lines` (from [`batch_line`](Self::batch_line)) as one batch: its status.
+    pub async fn submit_batch(
+        &self,
+        lines: &[serde_json::Value],
+    ) -> Result<BatchStatus, SummarizerError> {
+        let bw = self.batch_wire()?;
+        let reply = match bw.submit(&self.config.base_url, lines) {
+            Submit::Direct { url, body } => {
+                let request = self.request_to(
+                    url,
+                    Body::Json(serde_json::to_vec(&body).expect("a body serializes")),
+                );
+                self.client.send(&request).await
+            }
+            Submit::Upload {
+                files_url,
+                purpose,
+                jsonl,
+                create_url,
+                create,
+            } => {
+                let upload = self.request_to(
+                    files_url,
+                    Body::Form {
+                        fields: vec![("purpose", purpose.to_string())],
+                        file: ("file", "mf-batch.jsonl".to_string(), jsonl),
+                    },
+                );
+                let file = self
+                    .client
+                    .send(&upload)
+                    .await
+                    .map_err(|e| self.failure(e))?;
+                let id = serde_json::from_slice::<serde_json::Value>(&file.body)
+                    .ok()
+                    .and_then(|v| v.get("id").and_then(|i| i.as_str()).map(str::to_string))
+                    .ok_or_else(|| {
+                        SummarizerError::fatal(format!(
+                            "{}: the file upload's reply has no `id`",
+                            self.label
+                        ))
+                    })?;
+                let request = self.request_to(
+                    create_url,
+                    Body::Json(serde_json::to_vec(&create(&id)).expect("a body serializes")),
+                );
+                self.client.send(&request).await
+            }
+        }
+        .map_err(|e| self.failure(e))?;
+        self.status_of(bw, &reply.body)
+    }
+
+    fn status_of(&self, bw: &dyn BatchWire, body: &[u8]) -> Result<BatchStatus, SummarizerError> {
+        bw.parse_status(body).map_err(|why| {
+            SummarizerError::fatal(format!("{} at {}: {why}", self.label, self.shown_url))
+        })
+    }
+
+    /// The batch `id` as the provider reports it now.
+    pub async fn batch_status(&self, id: &str) -> Result<BatchStatus, SummarizerError> {
+        let bw = self.batch_wire()?;
+        let request = Request {
+            method: Method::Get,
+            ..self.request_to(bw.status_url(&self.config.base_url, id), Body::Empty)
+        };
+        let reply = self
+            .client
+            .send(&request)
+            .await
+            .map_err(|e| self.failure(e))?;
+        self.status_of(bw, &reply.body)
+    }
+
+    /// Ask the provider to cancel batch `id`: its status after the request.
+    pub async fn cancel_batch(&self, id: &str) -> Result<BatchStatus, SummarizerError> {
+        let bw = self.batch_wire()?;
+        let request = self.request_to(
+            bw.cancel_url(&self.config.base_url, id),
+            Body::Json(b"{}".to_vec()),
+        );
+        let reply = self
+            .client
+            .send(&request)
+            .await
+            .map_err(|e| self.failure(e))?;
+        self.status_of(bw, &reply.body)
+    }
+
+    /// The results of an ended batch: each request's `custom_id` and what became of it. A
+    /// results URL on another host than the base URL's is refused (the key never travels to
+    /// another host).
+    pub async fn batch_results(
+        &self,
+        status: &BatchStatus,
+    ) -> Result<Vec<(String, ItemResult)>, SummarizerError> {
+        let bw = self.batch_wire()?;
+        let mut out = Vec::new();
+        for r in &status.results {
+            let url = bw.results_url(&self.config.base_url, r);
+            if !same_origin(&url, &self.config.base_url) {
+                return Err(SummarizerError::fatal(format!(
+                    "{}: the batch's results are at `{}`, another host than the base URL's; mf does not send the key there",
+                    self.label,
+                    crate::redact::url_shown(&url)
+                )));
+            }
+            let request = Request {
+                method: Method::Get,
+                ..self.request_to(url, Body::Empty)
+            };
+            let reply = self
+                .client
+                .send_bounded(&request, 1 << 30)
+                .await
+                .map_err(|e| self.failure(e))?;
+            for line in reply.body.split(|&b| b == b'\n') {
+                if line.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                let (id, mut item) = bw.parse_result(line).map_err(|why| {
+                    SummarizerError::fatal(format!("{}: batch {}: {why}", self.label, status.id))
+                })?;
+                if let ItemResult::Answered(reply) = &mut item {
+                    let usage = match reply {
+                        Ok(r) => &mut r.usage,
+                        Err(e) => &mut e.usage,
+                    };
+                    if let Some(u) = usage {
+                        u.tier = Tier::Batch;
+                    }
+                }
+                out.push((id, item));
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Whether two URLs have the same scheme, host and port.
+fn same_origin(a: &str, b: &str) -> bool {
+    match (url::Url::parse(a), url::Url::parse(b)) {
+        (Ok(a), Ok(b)) => a.origin() == b.origin(),
+        _ => false,
+    }
 }
 
 impl Summarizer for Remote {
@@ -194,7 +409,7 @@ impl Summarizer for Remote {
     fn summarize<'a>(&'a self, req: &'a SummaryRequest) -> SummaryFuture<'a> {
         Box::pin(async move {
             let first = self.max_tokens(req);
-            let reply = match self.send(req, first).await {
+            let reply = match self.send_at_tier(req, first).await {
                 // A reply that spent its budget thinking is asked once more with a larger
                 // one before it counts as failed; both calls were paid.
                 Err(e) if e.reason == Some(reason::CUT_OFF_BY_THINKING) => {
@@ -207,7 +422,7 @@ impl Summarizer for Remote {
                         "the first reply was cut off at max_tokens {first} after thinking ({} tokens out); asked once more with max_tokens {second}",
                         e.usage.map_or(0, |u| u.output_tokens)
                     );
-                    match self.send(req, second).await {
+                    match self.send_at_tier(req, second).await {
                         Ok(mut r) => {
                             r.usage = add(e.usage, r.usage);
                             r.notes.push(why);
@@ -236,20 +451,13 @@ impl Summarizer for Remote {
         }
         Some(Box::pin(async move {
             let body = anthropic::count_body(&c.model.id, req, c.model.profile());
-            let (headers, key) = self.headers();
-            let request = Request {
-                url: anthropic::count_url(&c.base_url),
-                headers,
-                body: serde_json::to_vec(&body).expect("a request body serializes"),
-                secrets: key
-                    .into_iter()
-                    .chain(crate::redact::url_secrets(&c.base_url))
-                    .collect(),
-                label: self.label.clone(),
-            };
+            let request = self.request_to(
+                anthropic::count_url(&c.base_url),
+                Body::Json(serde_json::to_vec(&body).expect("a request body serializes")),
+            );
             let response = self
                 .client
-                .post(&request)
+                .send(&request)
                 .await
                 .map_err(|e| self.failure(e))?;
             anthropic::parse_count(&response.body)
@@ -263,6 +471,7 @@ fn add(a: Option<Usage>, b: Option<Usage>) -> Option<Usage> {
         (Some(a), Some(b)) => Some(Usage {
             input_tokens: a.input_tokens + b.input_tokens,
             output_tokens: a.output_tokens + b.output_tokens,
+            tier: b.tier,
         }),
         (a, b) => a.or(b),
     }

@@ -32,6 +32,7 @@ impl From<UsageWire> for Usage {
         Usage {
             input_tokens: u.input_tokens,
             output_tokens: u.output_tokens,
+            ..Usage::default()
         }
     }
 }

@@ -32,13 +32,11 @@ fn client(retries: u32, sleeper: Arc<Recording>, jitter: fn() -> f64) -> HttpCli
 }
 
 fn request(server: &TestServer) -> Request {
-    Request {
-        url: format!("{}/v1/messages", server.url()),
-        headers: vec![],
-        body: b"{}".to_vec(),
-        secrets: vec![],
-        label: "test".into(),
-    }
+    Request::json(
+        format!("{}/v1/messages", server.url()),
+        b"{}".to_vec(),
+        "test".into(),
+    )
 }
 
 fn block<T>(f: impl std::future::Future<Output = T>) -> T {
@@ -59,7 +57,7 @@ fn backoff_without_a_header_doubles_up_to_the_retry_limit() {
         Reply::json(200, "{}"),
     ]);
     let sleeper = Arc::new(Recording::default());
-    let resp = block(client(3, sleeper.clone(), || 0.0).post(&request(&server))).unwrap();
+    let resp = block(client(3, sleeper.clone(), || 0.0).send(&request(&server))).unwrap();
     assert_eq!((resp.status, resp.attempts), (200, 4));
     assert_eq!(
         *sleeper.0.lock().unwrap(),
@@ -73,7 +71,7 @@ fn backoff_without_a_header_doubles_up_to_the_retry_limit() {
     // Full jitter takes a quarter off; with 2 retries, three 503s are the end.
     let server = TestServer::start(vec![Reply::json(503, err)]);
     let sleeper = Arc::new(Recording::default());
-    let e = block(client(2, sleeper.clone(), || 1.0).post(&request(&server))).unwrap_err();
+    let e = block(client(2, sleeper.clone(), || 1.0).send(&request(&server))).unwrap_err();
     assert_eq!(e.kind, FailureKind::Exhausted);
     assert_eq!(e.attempts, 3);
     assert_eq!(server.requests().len(), 3);
@@ -98,12 +96,12 @@ fn server_waits_are_taken_as_given_and_too_long_ones_stop() {
         Reply::json(200, "{}"),
     ]);
     let sleeper = Arc::new(Recording::default());
-    block(client(2, sleeper.clone(), || 0.0).post(&request(&server))).unwrap();
+    block(client(2, sleeper.clone(), || 0.0).send(&request(&server))).unwrap();
     assert_eq!(*sleeper.0.lock().unwrap(), [Duration::from_millis(1500)]);
 
     let server = TestServer::start(vec![Reply::json(429, "{}").header("retry-after", "3600")]);
     let sleeper = Arc::new(Recording::default());
-    let e = block(client(2, sleeper.clone(), || 0.0).post(&request(&server))).unwrap_err();
+    let e = block(client(2, sleeper.clone(), || 0.0).send(&request(&server))).unwrap_err();
     assert_eq!(e.kind, FailureKind::WaitTooLong);
     assert_eq!(server.requests().len(), 1);
     assert!(sleeper.0.lock().unwrap().is_empty());
@@ -116,15 +114,13 @@ fn connection_refused_is_retried_then_named() {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()
     };
-    let req = Request {
-        url: format!("http://127.0.0.1:{port}/v1/messages"),
-        headers: vec![],
-        body: b"{}".to_vec(),
-        secrets: vec![],
-        label: "test".into(),
-    };
+    let req = Request::json(
+        format!("http://127.0.0.1:{port}/v1/messages"),
+        b"{}".to_vec(),
+        "test".into(),
+    );
     let sleeper = Arc::new(Recording::default());
-    let e = block(client(2, sleeper.clone(), || 0.0).post(&req)).unwrap_err();
+    let e = block(client(2, sleeper.clone(), || 0.0).send(&req)).unwrap_err();
     assert_eq!((e.kind, e.attempts), (FailureKind::Unreachable, 3));
     assert_eq!(sleeper.0.lock().unwrap().len(), 2);
     assert!(e.message.contains("could not connect"), "{}", e.message);
@@ -137,7 +133,7 @@ fn non_retryable_statuses_take_one_request() {
             status,
             r#"{"error":{"type":"x","message":"no"}}"#,
         )]);
-        let e = block(client(2, Arc::new(Recording::default()), || 0.0).post(&request(&server)))
+        let e = block(client(2, Arc::new(Recording::default()), || 0.0).send(&request(&server)))
             .unwrap_err();
         assert_eq!(server.requests().len(), 1, "{status}");
         assert_eq!(e.status, Some(status));

@@ -7,6 +7,7 @@ mod agent_qwen;
 mod agent_writes;
 mod agents;
 mod audit;
+mod batch;
 mod cache;
 mod ci_failure;
 mod ci_output;

@@ -37,7 +37,7 @@ pub(super) fn check_max_cost(settings: &CompactSettings, model: &str) -> Result<
         if let Decision::Fold(plan) = fold::plan(&ledger, &settings.policy, model) {
             for span in &plan.spans {
                 let (i, o) = estimate_request(&ledger, &settings.policy, span, settings);
-                total += pricing.usd(billed(settings, (i, o)));
+                total += pricing.usd(billed(settings, (i, o))) * settings.tiers.tier.price_factor();
                 calls += 1;
             }
         }
@@ -72,6 +72,7 @@ pub(super) fn costing(settings: &CompactSettings) -> call::Costing<'_> {
         builtin: matches!(settings.model, ModelChoice::Extractive),
         pricing: settings.pricing.as_ref(),
         token_ratio: settings.token_ratio,
+        tier: settings.tiers.tier,
     }
 }
 
@@ -92,6 +93,11 @@ pub(super) fn add_usage_est(
             input_tokens: prev.input_tokens + u.input_tokens,
             output_tokens: prev.output_tokens + u.output_tokens,
         });
+    }
+    // Calls by tier, said when the run asked for a half-price tier (or a call ran at one).
+    let tier = usage.map_or(settings.tiers.tier, |u| u.tier);
+    if tier != crate::entry::Tier::Standard || settings.tiers.tier != crate::entry::Tier::Standard {
+        *r.tiers.entry(tier.as_str()).or_default() += 1;
     }
     let cost = cost_of(settings, estimate, usage);
     r.cost = match (r.cost, cost) {
@@ -182,7 +188,7 @@ pub(super) async fn dry_run(
         let remote = matches!(settings.model, ModelChoice::Remote(_));
         let priced = settings.pricing.as_ref().map(|pricing| {
             let c = CostRecord {
-                usd: pricing.usd(b),
+                usd: pricing.usd(b) * settings.tiers.tier.price_factor(),
                 estimated: true,
             };
             r.cost = Some(r.cost.map_or(c, |p| p.plus(c)));

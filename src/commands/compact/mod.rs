@@ -6,6 +6,8 @@
 //! dry run), the call (`crate::call`: span → request → reply → audit), `write` (append, copy,
 //! stream), and one room per strategy (`summary`, `cited`, `rollup`, `mask`).
 
+mod batch;
+mod batch_store;
 mod cited;
 mod cost;
 mod guards;
@@ -105,6 +107,9 @@ pub fn command(
     ui: Ui,
     interrupt: &Interrupt,
 ) -> Result<ExitStatus> {
+    if args.tier.batch_status || args.tier.batch_cancel {
+        return batch::admin(&args.tier, &args.files, ui);
+    }
     let mut settings = CompactSettings::resolve(args, config)?;
     settings.read.cache = crate::settings::cache_options(no_cache);
     interrupt.graceful();
@@ -124,6 +129,9 @@ pub fn records(
         ModelChoice::Remote(r) => r.secrets(),
         ModelChoice::Extractive => Vec::new(),
     };
+    if settings.tiers.batch() && matches!(settings.model, ModelChoice::Remote(_)) {
+        return super::block_on(batch::run_batched(settings, ui, interrupt))?;
+    }
     let summarizer = summarizer_for(settings, ui)?;
     let in_flight = summarizer
         .parallelism()

@@ -19,6 +19,11 @@ pub(super) fn finish(
     results: Vec<Result<DecisionRecord>>,
 ) -> Result<ExitStatus> {
     let mut status = ExitStatus::Success;
+    // A signal that stopped the wait for a batch ends the run "try again later" (75): the
+    // batch is kept and the next run collects it.
+    let waiting = results
+        .iter()
+        .any(|r| r.as_ref().err().is_some_and(|e| failure_kind(e) == "batch-pending"));
     let mut records = Vec::with_capacity(results.len());
     let single = results.len() == 1;
     for (file, result) in settings.files.iter().zip(results) {
@@ -58,7 +63,7 @@ pub(super) fn finish(
             }
         }
     }
-    if let Some(sig) = interrupt.received() {
+    if let Some(sig) = interrupt.received().filter(|_| !waiting) {
         status = ExitStatus::Interrupted(sig);
         let written: Vec<String> = records
             .iter()
