@@ -347,6 +347,12 @@ pub struct DecisionRecord {
     /// A summarizer failed on some span (it stayed verbatim): the file is not fully compacted.
     #[serde(skip)]
     pub degraded: bool,
+    /// `--batch --rollup`: the ids of the summaries whose rollup waits for a batch answer.
+    #[serde(skip)]
+    pub rollup_pending: Option<Vec<String>>,
+    /// The file is not done: part of its work waits in a provider batch (exit 75).
+    #[serde(skip)]
+    pub waiting: bool,
 }
 
 impl DecisionRecord {
@@ -377,6 +383,8 @@ impl DecisionRecord {
             failure: None,
             failures: Vec::new(),
             degraded: false,
+            rollup_pending: None,
+            waiting: false,
         }
     }
 

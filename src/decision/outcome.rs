@@ -631,6 +631,9 @@ pub enum Note {
     RollupTooLarge(usize),
     /// `--rollup`: the rollup call failed (its message).
     RollupFailed(String),
+    /// `--batch --rollup`: the chunk summaries are written; their rollup is in a batch still
+    /// working (what to do).
+    RollupWaiting(String),
     /// `--rollup`: the rollup was declined as lossy (why).
     RollupLossy(Faults),
     /// `--rollup`: the rollup was not shorter.
@@ -752,6 +755,7 @@ impl Display for Note {
                 "the {n} summaries are too large to roll up within the span budget; they stand"
             ),
             Note::RollupFailed(message) => write!(f, "rollup failed: {message}"),
+            Note::RollupWaiting(message) => write!(f, "rollup waiting: {message}"),
             Note::RollupLossy(why) => write!(
                 f,
                 "a rollup summary was declined as lossy ({why}); the summaries under it stand"

@@ -24,12 +24,52 @@ struct Plan {
     expired: Vec<usize>,
     /// The whole batch expires at 24 h (OpenAI: status `expired`, its requests in the error file).
     batch_expires: bool,
+    /// A first summary that keeps nothing (the audit declines it); a retry that names what it
+    /// left out is answered with those items.
+    lossy_first: bool,
+    /// Polls before any batch after the first ends (default: `polls`).
+    later_polls: Option<usize>,
+}
+
+/// What the simulated model writes for a request's body.
+fn summary_for(params: &Value, lossy_first: bool) -> String {
+    let user = format!(
+        "{}\n{}",
+        params["system"].as_str().unwrap_or_default(),
+        params["messages"][0]["content"].as_str().unwrap_or_default()
+    );
+    if user.contains("was not accepted") {
+        let items: Vec<&str> = user
+            .lines()
+            .filter_map(|l| l.strip_prefix("- "))
+            .filter_map(|l| l.rsplit_once(" (").map(|(item, _)| item))
+            .collect();
+        // (mf's appendix may already hold every item, and the note then names none.)
+        return format!("{SUMMARY} The cache TTL is 900 s. {}", items.join("; "));
+    }
+    if lossy_first {
+        return "Things happened in this conversation and then more things happened.".into();
+    }
+    SUMMARY.into()
 }
 
 struct SimBatch {
     requests: Vec<(String, Value)>,
     polled: usize,
     canceled: bool,
+    /// Whether it is the first batch submitted (`Plan::later_polls` is for the others).
+    first: bool,
+}
+
+impl SimBatch {
+    fn new(requests: Vec<(String, Value)>, first: bool) -> Self {
+        SimBatch { requests, polled: 0, canceled: false, first }
+    }
+
+    fn ended(&self, plan: &Plan) -> bool {
+        let polls = if self.first { plan.polls } else { plan.later_polls.unwrap_or(plan.polls) };
+        self.canceled || self.polled > polls
+    }
 }
 
 #[derive(Default)]
@@ -73,7 +113,7 @@ impl Sim {
 
     fn anthropic_status(&self, id: &str, b: &SimBatch) -> Value {
         let plan = self.plan.lock().unwrap();
-        let ended = b.canceled || b.polled > plan.polls;
+        let ended = b.ended(&plan);
         let n = b.requests.len() as u64;
         let errored = plan.errored.iter().filter(|&&k| (k as u64) < n).count() as u64;
         let expired = plan.expired.iter().filter(|&&k| (k as u64) < n).count() as u64;
@@ -93,7 +133,7 @@ impl Sim {
 
     fn openai_status(&self, id: &str, b: &SimBatch) -> Value {
         let plan = self.plan.lock().unwrap();
-        let ended = b.canceled || plan.batch_expires || b.polled > plan.polls;
+        let ended = plan.batch_expires || b.ended(&plan);
         let n = b.requests.len() as u64;
         let status = if b.canceled {
             "cancelled"
@@ -128,7 +168,7 @@ impl Sim {
                     .map(|q| (q["custom_id"].as_str().unwrap().to_string(), q["params"].clone()))
                     .collect();
                 let id = format!("msgbatch_{n}");
-                let b = SimBatch { requests, polled: 0, canceled: false };
+                let b = SimBatch::new(requests, self.batches.lock().unwrap().is_empty());
                 let st = self.anthropic_status(&id, &b);
                 self.batches.lock().unwrap().insert(id, b);
                 Reply::json(200, &st.to_string())
@@ -172,7 +212,7 @@ impl Sim {
                         } else if plan.expired.contains(&k) {
                             json!({"type": "expired"})
                         } else {
-                            json!({"type": "succeeded", "message": message(SUMMARY)})
+                            json!({"type": "succeeded", "message": message(&summary_for(&b.requests[k].1, plan.lossy_first))})
                         };
                         json!({"custom_id": cid, "result": result}).to_string()
                     })
@@ -201,7 +241,7 @@ impl Sim {
                 let file = body["input_file_id"].as_str().unwrap();
                 let requests = self.files.lock().unwrap()[file].clone();
                 let id = format!("batch_{n}");
-                let b = SimBatch { requests, polled: 0, canceled: false };
+                let b = SimBatch::new(requests, self.batches.lock().unwrap().is_empty());
                 let st = self.openai_status(&id, &b);
                 self.batches.lock().unwrap().insert(id, b);
                 Reply::json(200, &st.to_string())
@@ -238,6 +278,10 @@ impl Sim {
 
 /// A chat long enough to fold turns 1–3 and keep the last two verbatim.
 fn chat(tag: &str) -> String {
+    chat_of(tag, 5)
+}
+
+fn chat_of(tag: &str, turns: usize) -> String {
     let pad = " I compared every number with last week's baseline before drawing any conclusion.";
     let mut out = String::new();
     let mut k = 0;
@@ -247,7 +291,7 @@ fn chat(tag: &str) -> String {
         out.push('\n');
     };
     line("system", "You are an operations assistant.".into());
-    for turn in 1..=5 {
+    for turn in 1..=turns {
         line("user", format!("Turn {turn} of {tag}: checkout is slow; the config is /etc/checkout/app.toml."));
         line("assistant", format!("For {tag}, OPS-4471 tracks the cache TTL of 900 s.{}", pad.repeat(6)));
     }
@@ -579,4 +623,123 @@ fn batch_and_flex_are_refused_for_a_model_without_them() {
     );
     assert_eq!(out.code, 2, "{out:?}");
     assert!(out.stderr.contains("OpenAI's tier"), "{}", out.stderr);
+}
+
+#[test]
+fn a_declined_span_is_asked_again_in_a_second_batch_and_a_rollup_in_a_later_one() {
+    // --retry-lossy: the first answer keeps nothing and is declined; the retry naming what it
+    // left out goes in the next batch, and its answer is written.
+    let (_sim, server) = Sim::start(Plan { lossy_first: true, ..Plan::default() });
+    let env_run = Run { env: TestEnv::new(), ..Run::new(0) };
+    let run = Run { files: vec!["s0.jsonl".into()], ..env_run };
+    run.env.write("s0.jsonl", &chat("s0"));
+    let out = run.mf(&server, "haiku", &["--batch", "--retry-lossy"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(count(&server, "POST", "/v1/messages/batches"), 2, "the retry went as a second batch");
+    assert_eq!(count(&server, "POST", "/v1/messages"), 0);
+    let r = records(&out)[0].clone();
+    assert_eq!(r["action"], "folded", "{r}");
+    assert_eq!(r["tiers"], json!({"batch": 2}), "{r}");
+    assert_eq!(run.summaries(), vec![1]);
+
+    // --rollup: the chunk summaries go in one batch, their rollup in the next.
+    let (_sim, server) = Sim::start(Plan::default());
+    let run = Run::new(1);
+    run.env.write("s0.jsonl", &chat_of("s0", 16));
+    let out = run.mf(&server, "haiku", &["--batch", "--rollup", "--max-span-tokens", "1200"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let r = records(&out)[0].clone();
+    let outcomes: Vec<&str> = r["summaries"].as_array().unwrap().iter().map(|s| s["outcome"].as_str().unwrap()).collect();
+    assert!(outcomes.iter().filter(|o| **o == "written").count() >= 2, "{r}");
+    assert!(outcomes.contains(&"written (rollup)"), "{r}");
+    assert!(count(&server, "POST", "/v1/messages/batches") >= 2);
+    assert_eq!(count(&server, "POST", "/v1/messages"), 0);
+    assert_eq!(run.env.mf(&["verify", &run.files[0]]).code, 0);
+}
+
+#[test]
+fn a_rollup_left_in_a_batch_is_collected_by_the_next_run() {
+    // The chunks' batch answers at once; the rollup's is still working when the wait ends.
+    let (sim, server) = Sim::start(Plan { polls: 0, later_polls: Some(1_000_000), ..Plan::default() });
+    let run = Run::new(1);
+    run.env.write("s0.jsonl", &chat_of("s0", 16));
+    let args = ["--batch", "--rollup", "--max-span-tokens", "1200"];
+    let first = run.mf(&server, "haiku", &[&args[..], &["--batch-wait", "1s"]].concat());
+    assert_eq!(first.code, 75, "{first:?}");
+    let r = records(&first)[0].clone();
+    assert_eq!(r["action"], "folded", "the chunk summaries are written: {r}");
+    assert!(run.summaries()[0] >= 2);
+    assert!(serde_json::to_string(&r).unwrap().contains("rollup waiting"), "{r}");
+    assert_eq!(count(&server, "POST", "/v1/messages/batches"), 2);
+    sim.set(|p| p.later_polls = Some(0));
+    let again = run.mf(&server, "haiku", &args);
+    assert_eq!(again.code, 0, "{again:?}");
+    // The rollup's batch was collected, not submitted again (a next level of rollup is a new
+    // question, in a batch of its own).
+    let mut ids: Vec<String> = server
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == "/v1/messages/batches")
+        .flat_map(|r| r.json()["requests"].as_array().unwrap().iter().map(|q| q["custom_id"].as_str().unwrap().to_string()).collect::<Vec<_>>())
+        .collect();
+    let n = ids.len();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), n, "no request was asked twice");
+    let r = records(&again)[0].clone();
+    assert!(serde_json::to_string(&r).unwrap().contains("written (rollup)"), "{r}");
+    assert_eq!(run.env.mf(&["verify", &run.files[0]]).code, 0);
+    assert_eq!(run.kept(), 0);
+}
+
+/// Start `mf compact --batch` on `run`'s files and wait until its batch is submitted and kept.
+fn started(run: &Run, server: &TestServer) -> std::process::Child {
+    let base = format!("{}/v1", server.url());
+    let mut args: Vec<&str> = vec!["compact"];
+    args.extend(run.files.iter().map(String::as_str));
+    args.extend(["--model", "haiku", "--base-url", &base, "--trigger", "0", "--recent", "2", "--json", "--batch"]);
+    let mut cmd = run.env.command(
+        &args,
+        &[("ANTHROPIC_API_KEY", "sk-ant-test"), ("MF_STATE_DIR", &run.state), ("MF_BATCH_POLL_MS", "20")],
+    );
+    let child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    while !(run.kept() == 1 && count(server, "GET", "/v1/messages/batches/msgbatch_0") > 0) {
+        assert!(t0.elapsed() < std::time::Duration::from_secs(30), "no batch submitted");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child
+}
+
+#[test]
+fn ctrl_c_while_waiting_exits_75_writes_nothing_and_a_kill_loses_no_batch() {
+    let (sim, server) = Sim::start(Plan { polls: 1_000_000, ..Plan::default() });
+    let run = Run::new(1);
+    let before = run.bytes();
+    let child = started(&run, &server);
+    assert!(crate::trust::signal(child.id(), "INT"));
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(75), "{stderr}");
+    assert!(stderr.contains("stopped waiting (SIGINT)"), "{stderr}");
+    assert_eq!(run.bytes(), before);
+    assert_eq!(run.kept(), 1);
+
+    // A kill: the batch was kept before the wait began, so the next run collects it.
+    let run2 = Run::new(1);
+    let (sim2, server2) = Sim::start(Plan { polls: 1_000_000, ..Plan::default() });
+    let mut child = started(&run2, &server2);
+    assert!(crate::trust::signal(child.id(), "KILL"));
+    let _ = child.wait();
+    assert_eq!(run2.kept(), 1);
+    sim2.set(|p| p.polls = 0);
+    let out = run2.mf(&server2, "haiku", &["--batch"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(count(&server2, "POST", "/v1/messages/batches"), 1);
+    assert_eq!(records(&out)[0]["action"], "folded");
+    let _ = sim;
 }

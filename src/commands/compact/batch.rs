@@ -16,7 +16,7 @@ use anyhow::Result;
 use tokio::sync::Semaphore;
 
 use super::batch_store::{BatchRecord, Store, Stored};
-use super::{Compaction, run};
+use super::{Compaction, rollup_file, run};
 use crate::decision::DecisionRecord;
 use crate::interrupt::Interrupt;
 use crate::redact::Redactor;
@@ -91,7 +91,16 @@ pub(super) async fn run_batched(
     let mine = |r: &BatchRecord| r.model == config.model.id && r.base_url == config.base_url;
     // What earlier runs collected, and what they submitted and left waiting.
     let mut in_flight: HashMap<String, String> = HashMap::new();
+    // Files whose chunk summaries an earlier run wrote and whose rollup it left in a batch.
+    let mut rolling: BTreeMap<usize, (DecisionRecord, Vec<String>)> = BTreeMap::new();
     for r in store.all(now).into_iter().filter(|r| mine(r)) {
+        for (file, ids) in &r.rollups {
+            if let Some(k) = settings.files.iter().position(|f| f.display().to_string() == *file) {
+                let mut rec = DecisionRecord::new(file, Some(&config.model.label()));
+                rec.action = crate::decision::Action::Skipped;
+                rolling.insert(k, (rec, ids.clone()));
+            }
+        }
         if r.collected {
             for (key, s) in &r.results {
                 if matches!(s, Stored::Answered { .. }) {
@@ -115,20 +124,37 @@ pub(super) async fn run_batched(
     let deadline = settings.tiers.batch_wait.map(|d| Instant::now() + d);
     let mut results: Vec<Option<Result<DecisionRecord>>> =
         settings.files.iter().map(|_| None).collect();
-    let mut open: Vec<usize> = (0..settings.files.len()).collect();
+    let mut open: Vec<usize> = (0..settings.files.len())
+        .filter(|k| !rolling.contains_key(k))
+        .collect();
     let mut used: BTreeSet<String> = BTreeSet::new();
     loop {
-        let pass = run(&narrowed(settings, &open), ctx.clone()).await?;
         let mut still = Vec::new();
-        for (k, r) in open.iter().zip(pass) {
-            if pending(&r) {
-                still.push(*k);
-            } else {
-                results[*k] = Some(r);
+        if !open.is_empty() {
+            let pass = run(&narrowed(settings, &open), ctx.clone()).await?;
+            for (k, r) in open.iter().zip(pass) {
+                match r {
+                    r if pending(&r) => still.push(*k),
+                    Ok(mut r) if r.rollup_pending.is_some() => {
+                        let ids = r.rollup_pending.take().expect("checked");
+                        rolling.insert(*k, (r, ids));
+                    }
+                    r => results[*k] = Some(r),
+                }
+            }
+        }
+        // Rollups of chunk summaries written by an earlier pass (or run).
+        for (k, (rec, ids)) in std::mem::take(&mut rolling) {
+            match rollup_file(&settings.files[k], settings, &ctx, rec, ids).await {
+                Ok(mut r) if r.rollup_pending.is_some() => {
+                    let ids = r.rollup_pending.take().expect("checked");
+                    rolling.insert(k, (r, ids));
+                }
+                r => results[k] = Some(r),
             }
         }
         let queued = batched.take_queued();
-        if still.is_empty() {
+        if still.is_empty() && rolling.is_empty() {
             break;
         }
         if queued.is_empty() {
@@ -142,7 +168,12 @@ pub(super) async fn run_batched(
         }
         let files: Vec<String> = still
             .iter()
+            .chain(rolling.keys())
             .map(|&k| settings.files[k].display().to_string())
+            .collect();
+        let rollups: BTreeMap<String, Vec<String>> = rolling
+            .iter()
+            .map(|(&k, (_, ids))| (settings.files[k].display().to_string(), ids.clone()))
             .collect();
         let mut waiting: BTreeSet<String> = BTreeSet::new();
         let mut new: Vec<Queued> = Vec::new();
@@ -154,7 +185,7 @@ pub(super) async fn run_batched(
                 None => new.push(q),
             }
         }
-        for id in submit(&remote, &store, new, &files, ui).await? {
+        for id in submit(&remote, &store, new, &files, &rollups, ui).await? {
             waiting.insert(id);
         }
         for id in &waiting {
@@ -181,6 +212,13 @@ pub(super) async fn run_batched(
                     .map(|s| format!("{} ({}/{} answered, {})", s.id, s.done, s.total, s.status))
                     .collect::<Vec<_>>()
                     .join(", ");
+                for (k, (mut r, _)) in std::mem::take(&mut rolling) {
+                    r.waiting = true;
+                    r.notes.push(crate::decision::Note::RollupWaiting(format!(
+                        "the chunk summaries are written; their rollup is in batch {about}. Run the same command again to collect it"
+                    )));
+                    results[k] = Some(Ok(r));
+                }
                 for k in still {
                     let e = SummarizerError {
                         message: format!(
@@ -213,6 +251,7 @@ async fn submit(
     store: &Store,
     queued: Vec<Queued>,
     files: &[String],
+    rollups: &BTreeMap<String, Vec<String>>,
     ui: Ui,
 ) -> Result<Vec<String>> {
     if queued.is_empty() {
@@ -254,6 +293,7 @@ async fn submit(
             total: st.total.max(lines.len() as u64),
             collected: false,
             results: BTreeMap::new(),
+            rollups: rollups.clone(),
         };
         store.save(&record)?;
         ui.note(&format!(

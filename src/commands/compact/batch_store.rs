@@ -41,6 +41,9 @@ pub struct BatchRecord {
     pub collected: bool,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub results: BTreeMap<String, Stored>,
+    /// `--rollup`: per file, the ids of the summaries written whose rollup this batch holds.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub rollups: BTreeMap<String, Vec<String>>,
 }
 
 /// What one request came to, as kept.

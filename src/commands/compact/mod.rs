@@ -315,6 +315,39 @@ pub async fn compact_file(
     summary::summarize_file(t, sink, settings, ctx, r, &model).await
 }
 
+/// `--batch --rollup`: roll up the summaries `ids` of a file whose chunk summaries an earlier
+/// pass wrote (its record `r` goes on), under the lock, on the file as it now is.
+pub(super) async fn rollup_file(
+    path: &Path,
+    settings: &CompactSettings,
+    ctx: &Compaction,
+    mut r: DecisionRecord,
+    ids: Vec<String>,
+) -> Result<DecisionRecord> {
+    let model = ctx.summarizer.model().to_string();
+    let h = transcript::open_for_append(path)?;
+    guards::wait_lock(&h, ctx).await?;
+    let t = h.read(&settings.read)?;
+    if t.format.is_agent() && !settings.force {
+        settings.live.check(&t, h.file())?;
+    }
+    t.check_tail()?;
+    // A record begun by this run goes on; one for a rollup an earlier run left starts at the
+    // file as it is.
+    if r.before.chars == 0 {
+        r.format = Some(t.format.name().to_string());
+        r.before = Size::of(Ledger::new(t.conversation()).view_chars());
+        r.after = r.before;
+    }
+    let mut sink = Sink {
+        handle: Some(h),
+        output: None,
+    };
+    r.rollup_pending = None;
+    rollup::rollup(&t, &mut sink, settings, ctx, &mut r, &model, ids).await?;
+    Ok(r)
+}
+
 pub(super) fn short(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
         s.to_string()

@@ -21,9 +21,10 @@ pub(super) fn finish(
     let mut status = ExitStatus::Success;
     // A signal that stopped the wait for a batch ends the run "try again later" (75): the
     // batch is kept and the next run collects it.
-    let waiting = results
-        .iter()
-        .any(|r| r.as_ref().err().is_some_and(|e| failure_kind(e) == "batch-pending"));
+    let waiting = results.iter().any(|r| match r {
+        Ok(r) => r.waiting,
+        Err(e) => failure_kind(e) == "batch-pending",
+    });
     let mut records = Vec::with_capacity(results.len());
     let single = results.len() == 1;
     for (file, result) in settings.files.iter().zip(results) {
@@ -31,6 +32,9 @@ pub(super) fn finish(
             Ok(r) => {
                 if r.degraded && !settings.allow_degraded {
                     status = status.worst(ExitStatus::NotCompacted);
+                }
+                if r.waiting {
+                    status = status.worst(ExitStatus::Busy);
                 }
                 records.push(r);
             }

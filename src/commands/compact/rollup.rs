@@ -103,6 +103,15 @@ pub(super) async fn rollup(
         ))
         .await;
         let asked: Vec<call::Asked> = asked.into_iter().collect::<Result<_>>()?;
+        // `--batch`: a call of this level waits for a batch; the level is asked again, whole,
+        // once it has answered (what has answered is not paid twice).
+        if asked
+            .iter()
+            .any(|a| matches!(&a.reply, Err(e) if e.severity == Severity::Pending))
+        {
+            r.rollup_pending = Some(ids);
+            return Ok(());
+        }
         r.calls += asked.iter().map(|a| a.calls.len()).sum::<usize>();
         if ctx.interrupt.received().is_some() {
             return Err(MfError::Interrupted.into());
