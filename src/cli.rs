@@ -75,8 +75,8 @@ pub struct Cli {
 pub enum Command {
     /// Fold older turns into a summary and append it, printing the decision record
     #[command(after_help = concat!(
-        "Exit codes: 0 success (also nothing to fold, a declined fold); 1 bad input or refused operation; 2 usage error; 3 not compacted: the summarizer failed (0 with --allow-degraded for an outage, not for a base URL that never answered); 75 an agent session in use: its agent is running it, nothing written, try again later (retry on it in CI; --force writes anyway); 130/143/129 interrupted.\n\n",
-        "Examples:\n  mf compact chat.jsonl --model extractive\n  mf compact ~/.claude/projects/-home-me-app/SESSION.jsonl --model haiku --dry-run\n  find logs -name '*.jsonl' -print0 | mf compact --files-from - -0 --model haiku --json"
+        "Exit codes: 0 success (also nothing to fold, a declined fold); 1 bad input or refused operation; 2 usage error; 3 not compacted: the summarizer failed (0 with --allow-degraded for an outage, not for a base URL that never answered); 75 try again later, nothing written: an agent session in use (its agent is running it; --force writes anyway), or with --batch a provider batch still working when the wait ended (the same command collects it; retry on 75 in CI); 130/143/129 interrupted.\n\n",
+        "Examples:\n  mf compact chat.jsonl --model extractive\n  mf compact ~/.claude/projects/-home-me-app/SESSION.jsonl --model haiku --dry-run\n  find logs -name '*.jsonl' -print0 | mf compact --files-from - -0 --model haiku --batch --json"
     ))]
     Compact(Box<CompactArgs>),
     /// Summarize a span read from stdin (or FILE) and print the audited summary; nothing is written
@@ -452,7 +452,11 @@ pub struct CompactArgs {
 #[derive(Debug, Args, Default, Clone)]
 pub struct TierArgs {
     /// Send every call of the run as one provider batch (half price; answered within 24 h), then write each fold
-    #[arg(long, help_heading = "Half-price tiers", conflicts_with_all = ["dry_run", "service_tier"])]
+    #[arg(
+        long,
+        help_heading = "Half-price tiers",
+        conflicts_with = "service_tier"
+    )]
     pub batch: bool,
 
     /// With --batch: stop waiting after DURATION (`90s`, `30m`, `2h`; `0`: submit and exit), exit 75, collect on the next run [default: until done]
@@ -468,7 +472,12 @@ pub struct TierArgs {
     pub batch_cancel: bool,
 
     /// OpenAI's tier for each call: `flex` (batch price, synchronous, may be unavailable) or `default`
-    #[arg(long, value_enum, value_name = "TIER", help_heading = "Half-price tiers")]
+    #[arg(
+        long,
+        value_enum,
+        value_name = "TIER",
+        help_heading = "Half-price tiers"
+    )]
     pub service_tier: Option<ServiceTier>,
 
     /// With --service-tier flex: when flex stays unavailable after the retries, send the call at the default tier (full price)
@@ -502,7 +511,11 @@ pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
             'm' => 60,
             'h' => 3_600,
             'd' => 86_400,
-            _ => return Err(format!("`{s}` is not a duration (say `90s`, `30m`, `2h` or `1h30m`)")),
+            _ => {
+                return Err(format!(
+                    "`{s}` is not a duration (say `90s`, `30m`, `2h` or `1h30m`)"
+                ));
+            }
         };
         let n: u64 = num
             .parse()
@@ -511,7 +524,9 @@ pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
         num.clear();
     }
     if !num.is_empty() || t.is_empty() {
-        return Err(format!("`{s}` is not a duration (say `90s`, `30m`, `2h` or `1h30m`)"));
+        return Err(format!(
+            "`{s}` is not a duration (say `90s`, `30m`, `2h` or `1h30m`)"
+        ));
     }
     Ok(std::time::Duration::from_secs(total))
 }

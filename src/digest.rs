@@ -82,6 +82,17 @@ pub fn digest_of(hashes: impl IntoIterator<Item = u64>) -> String {
     d.finish()
 }
 
+/// The key of a summarizer request: xxh3-128 over its parts, each length-prefixed (so no two
+/// lists of parts collide by moving bytes between them). 32 lowercase hex digits.
+pub fn request_key(parts: &[&[u8]]) -> String {
+    let mut h = Xxh3::new();
+    for p in parts {
+        h.update(&(p.len() as u64).to_le_bytes());
+        h.update(p);
+    }
+    format!("{:032x}", h.digest128())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,13 +119,3 @@ mod tests {
     }
 }
 
-/// The key of a summarizer request: xxh3-128 over its parts, each length-prefixed (so no two
-/// lists of parts collide by moving bytes between them). 32 lowercase hex digits.
-pub fn request_key(parts: &[&[u8]]) -> String {
-    let mut h = Xxh3::new();
-    for p in parts {
-        h.update(&(p.len() as u64).to_le_bytes());
-        h.update(p);
-    }
-    format!("{:032x}", h.digest128())
-}

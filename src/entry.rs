@@ -205,7 +205,9 @@ pub struct Usage {
 }
 
 /// The price tier a provider call runs at.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Hash, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Tier {
     /// The provider's default tier, at its list price.

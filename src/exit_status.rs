@@ -11,8 +11,9 @@ pub enum ExitStatus {
     Error,
     /// 3: not compacted — the summarizer failed or could not be reached (0 with `--allow-degraded`).
     NotCompacted,
-    /// 75: an agent session in use (the agent is running it); nothing written, try again later
-    /// (`EX_TEMPFAIL` of sysexits.h).
+    /// 75: an agent session in use (the agent is running it), or a provider batch still working
+    /// when `--batch`'s wait ended; nothing written, try again later (`EX_TEMPFAIL` of
+    /// sysexits.h).
     Busy,
     /// 128 + the signal: interrupted (130 SIGINT, 143 SIGTERM, 129 SIGHUP).
     Interrupted(i32),

@@ -237,7 +237,10 @@ pub enum Attempt {
 pub enum Next {
     Done(Response),
     /// Wait this long, then try again; `why` is the `-v` line.
-    Retry { wait: Duration, why: String },
+    Retry {
+        wait: Duration,
+        why: String,
+    },
     Fail(HttpError),
 }
 
@@ -1001,21 +1004,33 @@ mod tests {
 
     #[test]
     fn the_policy_honours_retry_after_within_its_bound_and_gives_up_beyond_it() {
-        match POLICY.next(answered(429, h(&[("retry-after", "7")]), "{}"), at(1, true), &[]) {
+        match POLICY.next(
+            answered(429, h(&[("retry-after", "7")]), "{}"),
+            at(1, true),
+            &[],
+        ) {
             Next::Retry { wait, why } => {
                 assert_eq!(wait, Duration::from_secs(7));
                 assert!(why.contains("HTTP 429"), "{why}");
             }
             other => panic!("{other:?}"),
         }
-        match POLICY.next(answered(429, h(&[("retry-after", "600")]), "{}"), at(1, true), &[]) {
+        match POLICY.next(
+            answered(429, h(&[("retry-after", "600")]), "{}"),
+            at(1, true),
+            &[],
+        ) {
             Next::Fail(e) => assert_eq!(e.kind, FailureKind::WaitTooLong),
             other => panic!("{other:?}"),
         }
         match POLICY.next(answered(503, HeaderMap::new(), "{}"), at(3, true), &[]) {
             Next::Fail(e) => {
                 assert_eq!(e.kind, FailureKind::Exhausted);
-                assert!(e.message.contains("gave up after 3 attempts"), "{}", e.message);
+                assert!(
+                    e.message.contains("gave up after 3 attempts"),
+                    "{}",
+                    e.message
+                );
             }
             other => panic!("{other:?}"),
         }
@@ -1023,15 +1038,26 @@ mod tests {
 
     #[test]
     fn the_policy_returns_a_2xx_and_fails_a_4xx_at_once_without_the_key() {
-        match POLICY.next(answered(200, h(&[("request-id", "req_1")]), "ok"), at(2, true), &[]) {
+        match POLICY.next(
+            answered(200, h(&[("request-id", "req_1")]), "ok"),
+            at(2, true),
+            &[],
+        ) {
             Next::Done(r) => {
-                assert_eq!((r.status, r.attempts, r.body.as_slice()), (200, 2, &b"ok"[..]));
+                assert_eq!(
+                    (r.status, r.attempts, r.body.as_slice()),
+                    (200, 2, &b"ok"[..])
+                );
                 assert_eq!(r.request_id.as_deref(), Some("req_1"));
             }
             other => panic!("{other:?}"),
         }
         let body = r#"{"error":{"type":"authentication_error","message":"bad key sk-secret-1"}}"#;
-        match POLICY.next(answered(401, HeaderMap::new(), body), at(1, true), &["sk-secret-1".into()]) {
+        match POLICY.next(
+            answered(401, HeaderMap::new(), body),
+            at(1, true),
+            &["sk-secret-1".into()],
+        ) {
             Next::Fail(e) => {
                 assert_eq!(e.kind, FailureKind::Auth);
                 assert!(!e.message.contains("sk-secret-1"), "{}", e.message);

@@ -43,6 +43,7 @@ pub fn explanation(t: &Transcript, ledger: &Ledger<'_>, now: DecisionRecord) -> 
         branch: branch_view(t),
         now,
         focus: None,
+        tier_costs: Vec::new(),
     }
 }
 
@@ -278,15 +279,20 @@ pub fn explain(
     now.format = Some(t.format.name().to_string());
     now.before = crate::decision::Size::of(ledger.view_chars());
     now.after = now.before;
+    let mut tier_costs = Vec::new();
     match fold::plan(&ledger, &policy, model.as_deref().unwrap_or_default()) {
         Decision::Skip(skip) => {
             now.reason = crate::decision::Reason::Skip(skip.reason);
             now.span = skip.span.as_ref().map(|s| SpanRecord::of(s, &id_of));
             now.verbatim = Some(VerbatimRecord::of(&ledger, &ledger.view, 0));
         }
-        Decision::Fold(plan) => now.planned(&ledger, &plan, &id_of),
+        Decision::Fold(plan) => {
+            now.planned(&ledger, &plan, &id_of);
+            tier_costs = costs_by_tier(model.as_deref(), &policy, &plan);
+        }
     }
     let mut ex = explanation(&t, &ledger, now);
+    ex.tier_costs = tier_costs;
 
     if let Some(address) = &args.id {
         let i = resolve(&t, &ledger, address)?;
@@ -334,6 +340,57 @@ pub fn explain(
         render::stdout(&render::explain::tables(ui, &ex))?;
     }
     Ok(())
+}
+
+/// What the plan's calls would cost at each tier the model's provider sells, estimated as
+/// `--dry-run` estimates them (each call in its price band); nothing for a model without a price.
+fn costs_by_tier(
+    model: Option<&str>,
+    policy: &fold::FoldPolicy,
+    plan: &fold::Plan,
+) -> Vec<crate::render::explain::TierCost> {
+    use crate::entry::Tier;
+    use crate::model::Provider;
+    use crate::render::explain::TierCost;
+    let Some(m) = model.and_then(|m| crate::model::resolve(m).ok()) else {
+        return Vec::new();
+    };
+    let Some(pricing) = m.pricing() else {
+        return Vec::new();
+    };
+    if m.provider == Provider::Builtin {
+        return Vec::new();
+    }
+    let costing = crate::call::Costing {
+        builtin: false,
+        pricing: Some(&pricing),
+        token_ratio: m.token_ratio(),
+        tier: Tier::Standard,
+    };
+    let standard: f64 = plan
+        .spans
+        .iter()
+        .map(|s| pricing.usd(costing.billed(crate::call::Costing::estimate(policy, s, None))))
+        .sum();
+    let mut out = vec![TierCost {
+        tier: Tier::Standard.as_str(),
+        usd: standard,
+        flag: "",
+    }];
+    let tiers: &[(Tier, &str)] = match m.provider {
+        Provider::Anthropic => &[(Tier::Batch, "--batch")],
+        Provider::OpenAi => &[
+            (Tier::Batch, "--batch"),
+            (Tier::Flex, "--service-tier flex"),
+        ],
+        Provider::OpenAiCompatible | Provider::Builtin => &[],
+    };
+    out.extend(tiers.iter().map(|&(tier, flag)| TierCost {
+        tier: tier.as_str(),
+        usd: standard * tier.price_factor(),
+        flag,
+    }));
+    out
 }
 
 /// Whether the decline record on `record_line` names a span that holds the entry on `line`

@@ -1,7 +1,18 @@
 //! `mf models`: the model table, as a table or JSON.
 
-use crate::model::{MODELS, ModelRow, Profile, Status, TOKEN_RATIOS};
+use crate::entry::Tier;
+use crate::model::{MODELS, ModelRow, Profile, Provider, Status, TOKEN_RATIOS};
 use crate::render::{self, BandView, ModelView, Ui};
+
+/// The half-price tiers mf uses for a provider's models: Anthropic's Message Batches; OpenAI's
+/// Batch API and flex tier.
+fn half_price_tiers(p: Provider) -> &'static [&'static str] {
+    match p {
+        Provider::Anthropic => &["batch"],
+        Provider::OpenAi => &["batch", "flex"],
+        Provider::OpenAiCompatible | Provider::Builtin => &[],
+    }
+}
 
 fn view(r: &ModelRow) -> ModelView {
     let mut rejects = Vec::new();
@@ -56,6 +67,11 @@ fn view(r: &ModelRow) -> ModelView {
             .collect(),
         price_in_per_mtok: r.bands[0].input,
         price_out_per_mtok: r.bands[0].output,
+        half_price_tiers: half_price_tiers(r.provider).to_vec(),
+        batch_price_in_per_mtok: (!half_price_tiers(r.provider).is_empty())
+            .then(|| r.bands[0].input * Tier::Batch.price_factor()),
+        batch_price_out_per_mtok: (!half_price_tiers(r.provider).is_empty())
+            .then(|| r.bands[0].output * Tier::Batch.price_factor()),
         verified: r.verified,
     }
 }

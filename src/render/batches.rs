@@ -27,7 +27,10 @@ pub fn batches(ui: &Ui, rows: &[BatchRow], canceled: bool, dir: Option<&Path>) -
     if rows.is_empty() {
         ui.note(&format!(
             "no batch is waiting to be collected{}",
-            dir.map_or(String::new(), |d| format!(" (mf keeps them in {})", d.display()))
+            dir.map_or(String::new(), |d| format!(
+                " (mf keeps them in {})",
+                d.display()
+            ))
         ));
         return Ok(());
     }

@@ -29,6 +29,21 @@ pub struct Explanation {
     pub now: DecisionRecord,
     /// With an ID: what that entry is and what hides it.
     pub focus: Option<Focus>,
+    /// With a priced model and a fold to make: what its calls would cost at each tier the
+    /// model's provider sells (estimated from the plan).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tier_costs: Vec<TierCost>,
+}
+
+/// What the planned calls would cost at one tier.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TierCost {
+    /// `standard`, `batch` or `flex`.
+    pub tier: &'static str,
+    pub usd: f64,
+    /// The flag that asks for it.
+    pub flag: &'static str,
 }
 
 #[derive(Debug, Serialize)]
@@ -338,6 +353,28 @@ pub fn tables(ui: &Ui, ex: &Explanation) -> String {
         "",
     ));
     out.push_str(&section(ui, &decision_grid(ui, &ex.now)));
+    if !ex.tier_costs.is_empty() {
+        let each: Vec<String> = ex
+            .tier_costs
+            .iter()
+            .map(|c| {
+                format!(
+                    "${} {}{}",
+                    crate::render::usd(c.usd),
+                    c.tier,
+                    if c.flag.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({})", c.flag)
+                    }
+                )
+            })
+            .collect();
+        out.push_str(&ui.prose(
+            &format!("the same run would cost (estimated): {}", each.join(" · ")),
+            "",
+        ));
+    }
     out
 }
 

@@ -99,8 +99,10 @@ impl Ui {
         }
         let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
         bar.set_style(
-            ProgressStyle::with_template("{spinner} {pos}/{len} requests answered {elapsed} {wide_msg}")
-                .expect("a valid template"),
+            ProgressStyle::with_template(
+                "{spinner} {pos}/{len} requests answered {elapsed} {wide_msg}",
+            )
+            .expect("a valid template"),
         );
         bar.enable_steady_tick(Duration::from_millis(200));
         bar
@@ -647,6 +649,12 @@ pub struct ModelView {
     /// The base band's prices.
     pub price_in_per_mtok: f64,
     pub price_out_per_mtok: f64,
+    /// The half-price tiers mf can use with it (`batch`, `flex`), each at half the bands'
+    /// prices (`--batch`, `--service-tier flex`).
+    pub half_price_tiers: Vec<&'static str>,
+    /// The base band's prices at those tiers.
+    pub batch_price_in_per_mtok: Option<f64>,
+    pub batch_price_out_per_mtok: Option<f64>,
     pub verified: &'static str,
 }
 
@@ -794,8 +802,18 @@ fn band_texts(r: &ModelView) -> Vec<String> {
                     format!(" >{}", crate::model::short_tokens(below))
                 }
             };
+            let half = if r.half_price_tiers.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " ({} {}/{})",
+                    r.half_price_tiers.join(", "),
+                    crate::model::price(b.input_per_mtok * 0.5),
+                    crate::model::price(b.output_per_mtok * 0.5)
+                )
+            };
             format!(
-                "{}/{}{limit}",
+                "{}/{}{limit}{half}",
                 crate::model::price(b.input_per_mtok),
                 crate::model::price(b.output_per_mtok)
             )

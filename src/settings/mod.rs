@@ -938,17 +938,20 @@ impl CompactSettings {
         let model = if local {
             ModelChoice::Extractive
         } else {
-            ModelChoice::Remote(Box::new(tier::apply(remote(
-                model_ref,
-                base_url,
-                &config,
-                temperature,
-                seed,
-                max_output_tokens,
-                anthropic_version,
-                allow_insecure_http,
-                dry_run,
-            )?, &tiers)))
+            ModelChoice::Remote(Box::new(tier::apply(
+                remote(
+                    model_ref,
+                    base_url,
+                    &config,
+                    temperature,
+                    seed,
+                    max_output_tokens,
+                    anthropic_version,
+                    allow_insecure_http,
+                    dry_run,
+                )?,
+                &tiers,
+            )))
         };
         // Spans leave the machine for a cloud provider, or a compatible server elsewhere.
         let leaves_machine = match &model {

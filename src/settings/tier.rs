@@ -56,7 +56,9 @@ pub fn resolve(
         _ => Tier::Standard,
     };
     let label = model.label();
-    if args.batch && !masks_only && !matches!(model.provider, Provider::Anthropic | Provider::OpenAi)
+    if args.batch
+        && !masks_only
+        && !matches!(model.provider, Provider::Anthropic | Provider::OpenAi)
     {
         return Err(MfError::usage(
             format!("`--batch` needs an Anthropic or OpenAI model; `{label}` has no batch API"),
@@ -147,7 +149,10 @@ pub fn admin_remote(model: &str, base_url: &str) -> Result<RemoteConfig, MfError
     };
     let key = var(key_var).ok_or_else(|| {
         MfError::refused(
-            format!("{key_var} is not set; mf needs it to ask {} about its batches", model.label()),
+            format!(
+                "{key_var} is not set; mf needs it to ask {} about its batches",
+                model.label()
+            ),
             Some(format!("export {key_var}=…")),
         )
     })?;

@@ -10,7 +10,9 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 
 use crate::fold::SummaryRequest;
-use crate::summarizer::{CountFuture, Remote, Summarizer, SummarizerError, SummaryFuture, SummaryReply};
+use crate::summarizer::{
+    CountFuture, Remote, Summarizer, SummarizerError, SummaryFuture, SummaryReply,
+};
 
 /// A call waiting for a batch: its key (the batch's `custom_id`) and its body.
 #[derive(Debug, Clone)]

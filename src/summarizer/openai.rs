@@ -224,9 +224,7 @@ impl crate::summarizer::wire::BatchWire for OpenAi {
             purpose: "batch",
             jsonl,
             create_url: crate::summarizer::endpoint(base, "batches"),
-            create: |file_id| {
-                json!({"input_file_id": file_id, "endpoint": BATCH_ENDPOINT, "completion_window": "24h"})
-            },
+            create: |file_id| json!({"input_file_id": file_id, "endpoint": BATCH_ENDPOINT, "completion_window": "24h"}),
         }
     }
 
@@ -302,7 +300,10 @@ impl crate::summarizer::wire::BatchWire for OpenAi {
             .to_string();
         if let Some(e) = v.get("error").filter(|e| !e.is_null()) {
             let code = e.get("code").and_then(Value::as_str).unwrap_or("error");
-            let message = e.get("message").and_then(Value::as_str).unwrap_or("no message");
+            let message = e
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("no message");
             return Ok((
                 id,
                 match code {
@@ -327,7 +328,9 @@ impl crate::summarizer::wire::BatchWire for OpenAi {
         }
         Ok((
             id,
-            ItemResult::Answered(parse(&serde_json::to_vec(&body).expect("a value serializes"))),
+            ItemResult::Answered(parse(
+                &serde_json::to_vec(&body).expect("a value serializes"),
+            )),
         ))
     }
 }

@@ -13,7 +13,11 @@ pub trait Wire: Send + Sync {
     /// The endpoint a summary call is POSTed to.
     fn url(&self, base: &str) -> String;
     /// The headers every request carries (`sensitive` marked), with the key when there is one.
-    fn headers(&self, config: &RemoteConfig, key: Option<&str>) -> Vec<(&'static str, String, bool)>;
+    fn headers(
+        &self,
+        config: &RemoteConfig,
+        key: Option<&str>,
+    ) -> Vec<(&'static str, String, bool)>;
     /// The body of one call with this token cap.
     fn body(&self, config: &RemoteConfig, req: &SummaryRequest, max_tokens: u32) -> Value;
     /// A reply's text and usage, or why it cannot be used.

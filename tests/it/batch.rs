@@ -36,7 +36,9 @@ fn summary_for(params: &Value, lossy_first: bool) -> String {
     let user = format!(
         "{}\n{}",
         params["system"].as_str().unwrap_or_default(),
-        params["messages"][0]["content"].as_str().unwrap_or_default()
+        params["messages"][0]["content"]
+            .as_str()
+            .unwrap_or_default()
     );
     if user.contains("was not accepted") {
         let items: Vec<&str> = user
@@ -63,11 +65,20 @@ struct SimBatch {
 
 impl SimBatch {
     fn new(requests: Vec<(String, Value)>, first: bool) -> Self {
-        SimBatch { requests, polled: 0, canceled: false, first }
+        SimBatch {
+            requests,
+            polled: 0,
+            canceled: false,
+            first,
+        }
     }
 
     fn ended(&self, plan: &Plan) -> bool {
-        let polls = if self.first { plan.polls } else { plan.later_polls.unwrap_or(plan.polls) };
+        let polls = if self.first {
+            plan.polls
+        } else {
+            plan.later_polls.unwrap_or(plan.polls)
+        };
         self.canceled || self.polled > polls
     }
 }
@@ -165,7 +176,12 @@ impl Sim {
                     .as_array()
                     .unwrap()
                     .iter()
-                    .map(|q| (q["custom_id"].as_str().unwrap().to_string(), q["params"].clone()))
+                    .map(|q| {
+                        (
+                            q["custom_id"].as_str().unwrap().to_string(),
+                            q["params"].clone(),
+                        )
+                    })
                     .collect();
                 let id = format!("msgbatch_{n}");
                 let b = SimBatch::new(requests, self.batches.lock().unwrap().is_empty());
@@ -175,23 +191,40 @@ impl Sim {
             }
             ("GET", ["v1", "messages", "batches", id]) | ("GET", ["v1", "batches", id]) => {
                 let openai = parts[1] == "batches";
-                if self.unavailable.fetch_add(1, Ordering::SeqCst) < self.plan.lock().unwrap().unavailable_polls {
-                    return Reply::json(503, r#"{"error":{"type":"overloaded_error","message":"restarting"}}"#);
+                if self.unavailable.fetch_add(1, Ordering::SeqCst)
+                    < self.plan.lock().unwrap().unavailable_polls
+                {
+                    return Reply::json(
+                        503,
+                        r#"{"error":{"type":"overloaded_error","message":"restarting"}}"#,
+                    );
                 }
                 let mut batches = self.batches.lock().unwrap();
                 let Some(b) = batches.get_mut(*id) else {
-                    return Reply::json(404, r#"{"error":{"type":"not_found_error","message":"no such batch"}}"#);
+                    return Reply::json(
+                        404,
+                        r#"{"error":{"type":"not_found_error","message":"no such batch"}}"#,
+                    );
                 };
                 b.polled += 1;
-                let st = if openai { self.openai_status(id, b) } else { self.anthropic_status(id, b) };
+                let st = if openai {
+                    self.openai_status(id, b)
+                } else {
+                    self.anthropic_status(id, b)
+                };
                 Reply::json(200, &st.to_string())
             }
-            ("POST", ["v1", "messages", "batches", id, "cancel"]) | ("POST", ["v1", "batches", id, "cancel"]) => {
+            ("POST", ["v1", "messages", "batches", id, "cancel"])
+            | ("POST", ["v1", "batches", id, "cancel"]) => {
                 let openai = parts[1] == "batches";
                 let mut batches = self.batches.lock().unwrap();
                 let b = batches.get_mut(*id).unwrap();
                 b.canceled = true;
-                let st = if openai { self.openai_status(id, b) } else { self.anthropic_status(id, b) };
+                let st = if openai {
+                    self.openai_status(id, b)
+                } else {
+                    self.anthropic_status(id, b)
+                };
                 Reply::json(200, &st.to_string())
             }
             ("GET", ["v1", "messages", "batches", id, "results"]) => {
@@ -226,13 +259,23 @@ impl Sim {
                     .filter(|l| l.starts_with("{\"custom_id\""))
                     .map(|l| {
                         let v: Value = serde_json::from_str(l).unwrap();
-                        (v["custom_id"].as_str().unwrap().to_string(), v["body"].clone())
+                        (
+                            v["custom_id"].as_str().unwrap().to_string(),
+                            v["body"].clone(),
+                        )
                     })
                     .collect();
-                assert!(r.body.contains("name=\"purpose\"") && r.body.contains("batch"), "{}", r.body);
+                assert!(
+                    r.body.contains("name=\"purpose\"") && r.body.contains("batch"),
+                    "{}",
+                    r.body
+                );
                 let id = format!("file-{n}");
                 self.files.lock().unwrap().insert(id.clone(), requests);
-                Reply::json(200, &json!({"id": id, "object": "file", "purpose": "batch"}).to_string())
+                Reply::json(
+                    200,
+                    &json!({"id": id, "object": "file", "purpose": "batch"}).to_string(),
+                )
             }
             ("POST", ["v1", "batches"]) => {
                 let body = r.json();
@@ -270,7 +313,9 @@ impl Sim {
                     .collect();
                 Reply::json(200, &(lines.join("\n") + "\n"))
             }
-            ("POST", ["v1", "chat", "completions"]) => Reply::json(200, &completion(SUMMARY).to_string()),
+            ("POST", ["v1", "chat", "completions"]) => {
+                Reply::json(200, &completion(SUMMARY).to_string())
+            }
             other => panic!("unexpected request {other:?}"),
         }
     }
@@ -287,13 +332,26 @@ fn chat_of(tag: &str, turns: usize) -> String {
     let mut k = 0;
     let mut line = |role: &str, text: String| {
         k += 1;
-        out.push_str(&json!({"id": format!("{tag}-{k}"), "role": role, "content": text}).to_string());
+        out.push_str(
+            &json!({"id": format!("{tag}-{k}"), "role": role, "content": text}).to_string(),
+        );
         out.push('\n');
     };
     line("system", "You are an operations assistant.".into());
     for turn in 1..=turns {
-        line("user", format!("Turn {turn} of {tag}: checkout is slow; the config is /etc/checkout/app.toml."));
-        line("assistant", format!("For {tag}, OPS-4471 tracks the cache TTL of 900 s.{}", pad.repeat(6)));
+        line(
+            "user",
+            format!(
+                "Turn {turn} of {tag}: checkout is slow; the config is /etc/checkout/app.toml."
+            ),
+        );
+        line(
+            "assistant",
+            format!(
+                "For {tag}, OPS-4471 tracks the cache TTL of 900 s.{}",
+                pad.repeat(6)
+            ),
+        );
     }
     out
 }
@@ -322,7 +380,17 @@ impl Run {
         let base = format!("{}/v1", server.url());
         let mut args: Vec<&str> = vec!["compact"];
         args.extend(self.files.iter().map(String::as_str));
-        args.extend(["--model", model, "--base-url", &base, "--trigger", "0", "--recent", "2", "--json"]);
+        args.extend([
+            "--model",
+            model,
+            "--base-url",
+            &base,
+            "--trigger",
+            "0",
+            "--recent",
+            "2",
+            "--json",
+        ]);
         args.extend_from_slice(extra);
         self.env.mf_env(
             &args,
@@ -348,14 +416,21 @@ impl Run {
     }
 
     fn bytes(&self) -> Vec<Vec<u8>> {
-        self.files.iter().map(|f| std::fs::read(self.env.path(f)).unwrap()).collect()
+        self.files
+            .iter()
+            .map(|f| std::fs::read(self.env.path(f)).unwrap())
+            .collect()
     }
 
     /// Summaries written into each file.
     fn summaries(&self) -> Vec<usize> {
         self.bytes()
             .iter()
-            .map(|b| String::from_utf8_lossy(b).matches("\"kind\":\"summary\"").count())
+            .map(|b| {
+                String::from_utf8_lossy(b)
+                    .matches("\"kind\":\"summary\"")
+                    .count()
+            })
             .collect()
     }
 
@@ -378,12 +453,19 @@ fn records(out: &crate::util::Output) -> Vec<Value> {
 
 #[test]
 fn three_files_go_as_one_batch_with_no_synchronous_call_and_cost_half_the_synchronous_run() {
-    let (_sim, server) = Sim::start(Plan { polls: 2, ..Plan::default() });
+    let (_sim, server) = Sim::start(Plan {
+        polls: 2,
+        ..Plan::default()
+    });
     let run = Run::new(3);
     let out = run.mf(&server, "haiku", &["--batch"]);
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(count(&server, "POST", "/v1/messages/batches"), 1);
-    assert_eq!(count(&server, "POST", "/v1/messages"), 0, "no synchronous call");
+    assert_eq!(
+        count(&server, "POST", "/v1/messages"),
+        0,
+        "no synchronous call"
+    );
     let batch = server
         .requests()
         .into_iter()
@@ -403,33 +485,55 @@ fn three_files_go_as_one_batch_with_no_synchronous_call_and_cost_half_the_synchr
     assert_eq!(out2.code, 0, "{out2:?}");
     for (b, s) in recs.iter().zip(records(&out2)) {
         assert_eq!(b["usage"], s["usage"]);
-        let (b, s) = (b["cost"]["usd"].as_f64().unwrap(), s["cost"]["usd"].as_f64().unwrap());
-        assert!(s > 0.0 && (b * 2.0 - s).abs() < 1e-12, "batch {b} vs sync {s}");
+        let (b, s) = (
+            b["cost"]["usd"].as_f64().unwrap(),
+            s["cost"]["usd"].as_f64().unwrap(),
+        );
+        assert!(
+            s > 0.0 && (b * 2.0 - s).abs() < 1e-12,
+            "batch {b} vs sync {s}"
+        );
     }
     // Collected and written: nothing is left to collect.
     assert_eq!(run.kept(), 0);
 }
 
 #[test]
-fn a_run_that_stops_waiting_writes_nothing_and_exits_75_and_the_next_run_collects_without_submitting() {
-    let (sim, server) = Sim::start(Plan { polls: 1_000_000, ..Plan::default() });
+fn a_run_that_stops_waiting_writes_nothing_and_exits_75_and_the_next_run_collects_without_submitting()
+ {
+    let (sim, server) = Sim::start(Plan {
+        polls: 1_000_000,
+        ..Plan::default()
+    });
     let run = Run::new(2);
     let before = run.bytes();
     let out = run.mf(&server, "haiku", &["--batch", "--batch-wait", "0"]);
     assert_eq!(out.code, 75, "{out:?}");
     assert_eq!(run.bytes(), before, "nothing half is written");
-    assert!(out.stderr.contains("run the same command again") || out.stderr.contains("Run the same command again"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("run the same command again")
+            || out.stderr.contains("Run the same command again"),
+        "{}",
+        out.stderr
+    );
     for r in records(&out) {
         assert_eq!(r["failure"]["kind"], "batch-pending", "{r}");
     }
     assert_eq!(run.kept(), 1, "the batch is kept");
     let st = run.admin(&server, "--batch-status");
     assert_eq!(st.code, 0, "{st:?}");
-    assert!(st.stdout.contains("msgbatch_0") && st.stdout.contains("in_progress"), "{st:?}");
+    assert!(
+        st.stdout.contains("msgbatch_0") && st.stdout.contains("in_progress"),
+        "{st:?}"
+    );
     sim.set(|p| p.polls = 0);
     let again = run.mf(&server, "haiku", &["--batch"]);
     assert_eq!(again.code, 0, "{again:?}");
-    assert_eq!(count(&server, "POST", "/v1/messages/batches"), 1, "not submitted again");
+    assert_eq!(
+        count(&server, "POST", "/v1/messages/batches"),
+        1,
+        "not submitted again"
+    );
     for r in records(&again) {
         assert_eq!(r["action"], "folded", "{r}");
     }
@@ -438,7 +542,11 @@ fn a_run_that_stops_waiting_writes_nothing_and_exits_75_and_the_next_run_collect
 
 #[test]
 fn results_in_another_order_one_errored_and_one_expired_are_reported_per_span_and_never_written() {
-    let (_sim, server) = Sim::start(Plan { errored: vec![0], expired: vec![1], ..Plan::default() });
+    let (_sim, server) = Sim::start(Plan {
+        errored: vec![0],
+        expired: vec![1],
+        ..Plan::default()
+    });
     let run = Run::new(3);
     let before = run.bytes();
     let out = run.mf(&server, "haiku", &["--batch"]);
@@ -448,7 +556,10 @@ fn results_in_another_order_one_errored_and_one_expired_are_reported_per_span_an
     let failed: Vec<&Value> = recs.iter().filter(|r| r["action"] != "folded").collect();
     assert_eq!(failed.len(), 2, "{recs:?}");
     let text = serde_json::to_string(&failed).unwrap();
-    assert!(text.contains("errored") && text.contains("invalid_request_error"), "{text}");
+    assert!(
+        text.contains("errored") && text.contains("invalid_request_error"),
+        "{text}"
+    );
     assert!(text.contains("expired"), "{text}");
     // The failed spans are remembered as summarizer failures (asked again by a later run), no
     // summary is written for them, and the originals are untouched.
@@ -462,14 +573,20 @@ fn results_in_another_order_one_errored_and_one_expired_are_reported_per_span_an
 
 #[test]
 fn a_batch_canceled_from_outside_is_reported_and_nothing_is_written() {
-    let (_sim, server) = Sim::start(Plan { polls: 1_000_000, ..Plan::default() });
+    let (_sim, server) = Sim::start(Plan {
+        polls: 1_000_000,
+        ..Plan::default()
+    });
     let run = Run::new(1);
     let before = run.bytes();
     let out = run.mf(&server, "haiku", &["--batch", "--batch-wait", "0"]);
     assert_eq!(out.code, 75, "{out:?}");
     let cancel = run.admin(&server, "--batch-cancel");
     assert_eq!(cancel.code, 0, "{cancel:?}");
-    assert_eq!(count(&server, "POST", "/v1/messages/batches/msgbatch_0/cancel"), 1);
+    assert_eq!(
+        count(&server, "POST", "/v1/messages/batches/msgbatch_0/cancel"),
+        1
+    );
     let again = run.mf(&server, "haiku", &["--batch"]);
     assert_eq!(again.code, 3, "{again:?}");
     assert!(again.stdout.contains("canceled"), "{again:?}");
@@ -480,7 +597,11 @@ fn a_batch_canceled_from_outside_is_reported_and_nothing_is_written() {
 
 #[test]
 fn polls_the_provider_does_not_answer_while_it_restarts_are_asked_again() {
-    let (_sim, server) = Sim::start(Plan { polls: 1, unavailable_polls: 4, ..Plan::default() });
+    let (_sim, server) = Sim::start(Plan {
+        polls: 1,
+        unavailable_polls: 4,
+        ..Plan::default()
+    });
     let run = Run::new(1);
     let out = run.mf(&server, "haiku", &["--batch", "--retries", "0"]);
     assert_eq!(out.code, 0, "{out:?}");
@@ -490,9 +611,16 @@ fn polls_the_provider_does_not_answer_while_it_restarts_are_asked_again() {
 
 #[test]
 fn two_runs_collecting_the_same_batch_write_one_summary() {
-    let (sim, server) = Sim::start(Plan { polls: 1_000_000, ..Plan::default() });
+    let (sim, server) = Sim::start(Plan {
+        polls: 1_000_000,
+        ..Plan::default()
+    });
     let run = Run::new(1);
-    assert_eq!(run.mf(&server, "haiku", &["--batch", "--batch-wait", "0"]).code, 75);
+    assert_eq!(
+        run.mf(&server, "haiku", &["--batch", "--batch-wait", "0"])
+            .code,
+        75
+    );
     sim.set(|p| p.polls = 0);
     let (a, b) = std::thread::scope(|s| {
         let a = s.spawn(|| run.mf(&server, "haiku", &["--batch"]));
@@ -504,21 +632,36 @@ fn two_runs_collecting_the_same_batch_write_one_summary() {
     assert_eq!(run.summaries(), vec![1], "one summary, written once");
     let v = run.env.mf(&["verify", &run.files[0]]);
     assert_eq!(v.code, 0, "{v:?}");
-    let folded = [a, b].iter().filter(|o| records(o)[0]["action"] == "folded").count();
+    let folded = [a, b]
+        .iter()
+        .filter(|o| records(o)[0]["action"] == "folded")
+        .count();
     assert_eq!(folded, 1, "one run writes");
 }
 
 #[test]
 fn a_file_appended_to_while_its_batch_ran_uses_the_answers_still_valid_and_asks_the_rest() {
-    let (sim, server) = Sim::start(Plan { polls: 1_000_000, ..Plan::default() });
+    let (sim, server) = Sim::start(Plan {
+        polls: 1_000_000,
+        ..Plan::default()
+    });
     let run = Run::new(1);
-    assert_eq!(run.mf(&server, "haiku", &["--batch", "--batch-wait", "0"]).code, 75);
+    assert_eq!(
+        run.mf(&server, "haiku", &["--batch", "--batch-wait", "0"])
+            .code,
+        75
+    );
     sim.set(|p| p.polls = 0);
     let path = run.env.path(&run.files[0]);
     let mut more = std::fs::read_to_string(&path).unwrap();
-    more.push_str(&json!({"id": "late-u", "role": "user", "content": "One more: the TTL is now 60 s."}).to_string());
+    more.push_str(
+        &json!({"id": "late-u", "role": "user", "content": "One more: the TTL is now 60 s."})
+            .to_string(),
+    );
     more.push('\n');
-    more.push_str(&json!({"id": "late-a", "role": "assistant", "content": "Noted: 60 s."}).to_string());
+    more.push_str(
+        &json!({"id": "late-a", "role": "assistant", "content": "Noted: 60 s."}).to_string(),
+    );
     more.push('\n');
     std::fs::write(&path, more).unwrap();
     let out = run.mf(&server, "haiku", &["--batch"]);
@@ -531,16 +674,35 @@ fn a_file_appended_to_while_its_batch_ran_uses_the_answers_still_valid_and_asks_
 
 #[test]
 fn openai_uploads_one_file_and_makes_one_batch_for_several_files() {
-    let (_sim, server) = Sim::start(Plan { polls: 1, ..Plan::default() });
+    let (_sim, server) = Sim::start(Plan {
+        polls: 1,
+        ..Plan::default()
+    });
     let run = Run::new(3);
     let out = run.mf(&server, "gpt-6-luna", &["--batch"]);
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(count(&server, "POST", "/v1/files"), 1);
     assert_eq!(count(&server, "POST", "/v1/batches"), 1);
     assert_eq!(count(&server, "POST", "/v1/chat/completions"), 0);
-    let upload = server.requests().into_iter().find(|r| r.path == "/v1/files").unwrap();
-    assert_eq!(upload.body.lines().filter(|l| l.starts_with("{\"custom_id\"")).count(), 3);
-    assert!(upload.header("content-type").unwrap().starts_with("multipart/form-data"));
+    let upload = server
+        .requests()
+        .into_iter()
+        .find(|r| r.path == "/v1/files")
+        .unwrap();
+    assert_eq!(
+        upload
+            .body
+            .lines()
+            .filter(|l| l.starts_with("{\"custom_id\""))
+            .count(),
+        3
+    );
+    assert!(
+        upload
+            .header("content-type")
+            .unwrap()
+            .starts_with("multipart/form-data")
+    );
     for r in records(&out) {
         assert_eq!(r["action"], "folded", "{r}");
         assert_eq!(r["tiers"], json!({"batch": 1}));
@@ -549,13 +711,19 @@ fn openai_uploads_one_file_and_makes_one_batch_for_several_files() {
 
 #[test]
 fn an_openai_batch_that_expires_at_24_hours_reports_each_span_expired() {
-    let (_sim, server) = Sim::start(Plan { batch_expires: true, ..Plan::default() });
+    let (_sim, server) = Sim::start(Plan {
+        batch_expires: true,
+        ..Plan::default()
+    });
     let run = Run::new(2);
     let before = run.bytes();
     let out = run.mf(&server, "gpt-6-luna", &["--batch"]);
     assert_eq!(out.code, 3, "{out:?}");
     for r in records(&out) {
-        assert!(serde_json::to_string(&r).unwrap().contains("expired"), "{r}");
+        assert!(
+            serde_json::to_string(&r).unwrap().contains("expired"),
+            "{r}"
+        );
     }
     assert_eq!(run.summaries(), vec![0, 0]);
     for (a, b) in run.bytes().iter().zip(&before) {
@@ -569,7 +737,11 @@ fn flex_sends_service_tier_flex_and_is_priced_at_the_batch_rate() {
     let run = Run::new(1);
     let out = run.mf(&server, "gpt-6-luna", &["--service-tier", "flex"]);
     assert_eq!(out.code, 0, "{out:?}");
-    let call = server.requests().into_iter().find(|r| r.path == "/v1/chat/completions").unwrap();
+    let call = server
+        .requests()
+        .into_iter()
+        .find(|r| r.path == "/v1/chat/completions")
+        .unwrap();
     assert_eq!(call.json()["service_tier"], "flex");
     let flex = records(&out)[0].clone();
     assert_eq!(flex["tiers"], json!({"flex": 1}));
@@ -577,9 +749,16 @@ fn flex_sends_service_tier_flex_and_is_priced_at_the_batch_rate() {
     let run2 = Run::new(1);
     let std = records(&run2.mf(&server2, "gpt-6-luna", &[]))[0].clone();
     assert!(std.get("tiers").is_none(), "{std}");
-    let call2 = server2.requests().into_iter().find(|r| r.path == "/v1/chat/completions").unwrap();
+    let call2 = server2
+        .requests()
+        .into_iter()
+        .find(|r| r.path == "/v1/chat/completions")
+        .unwrap();
     assert!(call2.json().get("service_tier").is_none());
-    let (f, s) = (flex["cost"]["usd"].as_f64().unwrap(), std["cost"]["usd"].as_f64().unwrap());
+    let (f, s) = (
+        flex["cost"]["usd"].as_f64().unwrap(),
+        std["cost"]["usd"].as_f64().unwrap(),
+    );
     assert!((f * 2.0 - s).abs() < 1e-12, "flex {f} vs standard {s}");
 }
 
@@ -587,7 +766,10 @@ fn flex_sends_service_tier_flex_and_is_priced_at_the_batch_rate() {
 fn flex_unavailable_falls_back_to_the_default_tier_only_when_allowed() {
     let unavailable = |r: &Recorded, _n: usize| {
         if r.json().get("service_tier").is_some() {
-            Reply::json(429, r#"{"error":{"type":"rate_limit_error","code":"resource_unavailable","message":"Resource Unavailable"}}"#)
+            Reply::json(
+                429,
+                r#"{"error":{"type":"rate_limit_error","code":"resource_unavailable","message":"Resource Unavailable"}}"#,
+            )
         } else {
             Reply::json(200, &completion(SUMMARY).to_string())
         }
@@ -595,30 +777,67 @@ fn flex_unavailable_falls_back_to_the_default_tier_only_when_allowed() {
     let server = TestServer::respond(unavailable);
     let run = Run::new(1);
     let before = run.bytes();
-    let out = run.mf(&server, "gpt-6-luna", &["--service-tier", "flex", "--retries", "1"]);
-    assert_eq!(out.code, 3, "without --flex-fallback the span stays verbatim: {out:?}");
+    let out = run.mf(
+        &server,
+        "gpt-6-luna",
+        &["--service-tier", "flex", "--retries", "1"],
+    );
+    assert_eq!(
+        out.code, 3,
+        "without --flex-fallback the span stays verbatim: {out:?}"
+    );
     assert_eq!(run.summaries(), vec![0]);
     assert!(run.bytes()[0].starts_with(&before[0]));
     let server = TestServer::respond(unavailable);
-    let out = run.mf(&server, "gpt-6-luna", &["--service-tier", "flex", "--flex-fallback", "--retries", "1"]);
+    let out = run.mf(
+        &server,
+        "gpt-6-luna",
+        &[
+            "--service-tier",
+            "flex",
+            "--flex-fallback",
+            "--retries",
+            "1",
+        ],
+    );
     assert_eq!(out.code, 0, "{out:?}");
     let r = records(&out)[0].clone();
     assert_eq!(r["action"], "folded");
     assert_eq!(r["tiers"], json!({"standard": 1}), "{r}");
-    assert!(serde_json::to_string(&r).unwrap().contains("--flex-fallback"), "{r}");
+    assert!(
+        serde_json::to_string(&r)
+            .unwrap()
+            .contains("--flex-fallback"),
+        "{r}"
+    );
 }
 
 #[test]
 fn batch_and_flex_are_refused_for_a_model_without_them() {
     let run = Run::new(1);
     let out = run.env.mf_env(
-        &["compact", &run.files[0], "--model", "openai-compatible:x", "--base-url", "http://127.0.0.1:1/v1", "--batch"],
+        &[
+            "compact",
+            &run.files[0],
+            "--model",
+            "openai-compatible:x",
+            "--base-url",
+            "http://127.0.0.1:1/v1",
+            "--batch",
+        ],
         &[("MF_STATE_DIR", &run.state)],
     );
     assert_eq!(out.code, 2, "{out:?}");
     assert!(out.stderr.contains("no batch API"), "{}", out.stderr);
     let out = run.env.mf_env(
-        &["compact", &run.files[0], "--model", "haiku", "--service-tier", "flex"],
+        &[
+            "compact",
+            &run.files[0],
+            "--model",
+            "haiku",
+            "--service-tier",
+            "flex",
+        ],
         &[("ANTHROPIC_API_KEY", "k")],
     );
     assert_eq!(out.code, 2, "{out:?}");
@@ -629,13 +848,26 @@ fn batch_and_flex_are_refused_for_a_model_without_them() {
 fn a_declined_span_is_asked_again_in_a_second_batch_and_a_rollup_in_a_later_one() {
     // --retry-lossy: the first answer keeps nothing and is declined; the retry naming what it
     // left out goes in the next batch, and its answer is written.
-    let (_sim, server) = Sim::start(Plan { lossy_first: true, ..Plan::default() });
-    let env_run = Run { env: TestEnv::new(), ..Run::new(0) };
-    let run = Run { files: vec!["s0.jsonl".into()], ..env_run };
+    let (_sim, server) = Sim::start(Plan {
+        lossy_first: true,
+        ..Plan::default()
+    });
+    let env_run = Run {
+        env: TestEnv::new(),
+        ..Run::new(0)
+    };
+    let run = Run {
+        files: vec!["s0.jsonl".into()],
+        ..env_run
+    };
     run.env.write("s0.jsonl", &chat("s0"));
     let out = run.mf(&server, "haiku", &["--batch", "--retry-lossy"]);
     assert_eq!(out.code, 0, "{out:?}");
-    assert_eq!(count(&server, "POST", "/v1/messages/batches"), 2, "the retry went as a second batch");
+    assert_eq!(
+        count(&server, "POST", "/v1/messages/batches"),
+        2,
+        "the retry went as a second batch"
+    );
     assert_eq!(count(&server, "POST", "/v1/messages"), 0);
     let r = records(&out)[0].clone();
     assert_eq!(r["action"], "folded", "{r}");
@@ -646,11 +878,23 @@ fn a_declined_span_is_asked_again_in_a_second_batch_and_a_rollup_in_a_later_one(
     let (_sim, server) = Sim::start(Plan::default());
     let run = Run::new(1);
     run.env.write("s0.jsonl", &chat_of("s0", 16));
-    let out = run.mf(&server, "haiku", &["--batch", "--rollup", "--max-span-tokens", "1200"]);
+    let out = run.mf(
+        &server,
+        "haiku",
+        &["--batch", "--rollup", "--max-span-tokens", "1200"],
+    );
     assert_eq!(out.code, 0, "{out:?}");
     let r = records(&out)[0].clone();
-    let outcomes: Vec<&str> = r["summaries"].as_array().unwrap().iter().map(|s| s["outcome"].as_str().unwrap()).collect();
-    assert!(outcomes.iter().filter(|o| **o == "written").count() >= 2, "{r}");
+    let outcomes: Vec<&str> = r["summaries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["outcome"].as_str().unwrap())
+        .collect();
+    assert!(
+        outcomes.iter().filter(|o| **o == "written").count() >= 2,
+        "{r}"
+    );
     assert!(outcomes.contains(&"written (rollup)"), "{r}");
     assert!(count(&server, "POST", "/v1/messages/batches") >= 2);
     assert_eq!(count(&server, "POST", "/v1/messages"), 0);
@@ -660,16 +904,32 @@ fn a_declined_span_is_asked_again_in_a_second_batch_and_a_rollup_in_a_later_one(
 #[test]
 fn a_rollup_left_in_a_batch_is_collected_by_the_next_run() {
     // The chunks' batch answers at once; the rollup's is still working when the wait ends.
-    let (sim, server) = Sim::start(Plan { polls: 0, later_polls: Some(1_000_000), ..Plan::default() });
+    let (sim, server) = Sim::start(Plan {
+        polls: 0,
+        later_polls: Some(1_000_000),
+        ..Plan::default()
+    });
     let run = Run::new(1);
     run.env.write("s0.jsonl", &chat_of("s0", 16));
     let args = ["--batch", "--rollup", "--max-span-tokens", "1200"];
-    let first = run.mf(&server, "haiku", &[&args[..], &["--batch-wait", "1s"]].concat());
+    let first = run.mf(
+        &server,
+        "haiku",
+        &[&args[..], &["--batch-wait", "1s"]].concat(),
+    );
     assert_eq!(first.code, 75, "{first:?}");
     let r = records(&first)[0].clone();
-    assert_eq!(r["action"], "folded", "the chunk summaries are written: {r}");
+    assert_eq!(
+        r["action"], "folded",
+        "the chunk summaries are written: {r}"
+    );
     assert!(run.summaries()[0] >= 2);
-    assert!(serde_json::to_string(&r).unwrap().contains("rollup waiting"), "{r}");
+    assert!(
+        serde_json::to_string(&r)
+            .unwrap()
+            .contains("rollup waiting"),
+        "{r}"
+    );
     assert_eq!(count(&server, "POST", "/v1/messages/batches"), 2);
     sim.set(|p| p.later_polls = Some(0));
     let again = run.mf(&server, "haiku", &args);
@@ -680,14 +940,26 @@ fn a_rollup_left_in_a_batch_is_collected_by_the_next_run() {
         .requests()
         .into_iter()
         .filter(|r| r.path == "/v1/messages/batches")
-        .flat_map(|r| r.json()["requests"].as_array().unwrap().iter().map(|q| q["custom_id"].as_str().unwrap().to_string()).collect::<Vec<_>>())
+        .flat_map(|r| {
+            r.json()["requests"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|q| q["custom_id"].as_str().unwrap().to_string())
+                .collect::<Vec<_>>()
+        })
         .collect();
     let n = ids.len();
     ids.sort();
     ids.dedup();
     assert_eq!(ids.len(), n, "no request was asked twice");
     let r = records(&again)[0].clone();
-    assert!(serde_json::to_string(&r).unwrap().contains("written (rollup)"), "{r}");
+    assert!(
+        serde_json::to_string(&r)
+            .unwrap()
+            .contains("written (rollup)"),
+        "{r}"
+    );
     assert_eq!(run.env.mf(&["verify", &run.files[0]]).code, 0);
     assert_eq!(run.kept(), 0);
 }
@@ -697,10 +969,25 @@ fn started(run: &Run, server: &TestServer) -> std::process::Child {
     let base = format!("{}/v1", server.url());
     let mut args: Vec<&str> = vec!["compact"];
     args.extend(run.files.iter().map(String::as_str));
-    args.extend(["--model", "haiku", "--base-url", &base, "--trigger", "0", "--recent", "2", "--json", "--batch"]);
+    args.extend([
+        "--model",
+        "haiku",
+        "--base-url",
+        &base,
+        "--trigger",
+        "0",
+        "--recent",
+        "2",
+        "--json",
+        "--batch",
+    ]);
     let mut cmd = run.env.command(
         &args,
-        &[("ANTHROPIC_API_KEY", "sk-ant-test"), ("MF_STATE_DIR", &run.state), ("MF_BATCH_POLL_MS", "20")],
+        &[
+            ("ANTHROPIC_API_KEY", "sk-ant-test"),
+            ("MF_STATE_DIR", &run.state),
+            ("MF_BATCH_POLL_MS", "20"),
+        ],
     );
     let child = cmd
         .stdout(std::process::Stdio::piped())
@@ -709,7 +996,10 @@ fn started(run: &Run, server: &TestServer) -> std::process::Child {
         .unwrap();
     let t0 = std::time::Instant::now();
     while !(run.kept() == 1 && count(server, "GET", "/v1/messages/batches/msgbatch_0") > 0) {
-        assert!(t0.elapsed() < std::time::Duration::from_secs(30), "no batch submitted");
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(30),
+            "no batch submitted"
+        );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     child
@@ -717,7 +1007,10 @@ fn started(run: &Run, server: &TestServer) -> std::process::Child {
 
 #[test]
 fn ctrl_c_while_waiting_exits_75_writes_nothing_and_a_kill_loses_no_batch() {
-    let (sim, server) = Sim::start(Plan { polls: 1_000_000, ..Plan::default() });
+    let (sim, server) = Sim::start(Plan {
+        polls: 1_000_000,
+        ..Plan::default()
+    });
     let run = Run::new(1);
     let before = run.bytes();
     let child = started(&run, &server);
@@ -731,7 +1024,10 @@ fn ctrl_c_while_waiting_exits_75_writes_nothing_and_a_kill_loses_no_batch() {
 
     // A kill: the batch was kept before the wait began, so the next run collects it.
     let run2 = Run::new(1);
-    let (sim2, server2) = Sim::start(Plan { polls: 1_000_000, ..Plan::default() });
+    let (sim2, server2) = Sim::start(Plan {
+        polls: 1_000_000,
+        ..Plan::default()
+    });
     let mut child = started(&run2, &server2);
     assert!(crate::trust::signal(child.id(), "KILL"));
     let _ = child.wait();

@@ -95,7 +95,11 @@ pub(super) async fn run_batched(
     let mut rolling: BTreeMap<usize, (DecisionRecord, Vec<String>)> = BTreeMap::new();
     for r in store.all(now).into_iter().filter(|r| mine(r)) {
         for (file, ids) in &r.rollups {
-            if let Some(k) = settings.files.iter().position(|f| f.display().to_string() == *file) {
+            if let Some(k) = settings
+                .files
+                .iter()
+                .position(|f| f.display().to_string() == *file)
+            {
                 let mut rec = DecisionRecord::new(file, Some(&config.model.label()));
                 rec.action = crate::decision::Action::Skipped;
                 rolling.insert(k, (rec, ids.clone()));
@@ -189,13 +193,26 @@ pub(super) async fn run_batched(
             waiting.insert(id);
         }
         for id in &waiting {
-            if let Some(r) = store.all(crate::clock::now_ms()).iter().find(|r| &r.id == id) {
+            if let Some(r) = store
+                .all(crate::clock::now_ms())
+                .iter()
+                .find(|r| &r.id == id)
+            {
                 for k in &r.keys {
                     in_flight.insert(k.clone(), id.clone());
                 }
             }
         }
-        match wait(&remote, &waiting, deadline, interrupt, ui, settings.tiers.poll).await? {
+        match wait(
+            &remote,
+            &waiting,
+            deadline,
+            interrupt,
+            ui,
+            settings.tiers.poll,
+        )
+        .await?
+        {
             Waited::Ended(statuses) => {
                 for st in statuses {
                     collect(&remote, &store, &batched, &st, &mut used).await?;
@@ -423,7 +440,10 @@ async fn collect(
                     "errored".into()
                 },
                 message: st.failure.clone().unwrap_or_else(|| {
-                    format!("the batch ended ({}) with no result for this request", st.status)
+                    format!(
+                        "the batch ended ({}) with no result for this request",
+                        st.status
+                    )
                 }),
             });
         }
@@ -516,11 +536,6 @@ pub(super) fn admin(
             });
         }
     })?;
-    crate::render::batches(
-        &ui,
-        &rows,
-        tiers.action == BatchAction::Cancel,
-        store.dir(),
-    )?;
+    crate::render::batches(&ui, &rows, tiers.action == BatchAction::Cancel, store.dir())?;
     Ok(crate::exit_status::ExitStatus::Success)
 }

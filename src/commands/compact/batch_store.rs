@@ -81,7 +81,9 @@ impl Stored {
             },
             ItemResult::Expired => Stored::Failed {
                 kind: "expired".into(),
-                message: "the request expired unanswered (a batch's requests expire after 24 hours)".into(),
+                message:
+                    "the request expired unanswered (a batch's requests expire after 24 hours)"
+                        .into(),
             },
             ItemResult::Canceled => Stored::Failed {
                 kind: "canceled".into(),

@@ -129,7 +129,10 @@ pub fn records(
         ModelChoice::Remote(r) => r.secrets(),
         ModelChoice::Extractive => Vec::new(),
     };
-    if settings.tiers.batch() && matches!(settings.model, ModelChoice::Remote(_)) {
+    if settings.tiers.batch()
+        && !settings.dry_run
+        && matches!(settings.model, ModelChoice::Remote(_))
+    {
         return super::block_on(batch::run_batched(settings, ui, interrupt))?;
     }
     let summarizer = summarizer_for(settings, ui)?;
