@@ -646,6 +646,9 @@ pub enum Note {
         chunks: usize,
         unasked: usize,
     },
+    /// `--strategy mask` on a pi session: pi shows the stubs through `context_edit` entries,
+    /// which a pi before 1.6 does not read.
+    StubsByContextEdit,
     /// `--strategy cited`: a correction call failed after some summaries were accepted.
     CorrectionFailed {
         from_turn: u64,
@@ -785,6 +788,9 @@ impl Display for Note {
                 }
                 Ok(())
             }
+            Note::StubsByContextEdit => f.write_str(
+                "pi shows these stubs through `context_edit` entries, which pi reads from version 1.6 on; an older pi still sends the original tool results (mf's recall shows the stubs either way)",
+            ),
             Note::CorrectionFailed {
                 from_turn,
                 to_turn,
@@ -862,9 +868,19 @@ impl SkipReason {
             SkipReason::OneRun { turn, why } => format!(
                 "nothing this agent can show: {ONE_RUN}, and at turn {turn}, before anything that would fold, {why}"
             ),
-            SkipReason::NothingToMask { results, keep } => format!(
-                "nothing to mask: {results} tool result{} in view, and those in the verbatim tail and the {keep} most recent stay verbatim (or the rest are too small to be worth a stub)",
-                if *results == 1 { "" } else { "s" }
+            SkipReason::NothingToMask {
+                results,
+                keep,
+                tail,
+                kept,
+                small,
+            } => format!(
+                "nothing to mask: of the {results} tool result{} in view, {tail} {} in the verbatim tail (`--recent`), {kept} more {} among the {keep} most recent (`--keep-tool-results`), and {small} {} too short for a stub to shorten ({} characters or fewer)",
+                if *results == 1 { "" } else { "s" },
+                if *tail == 1 { "is" } else { "are" },
+                if *kept == 1 { "is" } else { "are" },
+                if *small == 1 { "is" } else { "are" },
+                crate::fold::plan::STUB_WORTH_CHARS,
             ),
         }
     }
