@@ -284,7 +284,28 @@ pub fn explain(
             now.span = skip.span.as_ref().map(|s| SpanRecord::of(s, &id_of));
             now.verbatim = Some(VerbatimRecord::of(&ledger, &ledger.view, 0));
         }
-        Decision::Fold(plan) => now.planned(&ledger, &plan, &id_of),
+        Decision::Fold(plan) => {
+            now.planned(&ledger, &plan, &id_of);
+            if model.is_none() {
+                // A span declined as lossy binds only the model that wrote the summary: say so,
+                // rather than only "would fold".
+                for span in std::iter::once(&plan.whole).chain(&plan.spans) {
+                    let declined = ledger
+                        .declines_of(&span.digest)
+                        .find(|(r, ..)| *r != crate::entry::DeclineReason::NotSmaller);
+                    if let Some((reason, m, line)) = declined {
+                        now.notes.push(crate::decision::Note::DeclinedByModel {
+                            from_turn: span.from_turn,
+                            to_turn: span.to_turn,
+                            model: m.to_string(),
+                            line,
+                            reason,
+                        });
+                        break;
+                    }
+                }
+            }
+        }
     }
     let mut ex = explanation(&t, &ledger, now);
 

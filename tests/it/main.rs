@@ -68,3 +68,4 @@ mod turns;
 mod unicode;
 mod util;
 mod words28;
+mod words28b;
