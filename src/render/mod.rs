@@ -808,6 +808,26 @@ fn models_grid(ui: &Ui, rows: &[ModelView]) -> Grid {
     t
 }
 
+/// What an audit's retention says, whose it is: the share kept, and when mf appended the items
+/// the model left out, the share with mf's appendix beside the share in the model's own words
+/// (so that the first is never read as the model's).
+pub fn retention_words(audit: &serde_json::Value) -> Option<String> {
+    let r = audit.get("retention")?.as_f64()?;
+    Some(
+        match audit
+            .get("modelRetention")
+            .and_then(serde_json::Value::as_f64)
+        {
+            Some(own) => format!(
+                "with mf's appendix {:.0}% · the model's own words kept {:.0}%",
+                r * 100.0,
+                own * 100.0
+            ),
+            None => format!("retention {:.0}%", r * 100.0),
+        },
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::{controls_escaped, one_line, shown, usd};
@@ -837,24 +857,4 @@ mod tests {
         assert_eq!(usd(12.345), "12.35");
         assert_eq!(usd(0.000_012_34), "0.00001234");
     }
-}
-
-/// What an audit's retention says, whose it is: the share kept, and when mf appended the items
-/// the model left out, the share with mf's appendix beside the share in the model's own words
-/// (so that the first is never read as the model's).
-pub fn retention_words(audit: &serde_json::Value) -> Option<String> {
-    let r = audit.get("retention")?.as_f64()?;
-    Some(
-        match audit
-            .get("modelRetention")
-            .and_then(serde_json::Value::as_f64)
-        {
-            Some(own) => format!(
-                "with mf's appendix {:.0}% · the model's own words kept {:.0}%",
-                r * 100.0,
-                own * 100.0
-            ),
-            None => format!("retention {:.0}%", r * 100.0),
-        },
-    )
 }
