@@ -289,6 +289,25 @@ pub fn explain(
         Decision::Fold(plan) => {
             now.planned(&ledger, &plan, &id_of);
             tier_costs = costs_by_tier(model.as_deref(), &policy, &plan);
+            if model.is_none() {
+                // A span declined as lossy binds only the model that wrote the summary: say so,
+                // rather than only "would fold".
+                for span in std::iter::once(&plan.whole).chain(&plan.spans) {
+                    let declined = ledger
+                        .declines_of(&span.digest)
+                        .find(|(r, ..)| *r != crate::entry::DeclineReason::NotSmaller);
+                    if let Some((reason, m, line)) = declined {
+                        now.notes.push(crate::decision::Note::DeclinedByModel {
+                            from_turn: span.from_turn,
+                            to_turn: span.to_turn,
+                            model: m.to_string(),
+                            line,
+                            reason,
+                        });
+                        break;
+                    }
+                }
+            }
         }
     }
     let mut ex = explanation(&t, &ledger, now);

@@ -101,6 +101,10 @@ pub async fn summarize(
     };
     let redactor = Redactor::new(key);
     let path: &PathBuf = &settings.files[0];
+    if path.as_os_str() == "-" && crate::settings::stdin_is_terminal() {
+        // Not a silent wait: say what mf is waiting for, and how to end it.
+        ui.note("reading the span from standard input, which is this terminal: paste chat JSONL (one message a line), then press Ctrl-D on an empty line to end it (Ctrl-C quits); or give a file: `mf summarize FILE`");
+    }
     let t = transcript::read(path, &settings.read)?;
     t.check_tail()?;
     let ledger = Ledger::new(t.conversation());

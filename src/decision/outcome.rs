@@ -59,7 +59,7 @@ impl Display for Fault {
             ),
             Fault::Generic { own, floor } => write!(
                 f,
-                "its own words keep {:.0}% of the salient items, under {:.0}% (a generic text)",
+                "the model's own words keep {:.0}% of the salient items, under {:.0}% (a generic text)",
                 own * 100.0,
                 floor * 100.0
             ),
@@ -649,6 +649,18 @@ pub enum Note {
         chunks: usize,
         unasked: usize,
     },
+    /// `explain` without `--model`: the span it would fold was declined by `model` (as lossy,
+    /// or uncitable), which binds that model only.
+    DeclinedByModel {
+        from_turn: u64,
+        to_turn: u64,
+        model: String,
+        line: u32,
+        reason: DeclineReason,
+    },
+    /// `--strategy mask` on a pi session: pi shows the stubs through `context_edit` entries,
+    /// which a pi before 1.6 does not read.
+    StubsByContextEdit,
     /// `--strategy cited`: a correction call failed after some summaries were accepted.
     CorrectionFailed {
         from_turn: u64,
@@ -789,6 +801,24 @@ impl Display for Note {
                 }
                 Ok(())
             }
+            Note::DeclinedByModel {
+                from_turn,
+                to_turn,
+                model,
+                line,
+                reason,
+            } => write!(
+                f,
+                "this span ({}) was already declined as {} by {model} (record on line {line}): `mf compact --model {model}` skips it until it grows (`--retry` asks again); another model is asked",
+                turns(*from_turn, *to_turn),
+                match reason {
+                    DeclineReason::Rejected => "uncitable",
+                    _ => "lossy",
+                }
+            ),
+            Note::StubsByContextEdit => f.write_str(
+                "pi shows these stubs through `context_edit` entries, which pi reads from version 1.6 on; an older pi still sends the original tool results (mf's recall shows the stubs either way)",
+            ),
             Note::CorrectionFailed {
                 from_turn,
                 to_turn,
@@ -866,9 +896,19 @@ impl SkipReason {
             SkipReason::OneRun { turn, why } => format!(
                 "nothing this agent can show: {ONE_RUN}, and at turn {turn}, before anything that would fold, {why}"
             ),
-            SkipReason::NothingToMask { results, keep } => format!(
-                "nothing to mask: {results} tool result{} in view, and those in the verbatim tail and the {keep} most recent stay verbatim (or the rest are too small to be worth a stub)",
-                if *results == 1 { "" } else { "s" }
+            SkipReason::NothingToMask {
+                results,
+                keep,
+                tail,
+                kept,
+                small,
+            } => format!(
+                "nothing to mask: of the {results} tool result{} in view, {tail} {} in the verbatim tail (`--recent`), {kept} more {} among the {keep} most recent (`--keep-tool-results`), and {small} {} too short for a stub to shorten ({} characters or fewer)",
+                if *results == 1 { "" } else { "s" },
+                if *tail == 1 { "is" } else { "are" },
+                if *kept == 1 { "is" } else { "are" },
+                if *small == 1 { "is" } else { "are" },
+                crate::fold::plan::STUB_WORTH_CHARS,
             ),
         }
     }
@@ -1002,7 +1042,7 @@ mod tests {
             faults.to_string(),
             "it imitates mf's framing (turn-heading `[turn 3 · user]`, delimiter `<<<END`, label `[summary of earlier turns`, and 1 more); \
              it repeats the instruction (92% of its 5-word phrases); \
-             its own words keep 4% of the salient items, under 10% (a generic text); \
+             the model's own words keep 4% of the salient items, under 10% (a generic text); \
              it keeps 2732 of 6737 items (49%), under the minimum of 50%; missing: 1, 2, 3, 4, 5, and 2 more; \
              it states what nothing it read says (5.2); \
              it states corrected values as current (8080 (corrected to 9090))"

@@ -859,6 +859,19 @@ impl<'a> Ledger<'a> {
             .map(|((_, r, _, line, at), _)| (*line, *at, *r))
     }
 
+    /// Every decline recorded for a span with this digest, newest first, whichever model it
+    /// binds: its reason, model and record line (what `explain` without a model tells).
+    pub fn declines_of<'s>(
+        &'s self,
+        digest: &'s str,
+    ) -> impl Iterator<Item = (DeclineReason, &'s str, u32)> + 's {
+        self.declines
+            .iter()
+            .rev()
+            .filter(move |(d, ..)| d == digest)
+            .map(|(_, r, m, line, _)| (*r, m.as_str(), *line))
+    }
+
     /// Whether a binding decline by `m` under `key` binds a run with `model` (and this ledger's
     /// `decline_key`): "not smaller" binds every run; "lossy" and "rejected" only the same model
     /// under the same key — another instruction, strategy or threshold asks again.

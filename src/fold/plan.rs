@@ -205,8 +205,16 @@ pub enum SkipReason {
     },
     /// The recall view is already within `--target-tokens`.
     UnderTarget { tokens: usize, target: usize },
-    /// `--strategy mask`: no tool result outside the kept ones is worth a stub.
-    NothingToMask { results: usize, keep: usize },
+    /// `--strategy mask`: no tool result outside the kept ones is worth a stub. Of the
+    /// `results` in view, `tail` are in the verbatim tail, `kept` more among the `keep` newest,
+    /// and `small` (the rest) too short for a stub to shorten.
+    NothingToMask {
+        results: usize,
+        keep: usize,
+        tail: usize,
+        kept: usize,
+        small: usize,
+    },
     /// Every span would hold only what mf wrote or was already refused: summaries, stubs, and
     /// entries a binding decline spanned. Nothing new to ask about.
     /// (`small`: chunks too short to come back shorter, between units too large for a call.)
@@ -1399,9 +1407,14 @@ pub fn plan_mask(ledger: &Ledger<'_>, policy: &FoldPolicy) -> Result<Vec<Item>, 
         .filter(|&it| ledger.item_chars(it) > STUB_WORTH_CHARS)
         .collect();
     if stubs.is_empty() {
+        let newest = results.len() - old;
+        let tail = in_tail.min(newest);
         return Err(SkipReason::NothingToMask {
             results: results.len(),
             keep,
+            tail,
+            kept: newest - tail,
+            small: old,
         });
     }
     Ok(stubs)

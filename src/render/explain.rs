@@ -472,8 +472,8 @@ pub fn cited_lines(c: &serde_json::Value) -> String {
 /// An audit as a few readable lines.
 pub fn audit_lines(a: &serde_json::Value) -> String {
     let mut out = String::new();
-    if let Some(r) = a.get("retention").and_then(serde_json::Value::as_f64) {
-        out.push_str(&format!("  retention {:.0}%", r * 100.0));
+    if let Some(w) = super::retention_words(a) {
+        out.push_str(&format!("  {w}"));
     }
     if let Some(classes) = a.get("classes").and_then(serde_json::Value::as_array) {
         let parts: Vec<String> = classes

@@ -517,12 +517,13 @@ pub fn decision_grid(ui: &Ui, r: &DecisionRecord) -> Grid {
         let retention = s
             .audit
             .as_ref()
-            .and_then(|a| a.get("retention"))
-            .and_then(serde_json::Value::as_f64)
-            .map_or(String::new(), |x| format!(" · retention {:.0}%", x * 100.0));
+            .and_then(retention_words)
+            .map_or(String::new(), |w| format!(" · {w}"));
         let name = match (&s.candidate, s.round) {
             (Some(c), Some(round)) if s.id.is_empty() => format!("candidate {c} (call {round})"),
             (Some(c), Some(round)) => format!("{} (candidate {c}, call {round})", s.id),
+            // A summary declined before it was written has no id.
+            _ if s.id.is_empty() => "not written (no id)".to_string(),
             _ => s.id.clone(),
         };
         t.add_row(vec![
@@ -859,6 +860,26 @@ fn models_grid(ui: &Ui, rows: &[ModelView]) -> Grid {
         ]);
     }
     t
+}
+
+/// What an audit's retention says, whose it is: the share kept, and when mf appended the items
+/// the model left out, the share with mf's appendix beside the share in the model's own words
+/// (so that the first is never read as the model's).
+pub fn retention_words(audit: &serde_json::Value) -> Option<String> {
+    let r = audit.get("retention")?.as_f64()?;
+    Some(
+        match audit
+            .get("modelRetention")
+            .and_then(serde_json::Value::as_f64)
+        {
+            Some(own) => format!(
+                "with mf's appendix {:.0}% · the model's own words kept {:.0}%",
+                r * 100.0,
+                own * 100.0
+            ),
+            None => format!("retention {:.0}%", r * 100.0),
+        },
+    )
 }
 
 #[cfg(test)]

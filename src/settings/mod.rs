@@ -123,6 +123,11 @@ pub fn debug_panic_on() -> Option<&'static str> {
     }
 }
 
+/// Whether standard input is a terminal (a person at the keyboard, not a pipe or a file).
+pub fn stdin_is_terminal() -> bool {
+    std::io::stdin().is_terminal()
+}
+
 /// How mf talks to the person at the terminal.
 #[derive(Debug, Clone, Copy)]
 pub struct UiSettings {
@@ -1142,12 +1147,19 @@ fn remote(
         ),
         Provider::OpenAiCompatible | Provider::Builtin => (None, ev::MF_API_KEY, None),
     };
+    // The base URL, and where it came from (named in messages about it).
     let base_url = base_url_flag
-        .or_else(|| var(ev::MF_BASE_URL))
-        .or_else(|| provider_url_var.and_then(var))
-        .or_else(|| config.base_url.clone())
-        .or_else(|| default_url.map(str::to_string));
-    let Some(base_url) = base_url else {
+        .map(|u| (u, "--base-url"))
+        .or_else(|| var(ev::MF_BASE_URL).map(|u| (u, ev::MF_BASE_URL)))
+        .or_else(|| provider_url_var.and_then(|v| var(v).map(|u| (u, v))))
+        .or_else(|| {
+            config
+                .base_url
+                .clone()
+                .map(|u| (u, "`base_url` in the config file"))
+        })
+        .or_else(|| default_url.map(|u| (u.to_string(), "the provider's default base URL")));
+    let Some((base_url, base_url_from)) = base_url else {
         return Err(MfError::usage(
             format!("`{}` needs a server: pass `--base-url URL` or set MF_BASE_URL", model.label()),
             Some("for example --base-url http://127.0.0.1:11434/v1 (Ollama) or http://127.0.0.1:8080/v1 (llama.cpp)".into()),
@@ -1223,6 +1235,7 @@ fn remote(
         base_url,
         key: key.map(SecretString::from),
         key_var,
+        base_url_from,
         temperature,
         seed,
         anthropic_version,
@@ -1261,6 +1274,7 @@ mod redaction_tests {
             base_url: "https://api.anthropic.com".into(),
             key: Some(SecretString::from("sk-ant-TEST-SENTINEL-0000")),
             key_var: "ANTHROPIC_API_KEY",
+            base_url_from: "--base-url",
             temperature: None,
             seed: None,
             anthropic_version: "2023-06-01".into(),

@@ -159,6 +159,7 @@ pub fn admin_remote(model: &str, base_url: &str) -> Result<RemoteConfig, MfError
     Ok(RemoteConfig {
         model,
         base_url: base_url.to_string(),
+        base_url_from: "the base URL the batch was submitted to",
         key: Some(secrecy::SecretString::from(key)),
         key_var,
         temperature: None,

@@ -22,6 +22,9 @@ pub struct RemoteConfig {
     pub key: Option<SecretString>,
     /// The variable the key came from, for messages.
     pub key_var: &'static str,
+    /// Where the base URL came from (`--base-url`, the variable, the config file's `base_url`,
+    /// the provider's default), for messages.
+    pub base_url_from: &'static str,
     pub temperature: Option<f64>,
     pub seed: Option<u64>,
     pub anthropic_version: String,
@@ -203,8 +206,8 @@ impl Remote {
                 e.message
             )),
             FailureKind::NotFound => SummarizerError::fatal(format!(
-                "{who}: not found: {}; check `--model` (unknown or retired model id) and the base URL",
-                e.message
+                "{who}: not found: {}; check `--model` (unknown or retired model id) and the base URL (from {})",
+                e.message, self.config.base_url_from
             )),
             FailureKind::Rejected => {
                 SummarizerError::fatal(format!("{who} rejected the request: {}", e.message))
@@ -218,8 +221,8 @@ impl Remote {
                 self.label, e.message
             )),
             FailureKind::Unreachable => SummarizerError::unreachable(format!(
-                "setup error: nothing answered at {}: {}; check --base-url and that the server is running",
-                self.shown_url, e.message
+                "setup error: nothing answered at {}: {}; check {} and that the server is running",
+                self.shown_url, e.message, self.config.base_url_from
             )),
             FailureKind::ReplyTooLarge => {
                 SummarizerError::degrade(format!("summarizer failure: {who}: {}", e.message))

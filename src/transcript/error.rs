@@ -19,7 +19,7 @@ pub enum TranscriptError {
     NotRegular { path: PathBuf, kind: &'static str },
     #[error("`{path}` is a symbolic link to `{target}`, which does not exist")]
     DanglingLink { path: PathBuf, target: PathBuf },
-    #[error("{path}:{line}:{column}: malformed JSON: {message}")]
+    #[error("{path}:{line}:{column}: not valid JSON: {message}")]
     Malformed {
         path: PathBuf,
         line: usize,

@@ -37,16 +37,40 @@ pub struct LineError {
 impl LineError {
     pub fn from_json(e: &serde_json::Error) -> Self {
         let message = e.to_string();
-        let message = message
-            .split(" at line ")
-            .next()
-            .unwrap_or_default()
-            .to_string();
+        let message = message.split(" at line ").next().unwrap_or_default();
         LineError {
-            message,
+            message: json_words(message),
             column: e.column(),
         }
     }
+}
+
+/// What the JSON parser's complaint means, in words a person can act on (the parser's own
+/// words when it has no plainer ones).
+fn json_words(parser: &str) -> String {
+    let said = match parser {
+        "expected ident" => {
+            "a bare word where a value belongs (JSON's only bare words are true, false and null; text goes in double quotes)"
+        }
+        "expected value" => "a value is missing or is not JSON here (text goes in double quotes)",
+        "key must be a string" => "a key is not in double quotes (JSON writes a key as `\"key\"`)",
+        "trailing characters" => {
+            "something follows the end of the JSON value (two values on one line?)"
+        }
+        "expected `:`" => "a key without `:` and a value",
+        "expected `,` or `}`" => "a `,` between members or the closing `}` is missing",
+        "expected `,` or `]`" => "a `,` between items or the closing `]` is missing",
+        "invalid escape" => "a backslash escape JSON does not have (a backslash is written `\\\\`)",
+        "invalid number" | "number out of range" => "a number JSON cannot read",
+        p if p.starts_with("EOF while parsing") => {
+            "the line ends before the JSON does (an unclosed `{`, `[` or `\"`): was it cut short?"
+        }
+        p if p.starts_with("control character") => {
+            "a raw control character (a tab or a line break) inside a string, where JSON writes `\\t` or `\\n`"
+        }
+        other => return other.to_string(),
+    };
+    said.to_string()
 }
 
 /// A format's reader: a stateless line parser (run on every core) and a stateful builder (run in

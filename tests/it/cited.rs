@@ -472,7 +472,7 @@ fn malformed_citations_and_lossy_candidates_are_rejected_with_their_reasons() {
     );
     assert!(
         lossy["rejection"]["detail"].as_str().unwrap().starts_with(
-            "its retention audit declined it: its own words keep 0% of the salient items"
+            "its retention audit declined it: the model's own words keep 0% of the salient items"
         ),
         "{lossy}"
     );

@@ -70,3 +70,4 @@ mod turns;
 mod unicode;
 mod util;
 mod words28;
+mod words28b;

@@ -226,9 +226,15 @@ fn mask_with_nothing_outside_the_kept_ones_skips() {
         let rec = &json_lines(&out.stdout)[0];
         assert_eq!(rec["action"], "skipped", "{args:?}: {rec}");
         // The eight results in view, and the number kept as asked.
+        let keep: usize = args[1].parse().unwrap();
+        let in_tail = if args[3] == "5" { 4 } else { 8 };
+        let newest = keep.max(in_tail).min(8);
         let skip = mf::fold::SkipReason::NothingToMask {
             results: 8,
-            keep: args[1].parse().unwrap(),
+            keep,
+            tail: in_tail,
+            kept: newest - in_tail,
+            small: 8 - newest,
         };
         assert_eq!(
             rec["reason"],
@@ -332,4 +338,196 @@ fn mask_then_summary_stubs_first_and_the_summary_reads_the_stubs() {
     }
     assert_eq!(recall(&env), before);
     assert_eq!(&read(&f)[..original.len()], &original[..]);
+}
+
+/// The tool messages of a recall (`--format chat`) whose content differs from `before`'s: the
+/// stubs, as (tool call id, content). Everything else is the same message.
+fn stubbed_results(before: &[Value], after: &[Value]) -> Vec<(String, String)> {
+    assert_eq!(before.len(), after.len(), "{after:#?}");
+    let mut out = Vec::new();
+    for (b, a) in before.iter().zip(after) {
+        if a == b {
+            continue;
+        }
+        assert_eq!(a["role"], "tool", "only tool results change: {a}");
+        assert_eq!(a["tool_call_id"], b["tool_call_id"]);
+        out.push((
+            a["tool_call_id"].as_str().unwrap().to_string(),
+            a["content"].as_str().unwrap().to_string(),
+        ));
+    }
+    out
+}
+
+/// The stubs in an agent's session: (stub id, the line it hides, parsed).
+fn agent_stubs(file: &Path) -> Vec<(String, Value)> {
+    let text = String::from_utf8(read(file)).unwrap();
+    let lines: Vec<&str> = text.split('\n').collect();
+    file_lines(file)
+        .into_iter()
+        .filter(|v| v["mf"]["kind"] == "stub")
+        .map(|v| {
+            let ranges = &v["mf"]["coverage"]["lines"];
+            assert_eq!(ranges[0][0], ranges[0][1], "a stub hides one line: {v}");
+            let n = ranges[0][0].as_u64().unwrap() as usize;
+            (
+                [&v["data"]["id"], &v["payload"]["id"], &v["id"]]
+                    .iter()
+                    .find_map(|x| x.as_str())
+                    .unwrap()
+                    .to_string(),
+                serde_json::from_str(lines[n - 1]).unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// The lines appended after `len` bytes, parsed.
+fn appended(file: &Path, len: usize) -> Vec<Value> {
+    json_lines(std::str::from_utf8(&read(file)[len..]).unwrap())
+}
+
+/// What makes each agent show the stubs (issue 28, point 3): Claude Code a copy of the
+/// result's row with the stub's text, listed by the boundary in the original's place; Codex
+/// the stub's output item in its replacement history; pi (1.6) a `context_edit` of the result.
+fn agent_shows(format: &str, lines: &[Value], stub: &str, original_row: &Value) {
+    let has_stub = |v: &Value| v.to_string().contains(&stub[..60]);
+    match format {
+        "claude" => {
+            let boundary = lines
+                .iter()
+                .rfind(|v| v["subtype"] == "compact_boundary")
+                .expect("a boundary");
+            let listed = &boundary["compactMetadata"]["preservedMessages"]["uuids"];
+            let copy = lines
+                .iter()
+                .find(|v| v["type"] == "user" && has_stub(v))
+                .expect("a copy of the row with the stub");
+            assert!(listed.as_array().unwrap().contains(&copy["uuid"]));
+            assert!(!listed.as_array().unwrap().contains(&original_row["uuid"]));
+            assert_eq!(
+                copy["message"]["content"][0]["tool_use_id"],
+                original_row["message"]["content"][0]["tool_use_id"]
+            );
+            assert!(copy.get("toolUseResult").is_none());
+        }
+        "codex" => {
+            let compacted = lines
+                .iter()
+                .rfind(|v| v["type"] == "compacted")
+                .expect("a compacted line");
+            let history = compacted["payload"]["replacement_history"]
+                .as_array()
+                .unwrap();
+            let item = history
+                .iter()
+                .find(|i| {
+                    i["call_id"] == original_row["payload"]["call_id"] && i.get("output").is_some()
+                })
+                .expect("the result's item");
+            assert!(has_stub(item), "{item}");
+        }
+        "pi" => {
+            let edit = lines
+                .iter()
+                .find(|v| v["type"] == "context_edit" && has_stub(v))
+                .expect("a context_edit");
+            assert_eq!(edit["targetId"], original_row["id"]);
+        }
+        other => panic!("{other}"),
+    }
+}
+
+#[test]
+fn mask_on_agent_sessions_shows_stubs_the_agent_resumes_with_and_restore_brings_the_results_back() {
+    for (fixture, format) in [
+        ("claude-session.jsonl", "claude"),
+        ("codex-0.171-exec-tools.jsonl", "codex"),
+        ("pi-1.6.0-ids.jsonl", "pi"),
+    ] {
+        let (env, f) = aged_session(fixture);
+        let original = read(&f);
+        let before = recall_chat(&env, fixture);
+        let out = env.mf(&["compact", fixture, "--strategy", "mask", "--json"]);
+        assert_eq!(out.code, 0, "{fixture}: {out:?}");
+        let rec = &json_lines(&out.stdout)[0];
+        assert_eq!(rec["action"], "masked", "{fixture}: {rec}");
+        let written = agent_stubs(&f);
+        assert!(!written.is_empty(), "{fixture}");
+        // The originals stay; mf only appended.
+        let now = read(&f);
+        assert_eq!(&now[..original.len()], &original[..], "{fixture}");
+        let lines = appended(&f, original.len());
+
+        // mf's recall: each stubbed result answers its call with the stub, the rest as it was.
+        let after = recall_chat(&env, fixture);
+        let changed = stubbed_results(&before, &after);
+        assert_eq!(changed.len(), written.len(), "{fixture}: {changed:?}");
+        for ((_, content), (stub_id, orig)) in changed.iter().zip(&written) {
+            assert!(
+                content.contains(&format!("mf expand {fixture} {stub_id}")),
+                "{fixture}: {content}"
+            );
+            agent_shows(format, &lines, content, orig);
+        }
+        // pi shows stubs only from 1.6 on, and says so, in the record and on stderr.
+        let pi_note = mf::decision::Note::StubsByContextEdit.to_string();
+        let noted = rec["notes"]
+            .as_array()
+            .is_some_and(|n| n.contains(&Value::from(pi_note.as_str())));
+        assert_eq!(noted, format == "pi", "{fixture}: {rec}");
+        assert_eq!(out.stderr.contains(&pi_note), format == "pi", "{fixture}");
+
+        // --restore each stub: recall is what it was, and the agent is shown the results again.
+        for (stub, _) in &written {
+            age(&f);
+            let len = read(&f).len();
+            env.mf_ok(&["expand", fixture, stub, "--restore"]);
+            let lines = appended(&f, len);
+            assert!(!lines.is_empty(), "{fixture}");
+        }
+        assert_eq!(recall_chat(&env, fixture), before, "{fixture}");
+        if format == "pi" {
+            let back = appended(&f, original.len())
+                .into_iter()
+                .filter(|v| v["type"] == "context_edit" && v["mf"]["op"] == "restore")
+                .count();
+            assert_eq!(back, written.len(), "{fixture}");
+        }
+    }
+}
+
+#[test]
+fn mask_on_a_pi_v1_session_is_refused_with_what_to_do() {
+    // pi's v1 session, its tool results long enough for a stub.
+    let env = TestEnv::new();
+    let pad = "# keep the connection alive past the server's limit\\n".repeat(20);
+    let text: String = String::from_utf8(read(&fixture("pi-session-v1.jsonl")))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            if l.contains("\"toolResult\"") {
+                l.replacen("\"text\":\"", &format!("\"text\":\"{pad}"), 1) + "\n"
+            } else {
+                l.to_string() + "\n"
+            }
+        })
+        .collect();
+    let f = env.write("pi-session-v1.jsonl", &text);
+    age(&f);
+    let original = read(&f);
+    let out = env.mf(&[
+        "compact",
+        "pi-session-v1.jsonl",
+        "--strategy",
+        "mask",
+        "--keep-tool-results",
+        "1",
+        "--recent",
+        "1",
+    ]);
+    assert_ne!(out.code, 0, "{out:?}");
+    assert!(out.stderr.contains("v1"), "{}", out.stderr);
+    assert!(out.stderr.contains("resume it once"), "{}", out.stderr);
+    assert_eq!(read(&f), original, "nothing written");
 }

@@ -4,12 +4,12 @@ use anyhow::Result;
 
 use super::Compaction;
 use super::write::lines_for;
-use crate::decision::{Action, DecisionRecord, Reason, Size, SummaryOutcome, SummaryRecord};
+use crate::decision::{Action, DecisionRecord, Note, Reason, Size, SummaryOutcome, SummaryRecord};
 use crate::entry::{Draft, estimate_tokens};
 use crate::fold::summary::StubInfo;
 use crate::fold::{self, Item, Ledger, Span, summary};
 use crate::settings::CompactSettings;
-use crate::transcript::Transcript;
+use crate::transcript::{Format, Transcript};
 
 /// `--strategy mask`: stubs for old tool results, no call.
 pub(super) fn mask(
@@ -88,6 +88,12 @@ pub(super) fn mask(
         .map(|(k, d)| (d.stub_of.expect("a stub stands for one entry"), k))
         .collect();
     let lines = lines_for(t, ledger, &drafts, &[], &stubs, &[], now)?;
+    if t.format == Format::Pi && !drafts.is_empty() {
+        // The nearest thing pi can show append-only; said where it is read.
+        let note = Note::StubsByContextEdit;
+        ctx.ui.warn(&format!("{}: {note}", t.display()));
+        r.notes.push(note);
+    }
     if settings.dry_run {
         return Ok(Vec::new());
     }

@@ -12,7 +12,9 @@
 //! trailer row on the kept tail, a `compact_boundary` whose `preservedMessages` lists mf's summary
 //! row and every kept row (in recall order), and last the user row with `isCompactSummary`
 //! holding mf's standing summaries — so Claude Code resumes from [mf's summaries, the kept turns],
-//! and, until that last row is whole, relinks nothing. Undo re-preserves the whole chain.
+//! and, until that last row is whole, relinks nothing. Undo re-preserves the whole chain. A stub
+//! is shown by a copy of the tool result's row (the stub's text as its result), which the
+//! boundary lists in the original row's place.
 
 use std::collections::{HashMap, HashSet};
 
@@ -266,11 +268,28 @@ pub fn marked(rows: &[Map<String, Value>]) -> common::Marked {
     t
 }
 
+/// The calls a stub row of mf's answers (`toolUseIds`: those of the row it stands in for).
+fn stub_calls(obj: &Map<String, Value>) -> Vec<&str> {
+    obj.get("toolUseIds")
+        .and_then(Value::as_array)
+        .map(|ids| ids.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
 /// An entry as the chat messages a model would be sent.
 pub fn chat_messages(rows: &[Map<String, Value>]) -> Vec<Value> {
     let Some(first) = rows.first() else {
         return Vec::new();
     };
+    let calls = stub_calls(first);
+    if first.contains_key("mf") && !calls.is_empty() {
+        // mf's stub: the results of the calls it answers, each the stub's text.
+        let text = text(rows);
+        return calls
+            .into_iter()
+            .map(|c| json!({"role": "tool", "tool_call_id": c, "content": text}))
+            .collect();
+    }
     if first.get("type").and_then(Value::as_str) == Some("assistant") {
         let mut prose = String::new();
         let mut calls = Vec::new();
@@ -368,12 +387,17 @@ impl LineReader for ClaudeReader {
         });
         if let Some(mf) = obj.get("mf") {
             mf::read(b, at, mf, |kind| {
-                let shape_ok = if ty == "mf-summary" && kind == ClaimKind::Summary {
+                let shape_ok = if ty == "mf-summary" {
                     Ok(())
                 } else {
-                    Err("in a Claude Code session mf writes summaries as `mf-summary` rows".into())
+                    Err("in a Claude Code session mf writes summaries and stubs as `mf-summary` rows".into())
                 };
-                ClaimFields::in_object(Some(obj), Role::System, kind, Vec::new(), shape_ok)
+                // A stub answers the calls of the tool-result row it stands in for.
+                let answers = match kind {
+                    ClaimKind::Stub => stub_calls(obj).iter().map(|c| id_hash(c)).collect(),
+                    ClaimKind::Summary => Vec::new(),
+                };
+                ClaimFields::in_object(Some(obj), Role::Tool, kind, answers, shape_ok)
             });
         } else if matches!(ty, "user" | "assistant")
             && let Some(m) = obj.get("message").and_then(Value::as_object)
@@ -1009,19 +1033,24 @@ impl ClaudeReader {
     }
 }
 
-/// mf's own rows for a write: its summaries and records, of types Claude Code does not load.
-fn own_rows(w: &Write<'_>, next_stamp: &mut impl FnMut() -> String) -> Result<Vec<String>, String> {
+/// mf's own rows for a write: its summaries, stubs and records, of types Claude Code does not
+/// load (a stub's row names the calls it answers, `toolUseIds`).
+fn own_rows(
+    t: &Transcript,
+    w: &Write<'_>,
+    next_stamp: &mut impl FnMut() -> String,
+) -> Result<Vec<String>, String> {
     let mut out = Vec::new();
     for d in w.drafts {
-        if d.kind == ClaimKind::Stub {
-            return Err("a Claude Code session cannot show a stub in place of a tool result append-only, so --strategy mask does not apply to it".into());
-        }
         let mf = mf::claim_value(d);
         let mut m = Map::new();
         m.insert("type".into(), Value::from("mf-summary"));
         m.insert("id".into(), Value::from(d.id.clone()));
         m.insert("timestamp".into(), Value::from(next_stamp()));
         m.insert("content".into(), Value::from(d.content.clone()));
+        if let Some(orig) = d.stub_of {
+            m.insert("toolUseIds".into(), Value::from(result_ids(t, orig)?));
+        }
         out.push(mf_first(mf, m));
     }
     for (kind, at_ms) in w.records {
@@ -1031,6 +1060,84 @@ fn own_rows(w: &Write<'_>, next_stamp: &mut impl FnMut() -> String) -> Result<Ve
         out.push(mf_first(mf::record_value(kind, *at_ms), m));
     }
     Ok(out)
+}
+
+/// The `tool_use_id`s of the results in entry `orig`'s row.
+fn result_ids(t: &Transcript, orig: u32) -> Result<Vec<String>, String> {
+    let rows = t.values(orig as usize).map_err(|e| e.to_string())?;
+    let ids: Vec<String> = rows
+        .iter()
+        .flat_map(|r| blocks(r.get("message").and_then(|m| m.get("content"))))
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+        .filter_map(|b| b.get("tool_use_id").and_then(Value::as_str))
+        .map(str::to_string)
+        .collect();
+    if ids.is_empty() {
+        return Err(format!(
+            "the entry on line {} a stub would stand in for holds no tool result",
+            t.entries[orig as usize].line
+        ));
+    }
+    Ok(ids)
+}
+
+/// The row that shows a stub: a copy of the tool-result row of entry `orig` (its envelope, its
+/// original timestamp) under a new uuid, each `tool_result` block's content the stub's text
+/// (the first; the others name it), with no `toolUseResult` (the tool's output as Claude Code
+/// displays it) and no other blocks. Hung on the boundary; the boundary relinks it in the
+/// original's place.
+fn stub_row(
+    t: &Transcript,
+    orig: u32,
+    content: &str,
+    uuid: &str,
+    boundary: &str,
+) -> Result<String, String> {
+    if orig == NONE {
+        return Err("a stub names no tool result".into());
+    }
+    let rows = t.values(orig as usize).map_err(|e| e.to_string())?;
+    let [row] = rows.as_slice() else {
+        return Err(format!(
+            "the tool result on line {} is made of several rows",
+            t.entries[orig as usize].line
+        ));
+    };
+    let mut m = row.clone();
+    m.remove("toolUseResult");
+    m.insert("uuid".into(), Value::from(uuid));
+    m.insert("parentUuid".into(), Value::from(boundary));
+    let results: Vec<Value> = blocks(row.get("message").and_then(|m| m.get("content")))
+        .into_iter()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+        .enumerate()
+        .map(|(k, b)| {
+            let mut nb = Map::new();
+            nb.insert("type".into(), Value::from("tool_result"));
+            nb.insert(
+                "tool_use_id".into(),
+                b.get("tool_use_id").cloned().unwrap_or(Value::Null),
+            );
+            let text = if k == 0 {
+                content.to_string()
+            } else {
+                "[mf: this result is stubbed with the one before it]".to_string()
+            };
+            nb.insert("content".into(), Value::from(text));
+            if let Some(e) = b.get("is_error") {
+                nb.insert("is_error".into(), e.clone());
+            }
+            Value::Object(nb)
+        })
+        .collect();
+    let mut message = row
+        .get("message")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    message.insert("content".into(), Value::Array(results));
+    m.insert("message".into(), Value::Object(message));
+    Ok(mf_first(wire::view_object("show"), m))
 }
 
 /// The uuids of the rows a view keeps before its tail, and the first kept entry's line: every
@@ -1112,31 +1219,71 @@ fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, Strin
         stamp += 1;
         s
     };
-    let mut out = own_rows(w, &mut next_stamp)?;
+    let mut out = own_rows(t, w, &mut next_stamp)?;
     let Some(shown) = w.shown else {
         return Ok(out);
     };
     let Some(tail) = st.tail else {
         return Err("it has no message on its active chain to resume from".into());
     };
-    // What is shown: summaries first (mf's, and the agent's own if it stands), then kept entries.
+    // What is shown: summaries first (mf's, and the agent's own if it stands), then kept entries;
+    // a stub is kept in the place of the entry it stands in for, shown by a copy of that row.
     let mut texts: Vec<String> = Vec::new();
     let mut kept_entries: Vec<u32> = Vec::new();
+    let mut stubs: HashMap<u32, String> = HashMap::new();
     for s in shown {
-        match s {
-            Shown::New(d) => texts.push(w.drafts[*d].content.clone()),
-            Shown::Existing(i) => {
-                let e = &t.entries[*i as usize];
-                if e.claim != NONE {
-                    texts.push(t.text(*i as usize).map_err(|e| e.to_string())?);
-                } else {
-                    kept_entries.push(*i);
+        let (orig, content) = match s {
+            Shown::New(d) => {
+                let d = &w.drafts[*d];
+                match d.kind {
+                    ClaimKind::Summary => {
+                        texts.push(d.content.clone());
+                        continue;
+                    }
+                    ClaimKind::Stub => (d.stub_of.unwrap_or(NONE), d.content.clone()),
                 }
             }
+            Shown::Existing(i) => {
+                let e = &t.entries[*i as usize];
+                if e.claim == NONE {
+                    kept_entries.push(*i);
+                    continue;
+                }
+                let c = &t.claims[e.claim as usize];
+                let content = t.text(*i as usize).map_err(|e| e.to_string())?;
+                match c.kind {
+                    ClaimKind::Summary => {
+                        texts.push(content);
+                        continue;
+                    }
+                    ClaimKind::Stub => (common::stubbed(t, c), content),
+                }
+            }
+        };
+        if orig == NONE || st.rows.get(tail).is_some_and(|r| r.entry == orig) {
+            return Err("a stub stands in for no tool result before the tail".into());
         }
+        kept_entries.push(orig);
+        stubs.insert(orig, content);
     }
     let kept_set: HashSet<u32> = kept_entries.iter().copied().collect();
-    let (picked, first_line) = kept_rows(t, st, &kept_entries, &kept_set, tail);
+    let (mut picked, first_line) = kept_rows(t, st, &kept_entries, &kept_set, tail);
+    // Each stubbed row's uuid gives way to its copy's.
+    let boundary_uuid = fresh_uuid();
+    let mut copies: Vec<String> = Vec::new();
+    let mut copy_uuids: HashMap<&str, String> = HashMap::new();
+    for r in st.rows.iter().filter(|r| !r.mf) {
+        if let Some(content) = stubs.get(&r.entry) {
+            let uuid = fresh_uuid();
+            copies.push(stub_row(t, r.entry, content, &uuid, &boundary_uuid)?);
+            copy_uuids.insert(r.uuid.as_str(), uuid);
+        }
+    }
+    for u in &mut picked {
+        if let Some(c) = copy_uuids.get(*u) {
+            *u = c.as_str();
+        }
+    }
     let envelope = &st.envelope;
     let with_envelope = |m: &mut Map<String, Value>| {
         for (k, v) in envelope {
@@ -1144,7 +1291,6 @@ fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, Strin
         }
         m.insert("isSidechain".into(), Value::from(st.sidechain));
     };
-    let boundary_uuid = fresh_uuid();
     let summary_uuid = fresh_uuid();
     // mf's summary row, hung on the boundary, is the first row the boundary preserves.
     let mut uuids: Vec<&str> = Vec::new();
@@ -1155,7 +1301,8 @@ fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, Strin
     uuids.push(st.rows[tail].uuid.as_str());
     let last_folded =
         last_folded(t, st, &kept_set, first_line).unwrap_or_else(|| st.rows[tail].uuid.clone());
-    let op = if texts.is_empty() { "restore" } else { "show" };
+    let shows = !texts.is_empty() || !stubs.is_empty();
+    let op = if shows { "show" } else { "restore" };
     let mut tr = Map::new();
     tr.insert("parentUuid".into(), Value::from(st.rows[tail].uuid.clone()));
     with_envelope(&mut tr);
@@ -1163,10 +1310,10 @@ fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, Strin
     tr.insert("subtype".into(), Value::from("informational"));
     tr.insert(
         "content".into(),
-        Value::from(if texts.is_empty() {
-            "mf: summary withdrawn"
-        } else {
+        Value::from(if shows {
             "mf: compacted"
+        } else {
+            "mf: summary withdrawn"
         }),
     );
     tr.insert("isMeta".into(), Value::from(true));
@@ -1195,6 +1342,9 @@ fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, Strin
         }),
     );
     out.push(mf_first(wire::view_object(op), bnd));
+    // The stubs' rows after the boundary, which lists them: until the last is there and whole,
+    // Claude Code relinks nothing.
+    out.extend(copies);
     // The summary row comes last, and the boundary lists it first among the rows it preserves:
     // Claude Code relinks nothing while a preserved row is missing, so until this last line is
     // there and whole it shows what it showed before (and mf's reader counts none of the

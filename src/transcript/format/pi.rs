@@ -11,6 +11,9 @@
 //! so pi builds [mf's summaries, the kept entries, …]; the compaction carries pi's replayed
 //! prompt and tools (`systemMessage`). Undo writes what pi needs to show the originals again: a
 //! branch back to before mf's first compaction, with marked copies of what pi wrote after it.
+//! A stub is shown by a `context_edit` (pi 1.6 on) replacing its result's content, and the result
+//! again by one putting the original content back; a write that changes only stubs writes no
+//! compaction.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -53,6 +56,12 @@ enum Kind {
     /// the request's system prompt and tools; it is not conversation (pi's own compaction leaves
     /// it out of what it summarizes and carries its replay in the compaction entry).
     System(String),
+    /// mf's `context_edit` (a view line): shows a stub in place of the tool result `target`
+    /// (`stub`), or that result again.
+    MfEdit {
+        target: String,
+        stub: bool,
+    },
     /// pi 1.6's `context_edit`: hides (`None`) or replaces (the new content, as JSON text) an
     /// earlier entry in what pi sends.
     Edit {
@@ -136,6 +145,9 @@ pub struct State {
     entry_ids: Vec<(Option<String>, u32)>,
     /// Parsed entries in the file (the next one's index).
     parsed: u32,
+    /// The entries whose result pi sends as a stub of mf's now: mf's latest `context_edit` of
+    /// each in what pi sends shows a stub.
+    stubbed: HashSet<u32>,
     /// The first mf view compaction on the active path, and whether only mf's own lines follow it.
     /// With the parent of that compaction, pi's own lines after it on the path.
     first_view: Option<(Option<String>, Vec<Later>)>,
@@ -203,6 +215,12 @@ impl LineReader for PiReader {
                 mf::Seen::Claim(i) => {
                     node.kind = Kind::Entry;
                     node.entry = i;
+                }
+                mf::Seen::View if ty == "context_edit" => {
+                    node.kind = Kind::MfEdit {
+                        target: s("targetId").unwrap_or_default(),
+                        stub: mf.get("op") == Some(&json!("show")),
+                    }
                 }
                 mf::Seen::View => {
                     node.kind = Kind::MfView {
@@ -578,6 +596,40 @@ impl PiReader {
         replay_system(&msgs)
     }
 
+    /// The entries mf's own `context_edit`s show as stubs, as pi applies edits: the latest edit
+    /// of a target among what pi sends (the newest compaction's kept run and what follows it).
+    fn mf_stubbed(&self) -> HashSet<u32> {
+        let path = &self.path;
+        let entry_of: HashMap<&str, u32> = path
+            .iter()
+            .filter_map(|&k| {
+                let n = &self.nodes[k];
+                (n.entry != NONE).then_some(())?;
+                Some((n.id.as_deref()?, n.entry))
+            })
+            .collect();
+        let ctx = self.context_at(path.len());
+        let mut stubbed = HashSet::new();
+        for (p, &k) in path.iter().enumerate() {
+            let Kind::MfEdit { target, stub } = &self.nodes[k].kind else {
+                continue;
+            };
+            let in_context = match ctx {
+                None => true,
+                Some((c, first)) => p > c || (first <= p && p < c),
+            };
+            let Some(&e) = entry_of.get(target.as_str()).filter(|_| in_context) else {
+                continue;
+            };
+            if *stub {
+                stubbed.insert(e);
+            } else {
+                stubbed.remove(&e);
+            }
+        }
+        stubbed
+    }
+
     /// What mf keeps for writing.
     fn state(&self, entries: usize) -> State {
         let version = self.version.max(1);
@@ -623,6 +675,7 @@ impl PiReader {
                 (self.nodes[self.path[p]].parent.clone(), later)
             });
         State {
+            stubbed: self.mf_stubbed(),
             system: self.current_system(),
             replaced: self.replaced.clone(),
             version,
@@ -867,6 +920,13 @@ fn tool_name(obj: &Map<String, Value>) -> Option<String> {
 /// A pi line as the chat message a model would be sent.
 fn chat_message(obj: &Map<String, Value>) -> Value {
     let t = text(obj);
+    if obj.contains_key("mf")
+        && !is_copy(obj)
+        && let Some(call) = obj.get("data").and_then(|d| d.get("toolCallId"))
+    {
+        // mf's stub: the result of the call it answers.
+        return json!({"role": "tool", "tool_call_id": call, "content": t});
+    }
     let m = obj.get("message");
     let role = m.and_then(|m| m.get("role")).and_then(Value::as_str);
     match role {
@@ -915,11 +975,37 @@ fn shown_parts(
     t: &Transcript,
     w: &Write<'_>,
     shown: &[Shown],
+    stubs: &mut Vec<(u32, String)>,
 ) -> Result<(Vec<String>, Vec<u32>), String> {
-    // What pi can show: one summary, then the path from one kept entry to the leaf.
+    // What pi can show: one summary, then the path from one kept entry to the leaf; a stub is
+    // kept as the entry it stands in for (`stubs`: which, with the stub's text).
     let mut texts: Vec<String> = Vec::new();
     let mut kept: Vec<u32> = Vec::new();
     for s in shown {
+        let stub = match s {
+            Shown::New(d) => {
+                let d = &w.drafts[*d];
+                (d.kind == ClaimKind::Stub).then(|| (d.stub_of.unwrap_or(NONE), d.content.clone()))
+            }
+            Shown::Existing(i) => {
+                let e = &t.entries[*i as usize];
+                match (e.claim != NONE).then(|| &t.claims[e.claim as usize]) {
+                    Some(c) if c.kind == ClaimKind::Stub => Some((
+                        common::stubbed(t, c),
+                        t.text(*i as usize).map_err(|e| e.to_string())?,
+                    )),
+                    _ => None,
+                }
+            }
+        };
+        if let Some((orig, content)) = stub {
+            if orig == NONE {
+                return Err("a stub stands in for no tool result".into());
+            }
+            kept.push(orig);
+            stubs.push((orig, content));
+            continue;
+        }
         let summary = match s {
             Shown::New(d) => Some(w.drafts[*d].content.clone()),
             Shown::Existing(i) => {
@@ -974,6 +1060,36 @@ fn shown_parts(
         }
     }
     Ok((texts, kept))
+}
+
+/// The call a tool result answers (`toolCallId`), for the stub that stands in for it.
+fn result_call(t: &Transcript, orig: u32) -> Result<Value, String> {
+    let rows = t.values(orig as usize).map_err(|e| e.to_string())?;
+    rows.first()
+        .and_then(|r| r.get("message"))
+        .and_then(|m| m.get("toolCallId"))
+        .cloned()
+        .ok_or_else(|| {
+            format!(
+                "the entry on line {} a stub would stand in for is no tool result",
+                t.entries[orig as usize].line
+            )
+        })
+}
+
+/// The content pi sends for entry `e` without mf's stub: its own, or what a `context_edit` of
+/// pi's put in its place.
+fn sent_content(t: &Transcript, st: &State, e: u32) -> Result<Value, String> {
+    if let Some(c) = st.replaced.get(&e) {
+        return Ok(c.clone());
+    }
+    let rows = t.values(e as usize).map_err(|e| e.to_string())?;
+    Ok(rows
+        .first()
+        .and_then(|r| r.get("message"))
+        .and_then(|m| m.get("content"))
+        .cloned()
+        .unwrap_or_else(|| json!([])))
 }
 
 /// A restore after pi went on from mf's compaction: a branch off `parent` (just before mf's
@@ -1092,13 +1208,14 @@ fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, Strin
             m
         };
     for d in w.drafts {
-        if d.kind == ClaimKind::Stub {
-            return Err("a pi session cannot show a stub in place of a tool result (pi keeps the original entries), so --strategy mask does not apply to it".into());
-        }
         let mut rest = Map::new();
         rest.insert("type".into(), Value::from("custom"));
         rest.insert("customType".into(), Value::from("mf"));
-        rest.insert("data".into(), json!({"id": d.id, "content": d.content}));
+        let mut data = json!({"id": d.id, "content": d.content});
+        if let Some(orig) = d.stub_of {
+            data["toolCallId"] = result_call(t, orig)?;
+        }
+        rest.insert("data".into(), data);
         let m = node(rest, &mut taken, &mut leaf);
         out.push(mf_first(mf::claim_value(d), m));
     }
@@ -1113,7 +1230,47 @@ fn lines(t: &Transcript, st: &State, w: &Write<'_>) -> Result<Vec<String>, Strin
     let Some(shown) = w.shown else {
         return Ok(out);
     };
-    let (mut texts, kept) = shown_parts(t, w, shown)?;
+    let mut stubs: Vec<(u32, String)> = Vec::new();
+    let (mut texts, kept) = shown_parts(t, w, shown, &mut stubs)?;
+    // The stubs, as `context_edit`s (pi 1.6 on) replacing their results in what pi sends; and
+    // a result mf showed as a stub and shows again, as one putting it back.
+    let edit = |orig: u32, replacement: Value| -> Result<Map<String, Value>, String> {
+        let Some(target) = st.entry_ids[orig as usize].0.clone() else {
+            return Err(format!(
+                "a pi v1 session's entries have no ids, and a stub is shown by a `context_edit` naming the result it replaces (line {}); pi migrates the file to v3 when it opens it: resume it once, then run mf again",
+                t.entries[orig as usize].line
+            ));
+        };
+        let mut rest = Map::new();
+        rest.insert("type".into(), Value::from("context_edit"));
+        rest.insert("targetId".into(), Value::from(target));
+        rest.insert("replacement".into(), json!({ "content": replacement }));
+        Ok(rest)
+    };
+    let mut edits: Vec<(bool, Map<String, Value>)> = Vec::new();
+    for (orig, content) in &stubs {
+        if !st.stubbed.contains(orig) {
+            let r = edit(*orig, json!([{"type": "text", "text": content}]))?;
+            edits.push((true, r));
+        }
+    }
+    for &e in &kept {
+        if st.stubbed.contains(&e) && !stubs.iter().any(|(o, _)| *o == e) {
+            let r = edit(e, sent_content(t, st, e)?)?;
+            edits.push((false, r));
+        }
+    }
+    for (stub, rest) in edits {
+        let m = node(rest, &mut taken, &mut leaf);
+        out.push(mf_first(
+            wire::view_object(if stub { "show" } else { "restore" }),
+            m,
+        ));
+    }
+    if texts.is_empty() && st.first_view.is_none() {
+        // Nothing is folded, and mf has shown no summary on this path: no compaction to write.
+        return Ok(out);
+    }
     let (first_id, first_index) = match kept.first() {
         Some(&e) => st.entry_ids[e as usize].clone(),
         None => (None, st.parsed),
