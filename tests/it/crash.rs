@@ -5,7 +5,8 @@
 //! explains any torn mf line. SIGINT, SIGTERM and SIGHUP during the append wait for it and say
 //! exactly what was written.
 //!
-//! CI runs a few kills; by hand: `MF_TRUST_KILLS=200 cargo test --test it crash -- --nocapture`.
+//! The default run kills three times on a small span; CI's long suite (`_long`) five times on
+//! 2.5 MB; by hand: `MF_TRUST_KILLS=200 cargo test --test it crash_loop -- --ignored --nocapture`.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -56,10 +57,21 @@ struct Tally {
     torn_bytes: Vec<usize>,
 }
 
+/// The crash loop at the size of the default run: three kills (two on the first byte of the
+/// append, one at a random moment) on a half-megabyte span.
 #[test]
 fn crash_loop_sigkill_never_loses_an_original_byte_or_an_agent_line() {
-    let kills = figure("MF_TRUST_KILLS", 5);
-    let span_mb = span_mb();
+    crash_loop(3, 0.5);
+}
+
+/// The full crash loop: `MF_TRUST_KILLS` (5) kills on a `MF_TRUST_SPAN_MB` (2.5) span.
+#[test]
+#[ignore = "long suite (the full kill loop): .ci/run runs the `_long` tests by name"]
+fn crash_loop_sigkill_never_loses_an_original_byte_or_an_agent_line_long() {
+    crash_loop(figure("MF_TRUST_KILLS", 5), span_mb());
+}
+
+fn crash_loop(kills: usize, span_mb: f64) {
     let mut rng = fastrand::Rng::with_seed(seed("crash_loop"));
     let env = TestEnv::without_audit();
     let f = env.path("c.jsonl");
@@ -266,12 +278,16 @@ fn sigterm_during_the_append_waits_and_says_what_was_written() {
     interrupt_during_append("TERM", 143);
 }
 
+/// SIGINT and SIGHUP take the same path as SIGTERM (one handler); each run is a loop of
+/// multi-megabyte compactions, so the default run has SIGTERM's and CI all three.
 #[test]
-fn sigint_during_the_append_waits_and_says_what_was_written() {
+#[ignore = "long suite (a kill loop): .ci/run runs the `_long` tests by name"]
+fn sigint_during_the_append_waits_and_says_what_was_written_long() {
     interrupt_during_append("INT", 130);
 }
 
 #[test]
-fn sighup_during_the_append_waits_and_says_what_was_written() {
+#[ignore = "long suite (a kill loop): .ci/run runs the `_long` tests by name"]
+fn sighup_during_the_append_waits_and_says_what_was_written_long() {
     interrupt_during_append("HUP", 129);
 }

@@ -92,14 +92,26 @@ fn share(kept: usize, planted: usize) -> String {
     }
 }
 
+/// The first seed, at every size; the long suite adds the other seeds and the report of how far
+/// below the target the facts survive.
 #[test]
 fn extractive_keeps_planted_facts_at_a_quarter_of_the_span() {
+    extractive_fidelity(&SEEDS[..1], false);
+}
+
+#[test]
+#[ignore = "long suite (every seed, and smaller targets reported): .ci/run runs the `_long` tests by name"]
+fn extractive_keeps_planted_facts_at_a_quarter_of_the_span_long() {
+    extractive_fidelity(&SEEDS, true);
+}
+
+fn extractive_fidelity(seeds: &[u64], smaller_targets: bool) {
     let mut report = String::from(
         "\nfidelity of `extractive` at ≤ 0.25 of the span (facts planted in user/assistant/tool-call; tool-result facts apart)\n",
     );
     let mut failures = Vec::new();
     for turns in [12usize, 40, 120] {
-        for seed in SEEDS {
+        for &seed in seeds {
             let conv = testgen::facts(turns, seed);
             let (pieces, last) = span(&conv);
             let span_chars: usize = pieces.iter().map(|p| p.text.chars().count()).sum();
@@ -194,7 +206,12 @@ fn extractive_keeps_planted_facts_at_a_quarter_of_the_span() {
                 ));
                 // How far below the target the planted facts still survive (reported only).
                 let mut smaller = Vec::new();
-                for share in [0.05, 0.10, 0.15, 0.20] {
+                let shares: &[f64] = if smaller_targets {
+                    &[0.05, 0.10, 0.15, 0.20]
+                } else {
+                    &[]
+                };
+                for &share in shares {
                     let s = extractive::summarize(&pieces, (span_chars as f64 * share) as usize);
                     let planted: Vec<&Fact> = conv
                         .facts
@@ -207,10 +224,12 @@ fn extractive_keeps_planted_facts_at_a_quarter_of_the_span() {
                         .count();
                     smaller.push(format!("{share:.2} → {kept}/{}", planted.len()));
                 }
-                report.push_str(&format!(
-                    "  planted facts kept at smaller targets: {}\n",
-                    smaller.join(", ")
-                ));
+                if smaller_targets {
+                    report.push_str(&format!(
+                        "  planted facts kept at smaller targets: {}\n",
+                        smaller.join(", ")
+                    ));
+                }
                 report.push_str("  class          planted  kept  retention | tool-result planted  kept  retention\n");
                 for class in testgen::CLASSES {
                     let d = Tally::default();
@@ -276,14 +295,25 @@ fn the_generated_transcripts_read_as_chat() {
 /// current at its old one by the summary, and the view at most a quarter of the original's
 /// tokens (mf's estimate, and this test's own count of the view's characters). Facts planted
 /// only in tool results are reported apart.
+/// One seed in the default run; the long suite runs four.
 #[test]
 fn compacted_120_turn_conversations_keep_their_facts_in_a_quarter_of_the_view() {
+    compacted_120_turns(&[1]);
+}
+
+#[test]
+#[ignore = "long suite (four seeds): .ci/run runs the `_long` tests by name"]
+fn compacted_120_turn_conversations_keep_their_facts_in_a_quarter_of_the_view_long() {
+    compacted_120_turns(&[1, 2, 3, 4]);
+}
+
+fn compacted_120_turns(seeds: &[u64]) {
     use testgen::score::{ratio, read_view, score};
     let mut report = String::from(
         "\n`mf compact --model extractive` on 120-turn conversations: the recall view after\n",
     );
     let mut failures = Vec::new();
-    for seed in [1u64, 2, 3, 4] {
+    for &seed in seeds {
         let conv = testgen::facts(120, seed);
         let env = crate::util::TestEnv::new();
         env.write("chat.jsonl", &conv.to_jsonl());

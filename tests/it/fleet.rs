@@ -252,10 +252,10 @@ fn readme_block(marker: &str) -> String {
     body[..body.find("```").expect("the block ends")].to_string()
 }
 
-/// 64 small transcripts under `logs/` (a few in subdirectories, one name with a space).
-fn fleet(env: &TestEnv) -> Vec<(String, Vec<u8>)> {
+/// `files` small transcripts under `logs/` (in four subdirectories; the eighth name has a space).
+fn fleet(env: &TestEnv, files: u64) -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
-    for k in 0..64u64 {
+    for k in 0..files {
         let dir = format!("logs/team-{}", k % 4);
         std::fs::create_dir_all(env.path(&dir)).unwrap();
         let name = if k == 7 {
@@ -296,7 +296,7 @@ fn the_readme_xargs_recipe_compacts_every_file() {
         "{recipe}"
     );
     let env = TestEnv::new();
-    let files = fleet(&env);
+    let files = fleet(&env, 64);
     let out = sh(&env, &recipe, &[("MF_MODEL", "extractive")]);
     assert_eq!(out.code, 0, "{out:?}");
     let results = std::fs::read_to_string(env.path("results.jsonl")).unwrap();
@@ -327,7 +327,7 @@ fn the_readme_job_shards_cover_every_file_once() {
 
     // Run the shard command for every index of a 3-way Job over the file list.
     let env = TestEnv::new();
-    let files: Vec<(String, Vec<u8>)> = fleet(&env).into_iter().take(20).collect();
+    let files = fleet(&env, 20);
     let list: String = files.iter().map(|(n, _)| format!("{n}\n")).collect();
     std::fs::write(env.path("files.txt"), list).unwrap();
     std::fs::create_dir(env.path("results")).unwrap();

@@ -2,7 +2,8 @@
 //! bytes, the ledger on built and forged files, the planner and what mf would write; the
 //! retention audit, the extractive summarizer and the citation parser on text full of
 //! multi-byte characters) so the fuzz targets' invariants hold in every `cargo test`. The long runs are cargo-fuzz's
-//! (fuzz/README.md); `MF_TRUST_FUZZ_ITERS` lengthens this one (default 200).
+//! (fuzz/README.md); the default run tries 40 inputs, CI's long suite (`_long`) 200, and
+//! `MF_TRUST_FUZZ_ITERS` sets that count.
 
 #[path = "../../fuzz/src/lib.rs"]
 #[allow(dead_code)]
@@ -11,9 +12,19 @@ mod harness;
 use crate::trust::{figure, seed};
 use crate::util::fixture;
 
+/// 40 seeded inputs in the default run; the long suite runs `MF_TRUST_FUZZ_ITERS` (200).
 #[test]
 fn fuzz_harness_holds_on_fixtures_and_seeded_inputs() {
-    let iters = figure("MF_TRUST_FUZZ_ITERS", 200);
+    fuzz_harness(40);
+}
+
+#[test]
+#[ignore = "long suite (200 seeded inputs): .ci/run runs the `_long` tests by name"]
+fn fuzz_harness_holds_on_fixtures_and_seeded_inputs_long() {
+    fuzz_harness(figure("MF_TRUST_FUZZ_ITERS", 200));
+}
+
+fn fuzz_harness(iters: usize) {
     let mut rng = fastrand::Rng::with_seed(seed("fuzz_smoke"));
     let fixtures: Vec<Vec<u8>> = ["incident-northwind.jsonl", "openai-derived.jsonl"]
         .iter()

@@ -4,8 +4,9 @@
 //! recall equals the independent model's (tests/it/model.rs), every summary mf writes is one
 //! the model honours, and `mf verify` is clean as long as no line was touched by hand.
 //!
-//! A seeded loop (fastrand): `MF_TRUST_SEED` replays a run; `MF_TRUST_CASES` and
-//! `MF_TRUST_STEPS` make it longer (defaults 6 and 30).
+//! A seeded loop (fastrand): `MF_TRUST_SEED` replays a run. The default run has 2 cases of 30
+//! steps (1 with checkpoints), CI's long suite (`_long`) 6 of each; `MF_TRUST_CASES` sets the
+//! long suite's cases (6) and `MF_TRUST_STEPS` every run's steps (30).
 
 use std::path::Path;
 
@@ -309,9 +310,17 @@ fn assert_checkpoint_agrees(env: &TestEnv) {
     }
 }
 
+/// Two cases in the default run (one with checkpoints, below); the long suite runs
+/// `MF_TRUST_CASES` (6) of each.
 #[test]
 fn recall_equals_the_model_after_every_step() {
-    oracle(false);
+    oracle(false, 2);
+}
+
+#[test]
+#[ignore = "long suite (six random cases): .ci/run runs the `_long` tests by name"]
+fn recall_equals_the_model_after_every_step_long() {
+    oracle(false, figure("MF_TRUST_CASES", 6));
 }
 
 /// The same oracle with checkpoints on (kept for files of any size), a random same-size edit
@@ -319,11 +328,16 @@ fn recall_equals_the_model_after_every_step() {
 /// full read.
 #[test]
 fn recall_equals_the_model_and_a_full_read_with_checkpoints_and_same_size_edits() {
-    oracle(true);
+    oracle(true, 1);
 }
 
-fn oracle(checkpoints: bool) {
-    let cases = figure("MF_TRUST_CASES", 6);
+#[test]
+#[ignore = "long suite (six random cases): .ci/run runs the `_long` tests by name"]
+fn recall_equals_the_model_and_a_full_read_with_checkpoints_and_same_size_edits_long() {
+    oracle(true, figure("MF_TRUST_CASES", 6));
+}
+
+fn oracle(checkpoints: bool, cases: usize) {
     let steps = figure("MF_TRUST_STEPS", 30);
     let base = seed("oracle");
     let started = std::time::Instant::now();

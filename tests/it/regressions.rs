@@ -173,7 +173,8 @@ fn defect_02_a_torn_mf_tail_is_closed_with_a_newline_before_the_next_append() {
 fn defect_03_sigint_during_the_append_says_exactly_what_was_written() {
     let mut landed = 0;
     for attempt in 0..10 {
-        if landed == 2 {
+        // One landed signal is the defect's check; `crash::sig*` land more.
+        if landed == 1 {
             break;
         }
         let server = big_summary_server(800_000, Duration::ZERO);

@@ -212,7 +212,7 @@ fn every_fold_of_every_format_is_honoured_on_read() {
 
 /// The long variant (CI runs ignored tests): more seeds, longer sequences.
 #[test]
-#[ignore = "long: many random fold sequences on every format (run with --ignored)"]
+#[ignore = "long suite (many random fold sequences on every format): .ci/run runs the `_long` tests by name"]
 fn every_fold_of_every_format_is_honoured_on_read_long() {
     for seed in 0..12u64 {
         let env = TestEnv::without_audit();

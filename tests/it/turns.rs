@@ -151,10 +151,28 @@ fn assert_restores(env: &TestEnv, file: &str, original: &[u8], before: &[Value])
     assert_eq!(recall(env, file), before, "{file}: recall after restore");
 }
 
+/// Each format under one of the tail settings, in turn (every setting on some format); the long
+/// suite runs every format under every setting.
 #[test]
 fn a_long_single_prompt_session_of_every_agent_folds_inside_its_turn() {
-    for (format, agent) in FORMATS {
-        for flags in [&[][..], &["--recent", "1"], &["--recent-tokens", "0"]] {
+    long_single_prompt_sessions_fold_inside_their_turn(false);
+}
+
+#[test]
+#[ignore = "long suite (every format under every tail setting): .ci/run runs the `_long` tests by name"]
+fn a_long_single_prompt_session_of_every_agent_folds_inside_its_turn_long() {
+    long_single_prompt_sessions_fold_inside_their_turn(true);
+}
+
+fn long_single_prompt_sessions_fold_inside_their_turn(all: bool) {
+    let settings: [&[&str]; 3] = [&[], &["--recent", "1"], &["--recent-tokens", "0"]];
+    for (i, (format, agent)) in FORMATS.iter().enumerate() {
+        let (format, agent) = (*format, *agent);
+        for (k, flags) in settings.iter().enumerate() {
+            if !all && k != i % settings.len() {
+                continue;
+            }
+            let flags = *flags;
             let Long { env, path, file } = long_in_new_dir(format, agent);
             let original = read(&path);
             let before = recall(&env, &file);
@@ -284,15 +302,35 @@ fn a_span_budget_too_small_for_any_unit_says_so_truthfully() {
 
 /// Over tails and budgets: every fold is lawful (whole tool units, nothing before the prompt's
 /// turn left raw while the prompt folds, verify clean) and the prompt is verbatim in recall.
+///
+/// The default run takes each of the 40 settings on one format (a quarter of the matrix); the
+/// long suite every setting on every format.
 #[test]
 fn long_turns_fold_lawfully_under_every_tail_and_span_setting() {
+    long_turns_fold_lawfully(4, 15);
+}
+
+#[test]
+#[ignore = "long suite (every format under every setting): .ci/run runs the `_long` tests by name"]
+fn long_turns_fold_lawfully_under_every_tail_and_span_setting_long() {
+    long_turns_fold_lawfully(1, 80);
+}
+
+/// Format `i` under the settings `k` (in order) with `(i + k) % every == 0`; at least
+/// `min_folds` of those runs fold (pi refuses some settings up front), so the checks mean something.
+fn long_turns_fold_lawfully(every: usize, min_folds: usize) {
     let mut folds = 0;
-    for (format, agent) in FORMATS {
+    for (i, (format, agent)) in FORMATS.into_iter().enumerate() {
         let env = TestEnv::new();
         let src = testgen::long_session(agent, 30, 11);
+        let mut k = 0;
         for recent in ["0", "1", "3", "8", "30"] {
             for recent_tokens in ["0", "800", "3000", "100000"] {
                 for span in [None, Some("1500")] {
+                    k += 1;
+                    if (i + k) % every != 0 {
+                        continue;
+                    }
                     let file = format!("{format}-{recent}-{recent_tokens}-{span:?}.jsonl");
                     env.write(&file, &src);
                     let mut args = vec![
@@ -355,7 +393,7 @@ fn long_turns_fold_lawfully_under_every_tail_and_span_setting() {
             }
         }
     }
-    assert!(folds >= 80, "only {folds} folds");
+    assert!(folds >= min_folds, "only {folds} folds");
 }
 
 /// Flip to `true` once the fidelity lane's audit (issue 14) is merged: the size target then holds

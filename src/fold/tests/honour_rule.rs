@@ -384,7 +384,7 @@ fn check_cases(seeds: impl Iterator<Item = u64>, min_planned: usize) {
 
 /// The long variant (CI runs ignored tests): many more cases.
 #[test]
-#[ignore = "long: 20,000 random cases (run with --ignored)"]
+#[ignore = "long suite (20,000 random cases): .ci/run runs the `_long` tests by name"]
 fn every_fold_mf_plans_is_honoured_when_read_back_long() {
     check_cases((0..20_000u64).map(|k| 0x7475_1000_0000 + k), 10_000);
 }
