@@ -303,11 +303,14 @@ fn judge(asked: Vec<call::Asked>, costing: &Costing<'_>, model: &str, out: &mut 
         let d = summary::draft(
             &a.span,
             String::new(),
-            (model, None),
+            summary::Signed {
+                model,
+                reach: None,
+                now_ms: 0,
+                tail_line: None,
+            },
             &text,
             usage,
-            0,
-            None,
             Vec::new(),
         );
         chunk.accepted = true;

@@ -652,11 +652,14 @@ fn draft_one(
     let d = summary::draft(
         &fold_span,
         id.clone(),
-        (st.model, Some(&st.offers[s].reach)),
+        summary::Signed {
+            model: st.model,
+            reach: Some(&st.offers[s].reach),
+            now_ms: st.now,
+            tail_line: st.plan.tail_line,
+        },
         &text,
         None,
-        st.now,
-        st.plan.tail_line,
         extra,
     );
     let outcome = if acc.nested_in.is_some() {

@@ -190,11 +190,14 @@ fn take(
     let d = summary::draft(
         &a.span,
         id.clone(),
-        (run.model, Some(&reach)),
+        summary::Signed {
+            model: run.model,
+            reach: Some(&reach),
+            now_ms: now,
+            tail_line: None,
+        },
         &text,
         usage,
-        now,
-        None,
         audit_json
             .as_ref()
             .map(|j| vec![("audit", j.to_string())])

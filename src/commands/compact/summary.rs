@@ -263,11 +263,14 @@ impl FoldOutcome {
         let d = summary::draft(
             &a.span,
             id.clone(),
-            (run.model, Some(&reach)),
+            summary::Signed {
+                model: run.model,
+                reach: Some(&reach),
+                now_ms: now,
+                tail_line: plan.tail_line,
+            },
             &text,
             usage,
-            now,
-            plan.tail_line,
             extra,
         );
         let mut rec = SummaryRecord::of(&a.span, &d, &id, audit_json, SummaryOutcome::Written);

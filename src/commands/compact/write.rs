@@ -190,10 +190,13 @@ pub(super) fn check_expressible(t: &Transcript, ledger: &Ledger<'_>, plan: &Plan
             summary::draft(
                 span,
                 String::new(),
-                ("", None),
+                summary::Signed {
+                    model: "",
+                    reach: None,
+                    now_ms: 0,
+                    tail_line: None,
+                },
                 "",
-                None,
-                0,
                 None,
                 Vec::new(),
             )
