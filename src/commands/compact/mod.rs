@@ -84,6 +84,15 @@ struct FileRun<'a> {
     r: DecisionRecord,
 }
 
+impl FileRun<'_> {
+    /// Count the secrets taken out of a kept reply's text in the record.
+    fn scrubbed(&mut self, counts: &crate::redact::Counts) {
+        for (k, n) in counts {
+            *self.r.scrubbed.entry(k).or_default() += n;
+        }
+    }
+}
+
 /// The part of the settings a summarizer call reads.
 pub(super) fn rules(settings: &CompactSettings) -> Rules<'_> {
     Rules {

@@ -162,7 +162,7 @@ fn take(
     taken: &[String],
 ) -> Result<Option<Rolled>> {
     run.spend(&a.calls);
-    super::summary::add_counts(&mut run.r.scrubbed, &a.scrubbed);
+    run.scrubbed(&a.scrubbed);
     let (text, usage) = match a.judged {
         Judged::Failed(e) if e.severity == Severity::Interrupted => return Err(e.into()),
         // The summaries under it are written and stand, whatever the failure.

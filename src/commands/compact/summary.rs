@@ -212,13 +212,6 @@ async fn ask_all(
     Ok(asked)
 }
 
-/// Add `counts` to `into`.
-pub(super) fn add_counts(into: &mut crate::redact::Counts, counts: &crate::redact::Counts) {
-    for (k, n) in counts {
-        *into.entry(k).or_default() += n;
-    }
-}
-
 impl FoldOutcome {
     /// Take one span's judged reply: a failure (the span stays verbatim), a lossy summary or
     /// one not smaller (declined and remembered), or a draft to write.
@@ -230,7 +223,7 @@ impl FoldOutcome {
             to_turn: a.span.to_turn,
             note: n.clone(),
         }));
-        add_counts(&mut run.r.scrubbed, &a.scrubbed);
+        run.scrubbed(&a.scrubbed);
         let audit_json = a.audit_json;
         let (text, usage) = match a.judged {
             Judged::Failed(e) => return self.failed(run, t, a.span, e),
