@@ -222,7 +222,6 @@ pub fn audit_reply(
     {
         panic!("fault injected by MF_DEBUG_PANIC_ON");
     }
-    let opts = rules.options();
     let lines = &context.lines;
     let context: Vec<&str> = context
         .verbatim
@@ -230,27 +229,73 @@ pub fn audit_reply(
         .chain(&context.originals)
         .map(String::as_str)
         .collect();
-    let mut a = audit::audit_with(&request.pieces, &context, text, &request.system, &opts);
-    a.cite_lines(lines);
-    let (text, a) = if builtin {
-        (text.to_string(), a)
-    } else {
-        // Within the summary's own length, or the length mf asked for when it wrote less.
-        let own = text.chars().count();
-        let budget = ((own as f64 * audit::APPENDIX_SHARE) as usize)
-            .max(request.target_chars.saturating_sub(own));
-        with_appendix(
-            &request.pieces,
-            &context,
-            text,
-            &request.system,
-            &opts,
-            budget,
-            a,
-        )
+    let judging = Judging {
+        pieces: &request.pieces,
+        context: &context,
+        system: &request.system,
+        rules,
+        builtin,
     };
-    let verdict = a.verdict_allowing(rules.min_retention, rules.strict, rules.allow_inventions);
-    (text, a, verdict)
+    let mut a = judging.audit(text);
+    a.cite_lines(lines);
+    // Within the summary's own length, or the length mf asked for when it wrote less.
+    judging.judge(text, a, |own| {
+        ((own as f64 * audit::APPENDIX_SHARE) as usize)
+            .max(request.target_chars.saturating_sub(own))
+    })
+}
+
+/// What a reply is judged against, alike for every strategy (a span's summary, a rollup, a
+/// cited candidate): the pieces the model read, the rest of what its words may come from, the
+/// request's instruction, the audit's rules, and whether the summarizer is the built-in one.
+pub struct Judging<'a> {
+    pub pieces: &'a [Piece],
+    pub context: &'a [&'a str],
+    pub system: &'a str,
+    pub rules: &'a AuditRules,
+    pub builtin: bool,
+}
+
+impl Judging<'_> {
+    /// The audit of `text` against what it was judged against.
+    pub fn audit(&self, text: &str) -> audit::Audit {
+        audit::audit_with(
+            self.pieces,
+            self.context,
+            text,
+            self.system,
+            &self.rules.options(),
+        )
+    }
+
+    /// The judge, once for every strategy: a model's `text` (with `a`, the audit of it) gets
+    /// mf's section of the salient items it left out, within `budget(its own length)`
+    /// characters (the built-in summary keeps every salient item by itself); the text to
+    /// write, the audit of it, and the verdict: `Some(faults)` when it is to be declined.
+    pub fn judge(
+        &self,
+        text: &str,
+        a: audit::Audit,
+        budget: impl FnOnce(usize) -> usize,
+    ) -> (String, audit::Audit, Option<audit::Faults>) {
+        let (text, a) = if self.builtin {
+            (text.to_string(), a)
+        } else {
+            let budget = budget(text.chars().count());
+            with_appendix(
+                self.pieces,
+                self.context,
+                text,
+                self.system,
+                &self.rules.options(),
+                budget,
+                a,
+            )
+        };
+        let rules = self.rules;
+        let verdict = a.verdict_allowing(rules.min_retention, rules.strict, rules.allow_inventions);
+        (text, a, verdict)
+    }
 }
 
 /// A model's `text` with mf's section of the salient items it left out (`audit::appendix`),
@@ -259,7 +304,7 @@ pub fn audit_reply(
 /// retention beside the final one. What decides besides retention — inventions, superseded
 /// values, echoes, forgeries, instructions — stays the model's own text's. Shared by the
 /// summary strategy, rollups and cited summaries.
-pub fn with_appendix(
+fn with_appendix(
     pieces: &[Piece],
     context: &[&str],
     text: &str,
@@ -310,18 +355,34 @@ async fn audit_apart(
     .unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()))
 }
 
-/// One span's call and what came of it: the reply (the retry's, when a lossy first reply was
-/// asked again), its audit when it was usable, and every call made for it.
+/// What a span's reply came to, judged once (vet → audit → verdict), for every strategy alike.
+pub enum Judged {
+    /// The call failed, or its reply was unusable (empty once cleaned): the span stays verbatim.
+    Failed(SummarizerError),
+    /// The audit declined the reply: its faults (secrets redacted), and the length of the text
+    /// that was declined.
+    Declined { faults: audit::Faults, chars: usize },
+    /// The reply stands: its text vetted and scrubbed (the key in use, anything shaped like a
+    /// secret; what was scrubbed is in [`Asked::scrubbed`]), and its usage.
+    Kept { text: String, usage: Option<Usage> },
+}
+
+/// One span's call and what came of it: the reply judged (the retry's, when a lossy first reply
+/// was asked again), its audit when it was usable, and every call made for it.
 pub struct Asked {
     pub span: Span,
-    pub reply: Result<SummaryReply, SummarizerError>,
-    pub audit: Option<Audited>,
+    pub judged: Judged,
+    /// What the reply noted (a provider's own words about it), when there was a reply.
+    pub notes: Vec<String>,
     /// The audit as the record carries it (secrets redacted), when there is one.
     pub audit_json: Option<serde_json::Value>,
     /// Per call: the usage reported and the request's estimated tokens (in, out).
     pub calls: Vec<(Option<Usage>, (u64, u64))>,
+    /// Secrets taken out of the request.
     pub redacted: Counts,
-    /// An error that stops the file (from a retry; a first call's is in `reply`).
+    /// Secrets taken out of the kept text.
+    pub scrubbed: Counts,
+    /// An error that stops the file (from a retry; a first call's is in `judged`).
     pub stop: Option<SummarizerError>,
 }
 
@@ -341,22 +402,50 @@ impl Asked {
     /// Whether what came back cannot be written: the call failed, the reply is unusable, or the
     /// audit declined it.
     pub fn declined(&self) -> bool {
-        match &self.reply {
+        match &self.judged {
             // A call waiting in a provider batch is not declined: the next pass answers it.
-            Err(e) => e.severity != crate::summarizer::Severity::Pending,
-            Ok(r) => {
-                frame::vet(&r.text).is_err()
-                    || self.audit.as_ref().is_none_or(|(_, lossy)| lossy.is_some())
-            }
+            Judged::Failed(e) => e.severity != crate::summarizer::Severity::Pending,
+            Judged::Declined { .. } => true,
+            Judged::Kept { .. } => false,
         }
     }
 
     /// The error that stops the whole file (a setup error: bad key, quota, nothing listening).
     pub fn stops(&self) -> Option<&SummarizerError> {
-        match (&self.reply, &self.stop) {
-            (Err(e), _) | (_, Some(e)) if e.stops() => Some(e),
+        match (&self.judged, &self.stop) {
+            (Judged::Failed(e), _) | (_, Some(e)) if e.stops() => Some(e),
             _ => None,
         }
+    }
+}
+
+/// The judge chain, once: a failed call or an unusable reply fails; a reply the audit declined
+/// is declined with its faults (secrets redacted); else the vetted text, scrubbed, is kept.
+fn judged(
+    reply: Result<SummaryReply, SummarizerError>,
+    audited: Option<Audited>,
+    redactor: &Redactor,
+    scrubbed: &mut Counts,
+) -> Judged {
+    let reply = match reply {
+        Ok(r) => r,
+        Err(e) => return Judged::Failed(e),
+    };
+    let vetted = match frame::vet(&reply.text) {
+        Ok(v) => v,
+        Err(e) => return Judged::Failed(SummarizerError::degrade(e)),
+    };
+    let (_, lossy) = audited.expect("a vetted reply is audited");
+    match lossy {
+        Some(why) => Judged::Declined {
+            faults: why.map_texts(|s| redactor.redact(s, &mut Counts::new())),
+            chars: reply.text.chars().count(),
+        },
+        // Secrets never reach the file: the key in use, and anything shaped like one.
+        None => Judged::Kept {
+            text: redactor.redact(&vetted, scrubbed),
+            usage: reply.usage,
+        },
     }
 }
 
@@ -404,51 +493,71 @@ pub async fn ask_span_held(
     });
     let request = make_request(span, pieces, rules, None);
     let reply = call(caller, &request).await;
-    let mut asked = Asked {
+    let mut calls = vec![(paid(&reply), request.estimate())];
+    let (reply, audited, stop) = match reply {
+        Ok(first) if frame::vet(&first.text).is_ok() => {
+            audit_and_retry(first, request, span, rules, caller, context, &mut calls).await
+        }
+        other => (other, None, None),
+    };
+    let notes = reply.as_ref().map(|r| r.notes.clone()).unwrap_or_default();
+    let audit_json = audited
+        .as_ref()
+        .and_then(|(a, _)| caller.redactor.scrubbed_json(a));
+    let mut scrubbed = Counts::default();
+    let judged = judged(reply, audited, caller.redactor, &mut scrubbed);
+    Ok(Asked {
         span: span.clone(),
-        calls: vec![(paid(&reply), request.estimate())],
-        audit: None,
-        audit_json: None,
-        reply,
+        judged,
+        notes,
+        audit_json,
+        calls,
         redacted,
-        stop: None,
-    };
-    let Ok(first) = &asked.reply else {
-        return Ok(asked);
-    };
-    if frame::vet(&first.text).is_err() {
-        return Ok(asked);
-    }
-    // The audit reads the reply as the model wrote it (before any defusing).
+        scrubbed,
+        stop,
+    })
+}
+
+/// A usable first reply audited (the reply as the model wrote it, before any defusing) and,
+/// when it is lossy and `--retry-lossy` says so, asked once more naming what it left out: the
+/// reply that stands (its text with mf's section of what it left out), its audit, and an error
+/// from the retry that stops the file.
+async fn audit_and_retry(
+    mut first: SummaryReply,
+    request: fold::SummaryRequest,
+    span: &Span,
+    rules: &Rules<'_>,
+    caller: Caller<'_>,
+    context: &Arc<AuditContext>,
+    calls: &mut Vec<(Option<Usage>, (u64, u64))>,
+) -> (
+    Result<SummaryReply, SummarizerError>,
+    Option<Audited>,
+    Option<SummarizerError>,
+) {
     let builtin = caller.builtin();
     let (request, (full, verdict, lossy)) =
         audit_apart(request, &first.text, rules.audit, builtin, context).await;
+    let mut stop = None;
     if lossy.is_some() && rules.audit.retry_lossy {
         let note = verdict.retry_note();
         let retry = make_request(span, request.pieces, rules, Some(&note));
         let second = call(caller, &retry).await;
-        asked.calls.push((paid(&second), retry.estimate()));
+        calls.push((paid(&second), retry.estimate()));
         match second {
             Ok(mut second) if frame::vet(&second.text).is_ok() => {
                 let (_, (full, a, why)) =
                     audit_apart(retry, &second.text, rules.audit, builtin, context).await;
                 second.text = full;
-                asked.audit_json = caller.redactor.scrubbed_json(&a);
-                asked.audit = Some((a, why));
-                asked.reply = Ok(second);
-                return Ok(asked);
+                return (Ok(second), Some((a, why)), None);
             }
             Ok(_) => {}
-            Err(e) if e.stops() => asked.stop = Some(e),
+            Err(e) if e.stops() => stop = Some(e),
             Err(_) => {}
         }
     }
-    if let Ok(r) = &mut asked.reply {
-        r.text = full;
-    }
-    asked.audit_json = caller.redactor.scrubbed_json(&verdict);
-    asked.audit = Some((verdict, lossy));
-    Ok(asked)
+    first.text = full;
+    (Ok(first), Some((verdict, lossy)), stop)
 }
 
 /// What a call was paid for: the reply's usage, or a failed call's when the provider reported

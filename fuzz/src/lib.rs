@@ -300,11 +300,14 @@ fn forge(lines: &[String], g: &mut Gen<'_>) -> Option<String> {
     let mut d = summary::draft(
         &span,
         id,
-        ("extractive", None),
+        summary::Signed {
+            model: "extractive",
+            reach: None,
+            now_ms: 1,
+            tail_line: tail,
+        },
         "forged",
         None,
-        1,
-        tail,
         Vec::new(),
     );
     match g.byte() % 8 {
@@ -513,11 +516,14 @@ pub fn plan_target(data: &[u8]) {
         drafts.push(summary::draft(
             span,
             id,
-            ("extractive", Some(&mf::fold::frame::Reach::Tool)),
+            summary::Signed {
+                model: "extractive",
+                reach: Some(&mf::fold::frame::Reach::Tool),
+                now_ms: 1,
+                tail_line: plan.tail_line,
+            },
             "what happened",
             None,
-            1,
-            plan.tail_line,
             Vec::new(),
         ));
     }

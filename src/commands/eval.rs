@@ -107,47 +107,8 @@ pub fn eval(
         .tempdir()
         .context("cannot make a private directory for the copies")?;
 
-    let mut status = ExitStatus::Success;
-    let mut rows: Vec<EvalView> = Vec::with_capacity(settings.files.len());
-    let mut prepared: Vec<Option<Prepared>> = Vec::with_capacity(settings.files.len());
-    for (k, file) in settings.files.iter().enumerate() {
-        let mut row = EvalView {
-            file: display(file),
-            format: None,
-            model: model.clone(),
-            strategy: strategy_name(settings.policy.strategy),
-            tokens: None,
-            cut: None,
-            runs,
-            folds: Vec::new(),
-            future_use: None,
-            view: None,
-            questions: None,
-            cost_usd: None,
-            cost_estimated: false,
-            error: None,
-        };
-        match prepare(file, &input, split, dir.path(), k, runs) {
-            Ok(p) => {
-                row.format = Some(p.format.clone());
-                row.tokens = Some(p.tokens);
-                row.cut = Some(CutView {
-                    line: p.cut_line,
-                    turn: p.cut_turn,
-                    at: if p.cut.turn_seam { "turn" } else { "tool-unit" },
-                    share: round3(p.cut.share()),
-                    past_tokens: p.cut.past_tokens,
-                    future_tokens: p.cut.future_tokens,
-                });
-                prepared.push(Some(p));
-            }
-            Err(e) => {
-                status = status.worst(failed(&e, &mut row));
-                prepared.push(None);
-            }
-        }
-        rows.push(row);
-    }
+    let (mut status, mut rows, prepared) =
+        prepare_all(&settings, model.as_ref(), &input, (split, runs), dir.path());
 
     // Every copy of every file, folded by compact's own pipeline in one run (at most -j at
     // once): in place, as `mf compact FILE` would, with nothing else to guard.
@@ -227,60 +188,7 @@ pub fn eval(
         if measured.is_empty() {
             continue;
         }
-        let found = p.found.len();
-        let of =
-            |f: &dyn Fn(&Measured) -> f64| Spread::of(&measured.iter().map(f).collect::<Vec<_>>());
-        let mut by_class = std::collections::BTreeMap::new();
-        for (class, n) in eval::by_class(&p.found) {
-            by_class.insert(
-                class.as_str(),
-                ClassView {
-                    found: n,
-                    kept: of(&|m| m.kept.by_class.get(&class).copied().unwrap_or(0) as f64),
-                },
-            );
-        }
-        row.future_use = Some(FutureUseView {
-            found,
-            kept: of(&|m| m.kept.kept as f64),
-            share: of(&|m| round3(m.kept.share(found))),
-            by_class,
-            lost: measured[0]
-                .kept
-                .lost
-                .iter()
-                .take(LOST_LISTED)
-                .map(|it| LostView {
-                    class: it.class.as_str(),
-                    text: it.text.clone(),
-                })
-                .collect(),
-        });
-        row.view = Some(ViewSize {
-            before: p.view_before,
-            after: of(&|m| m.view_tokens as f64),
-        });
-        if asks {
-            let answered = |way: fn(&(bool, bool)) -> bool| {
-                move |m: &Measured| m.answered.iter().filter(|a| way(a)).count() as f64
-            };
-            row.questions = Some(QuestionsView {
-                asked: questions.len(),
-                recall: of(&answered(|a| a.0)),
-                search: of(&answered(|a| a.1)),
-                either: of(&answered(|a| a.0 || a.1)),
-                each: questions
-                    .iter()
-                    .enumerate()
-                    .map(|(k, q)| QuestionView {
-                        question: q.question.clone(),
-                        answer: q.answer.clone(),
-                        recall: measured.iter().filter(|m| m.answered[k].0).count(),
-                        search: measured.iter().filter(|m| m.answered[k].1).count(),
-                    })
-                    .collect(),
-            });
-        }
+        measures_into(row, p, &measured, &questions, asks);
     }
     drop(dir);
     if let Some(sig) = interrupt.received() {
@@ -302,6 +210,123 @@ pub fn eval(
         return Err(e.into());
     }
     Ok(status)
+}
+
+/// Every file cut and copied for its runs (`split`, `runs`) into `dir`: its row (what was cut,
+/// or why it could not be), and what was prepared; the exit status so far.
+fn prepare_all(
+    settings: &CompactSettings,
+    model: Option<&String>,
+    input: &ReadOptions,
+    (split, runs): (f64, usize),
+    dir: &Path,
+) -> (ExitStatus, Vec<EvalView>, Vec<Option<Prepared>>) {
+    let mut status = ExitStatus::Success;
+    let mut rows: Vec<EvalView> = Vec::with_capacity(settings.files.len());
+    let mut prepared: Vec<Option<Prepared>> = Vec::with_capacity(settings.files.len());
+    for (k, file) in settings.files.iter().enumerate() {
+        let mut row = EvalView {
+            file: display(file),
+            format: None,
+            model: model.cloned(),
+            strategy: strategy_name(settings.policy.strategy),
+            tokens: None,
+            cut: None,
+            runs,
+            folds: Vec::new(),
+            future_use: None,
+            view: None,
+            questions: None,
+            cost_usd: None,
+            cost_estimated: false,
+            error: None,
+        };
+        match prepare(file, input, split, dir, k, runs) {
+            Ok(p) => {
+                row.format = Some(p.format.clone());
+                row.tokens = Some(p.tokens);
+                row.cut = Some(CutView {
+                    line: p.cut_line,
+                    turn: p.cut_turn,
+                    at: if p.cut.turn_seam { "turn" } else { "tool-unit" },
+                    share: round3(p.cut.share()),
+                    past_tokens: p.cut.past_tokens,
+                    future_tokens: p.cut.future_tokens,
+                });
+                prepared.push(Some(p));
+            }
+            Err(e) => {
+                status = status.worst(failed(&e, &mut row));
+                prepared.push(None);
+            }
+        }
+        rows.push(row);
+    }
+    (status, rows, prepared)
+}
+
+/// What a file's copies measured, as its row says it: the spread over the runs of what the
+/// future used and the view kept, and, with `--questions`, of what recall and search answer.
+fn measures_into(
+    row: &mut EvalView,
+    p: &Prepared,
+    measured: &[Measured],
+    questions: &[Question],
+    asks: bool,
+) {
+    let found = p.found.len();
+    let of = |f: &dyn Fn(&Measured) -> f64| Spread::of(&measured.iter().map(f).collect::<Vec<_>>());
+    let mut by_class = std::collections::BTreeMap::new();
+    for (class, n) in eval::by_class(&p.found) {
+        by_class.insert(
+            class.as_str(),
+            ClassView {
+                found: n,
+                kept: of(&|m| m.kept.by_class.get(&class).copied().unwrap_or(0) as f64),
+            },
+        );
+    }
+    row.future_use = Some(FutureUseView {
+        found,
+        kept: of(&|m| m.kept.kept as f64),
+        share: of(&|m| round3(m.kept.share(found))),
+        by_class,
+        lost: measured[0]
+            .kept
+            .lost
+            .iter()
+            .take(LOST_LISTED)
+            .map(|it| LostView {
+                class: it.class.as_str(),
+                text: it.text.clone(),
+            })
+            .collect(),
+    });
+    row.view = Some(ViewSize {
+        before: p.view_before,
+        after: of(&|m| m.view_tokens as f64),
+    });
+    if asks {
+        let answered = |way: fn(&(bool, bool)) -> bool| {
+            move |m: &Measured| m.answered.iter().filter(|a| way(a)).count() as f64
+        };
+        row.questions = Some(QuestionsView {
+            asked: questions.len(),
+            recall: of(&answered(|a| a.0)),
+            search: of(&answered(|a| a.1)),
+            either: of(&answered(|a| a.0 || a.1)),
+            each: questions
+                .iter()
+                .enumerate()
+                .map(|(k, q)| QuestionView {
+                    question: q.question.clone(),
+                    answer: q.answer.clone(),
+                    recall: measured.iter().filter(|m| m.answered[k].0).count(),
+                    search: measured.iter().filter(|m| m.answered[k].1).count(),
+                })
+                .collect(),
+        });
+    }
 }
 
 /// The compact flags `mf eval` takes, as compact's own arguments (for the same settings).

@@ -33,10 +33,10 @@ pub fn expand(args: &ExpandArgs, ui: &Ui, interrupt: &Interrupt) -> Result<()> {
     let i = resolve(&t, &ledger, id)?;
     if let Some(h) = handle {
         // Only a summary or stub can be retracted.
-        let Some(s) = ledger.summaries.get(&i) else {
+        if !ledger.summaries.contains_key(&i) {
             return Err(not_a_summary(&t, &ledger, i, id, args.restore).into());
-        };
-        restore(args, &t, &ledger, i, s, h, ui, interrupt)?;
+        }
+        restore(args, &t, &ledger, i, h, ui, interrupt)?;
     } else if ledger.is_claim_entry(i) && !ledger.summaries.contains_key(&i) {
         // A line that claims to be mf's and is not honoured: refused, with why.
         return Err(not_a_summary(&t, &ledger, i, id, args.restore).into());
@@ -168,17 +168,16 @@ fn not_a_summary(t: &Transcript, ledger: &Ledger<'_>, i: u32, id: &str, restore:
 
 /// `--restore`: retract summary `i` (under the lock, checked at that instant), unless it is
 /// already retracted; refused for a summary inside a standing one.
-#[allow(clippy::too_many_arguments)]
 fn restore(
     args: &ExpandArgs,
     t: &Transcript,
     ledger: &Ledger<'_>,
     i: u32,
-    s: &Summary,
     mut h: Locked,
     ui: &Ui,
     interrupt: &Interrupt,
 ) -> Result<()> {
+    let s: &Summary = &ledger.summaries[&i];
     let id = t.id_string(i as usize);
     if s.retracted_at.is_some() {
         ui.note(&format!("`{id}` is already retracted; nothing written"));

@@ -8,19 +8,19 @@ use std::sync::Arc;
 use anyhow::Result;
 use tokio::sync::Semaphore;
 
-use crate::call::{self, AuditRules, Caller, Costing, Rules};
+use crate::call::{self, AuditRules, Caller, Costing, Judged, Rules};
 use crate::cli::{CompactArgs, PolicyArgs, SummarizeArgs};
 use crate::decision::{
     ChunkOutcome, SummarizeChunk, SummarizeReason, SummarizeRecord, UsageRecord,
 };
 use crate::error::MfError;
 use crate::exit_status::ExitStatus;
-use crate::fold::{self, Ledger, Span, frame, summary};
+use crate::fold::{self, Ledger, Span, summary};
 use crate::interrupt::Interrupt;
-use crate::redact::{Counts, Redactor};
+use crate::redact::Redactor;
 use crate::render::{self, Ui};
 use crate::settings::{CompactSettings, ModelChoice};
-use crate::summarizer::{Summarizer, SummarizerError};
+use crate::summarizer::Summarizer;
 use crate::transcript;
 
 /// The settings of a summarize run: `compact`'s, resolved the same way, for one input.
@@ -180,7 +180,7 @@ pub async fn summarize(
     if interrupt.received().is_some() {
         return Err(MfError::Interrupted.into());
     }
-    judge(asked, &costing, &redactor, &model, &mut out);
+    judge(asked, &costing, &model, &mut out);
     let status = match &out.failure {
         Some(e) => {
             render::error(&anyhow::anyhow!(e.message.clone()), &[]);
@@ -263,13 +263,7 @@ fn check_cost(
 
 /// What the replies come to: every chunk's audit, the joined text when every chunk was
 /// accepted, the usage and cost of all the calls.
-fn judge(
-    asked: Vec<call::Asked>,
-    costing: &Costing<'_>,
-    redactor: &Redactor,
-    model: &str,
-    out: &mut SummarizeRecord,
-) {
+fn judge(asked: Vec<call::Asked>, costing: &Costing<'_>, model: &str, out: &mut SummarizeRecord) {
     let mut texts: Vec<String> = Vec::new();
     let mut usage: Option<UsageRecord> = None;
     for a in asked {
@@ -297,38 +291,32 @@ fn judge(
             reason: ChunkOutcome::Pending,
             audit: None,
         };
-        let reply = match a.reply.and_then(|rep| {
-            frame::vet(&rep.text)
-                .map(|_| rep)
-                .map_err(SummarizerError::degrade)
-        }) {
-            Ok(reply) => reply,
-            Err(e) => {
+        chunk.audit = a.audit_json;
+        let (text, usage) = match a.judged {
+            Judged::Failed(e) => {
                 chunk.reason = ChunkOutcome::Failed(e.message.clone());
                 out.chunks.push(chunk);
                 out.failure.get_or_insert(e);
                 continue;
             }
+            Judged::Declined { faults, .. } => {
+                chunk.reason = ChunkOutcome::Lossy(faults);
+                out.chunks.push(chunk);
+                continue;
+            }
+            Judged::Kept { text, usage } => (text, usage),
         };
-        let (a_audit, lossy) = a.audit.expect("a vetted reply was audited");
-        chunk.audit = redactor.scrubbed_json(&a_audit);
-        if let Some(why) =
-            lossy.map(|why| why.map_texts(|s| redactor.redact(s, &mut Counts::new())))
-        {
-            chunk.reason = ChunkOutcome::Lossy(why);
-            out.chunks.push(chunk);
-            continue;
-        }
-        let vetted = frame::vet(&reply.text).expect("vetted above");
-        let text = redactor.redact(&vetted, &mut Counts::new());
         let d = summary::draft(
             &a.span,
             String::new(),
-            (model, None),
+            summary::Signed {
+                model,
+                reach: None,
+                now_ms: 0,
+                tail_line: None,
+            },
             &text,
-            reply.usage,
-            0,
-            None,
+            usage,
             Vec::new(),
         );
         chunk.accepted = true;

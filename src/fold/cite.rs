@@ -584,7 +584,9 @@ impl<'o> Review<'o> {
             let outcome = match (verdict[k].take(), refs[k].take()) {
                 (Some(why), _) => Err(why),
                 (None, Some(r)) => {
-                    self.weigh(&texts[k], &name, round, r, &index, &accepted_as, judge)
+                    let accepted_in_reply =
+                        |s: &str| index.get(s).copied().and_then(|k| accepted_as[k]);
+                    self.weigh(&texts[k], &name, round, r, &accepted_in_reply, judge)
                 }
                 (None, None) => Err(Rejection::Empty),
             };
@@ -682,15 +684,14 @@ impl<'o> Review<'o> {
 
     /// The measures of a candidate whose citations resolved: what it newly consumes, whether
     /// that is enough, whether it is short enough, and what the judge says.
-    #[allow(clippy::too_many_arguments)]
+    /// `accepted_in_reply`: the accepted id of a candidate of this reply checked before it.
     fn weigh(
         &self,
         text: &str,
         name: &str,
         round: usize,
         refs: Refs,
-        index: &HashMap<&str, usize>,
-        accepted_as: &[Option<usize>],
+        accepted_in_reply: &dyn Fn(&str) -> Option<usize>,
         judge: &mut dyn FnMut(&Preview<'_>) -> Result<(), fault::Faults>,
     ) -> Result<Accepted, Rejection> {
         let offer = &self.offer.entries;
@@ -701,13 +702,10 @@ impl<'o> Review<'o> {
             // candidate of this reply that was rejected.
             let id = match self.accepted.iter().position(|a| &a.name == s) {
                 Some(id) => id,
-                None => {
-                    let k = index.get(s.as_str()).copied();
-                    match k.and_then(|k| accepted_as[k]) {
-                        Some(id) => id,
-                        None => return Err(Rejection::CitesRejected { name: s.clone() }),
-                    }
-                }
+                None => match accepted_in_reply(s) {
+                    Some(id) => id,
+                    None => return Err(Rejection::CitesRejected { name: s.clone() }),
+                },
             };
             if self.accepted[id].nested_in.is_none() && !nested.contains(&id) {
                 nested.push(id);

@@ -321,6 +321,16 @@ pub enum PlanNote {
 }
 
 /// Where fold boundaries may go among the candidates.
+/// What the fold's window is cut in: the ledger and policy, the head of a turn split at the
+/// tail (kept verbatim), and the seams of the candidates.
+#[derive(Clone, Copy)]
+struct Window<'a> {
+    ledger: &'a Ledger<'a>,
+    policy: &'a FoldPolicy,
+    head: &'a [Item],
+    seams: &'a Seams,
+}
+
 struct Seams {
     /// Boundary before candidate p: at a turn start, outside every tool unit.
     turn: Vec<bool>,
@@ -519,7 +529,15 @@ fn plan_with(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str, lenient: boo
     // and the summaries are held to the room that is left (the gentlest compression that meets
     // the target), unless the verbatim part alone leaves no useful room.
     let (end, squeeze, note) = match policy.target_tokens {
-        Some(target) => fit_target(ledger, policy, &head, &seams, first, start, end, target),
+        Some(target) => {
+            let win = Window {
+                ledger,
+                policy,
+                head: &head,
+                seams: &seams,
+            };
+            fit_target(&win, first, (start, end), target)
+        }
         None => (end, None, None),
     };
     // A fold that ends before the split turn leaves it whole.
@@ -543,32 +561,29 @@ fn plan_with(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str, lenient: boo
 
     // Chunks, when the fold is over the span budget.
     let (chunks, oversized, in_turn, cut_heads) = match policy.max_span_tokens {
-        Some(budget) => split(ledger, policy, &head, cands, &seams, start, end, budget),
+        Some(budget) => split(
+            &Window {
+                ledger,
+                policy,
+                head: &head,
+                seams: &seams,
+            },
+            cands,
+            (start, end),
+            budget,
+        ),
         None => (vec![items.clone()], Vec::new(), false, Vec::new()),
     };
-    // A prompt whose turn goes on past its chunk (into the tail, another chunk, or what stays
-    // verbatim) stays verbatim itself; asked again after chunks that are not asked about fall away.
-    let mut chunks = chunks;
-    let mut open_prompts = keep_open_prompts(ledger, policy, cands, &mut chunks);
-    // Only chunks with something new are asked about; with several, only chunks long enough
-    // to come back shorter; and never a chunk already declined. The others stay verbatim.
-    let Asked {
-        mut spans,
-        mut idle,
-        declined,
-        stale,
-        small,
-    } = ask(ledger, model, chunks);
-    let mut asked: Vec<Vec<Item>> = spans.iter().map(|s| s.items.clone()).collect();
-    let more = keep_open_prompts(ledger, policy, cands, &mut asked);
-    if !more.is_empty() {
-        open_prompts.extend(more);
-        spans = asked
-            .into_iter()
-            .filter(|c| !c.is_empty())
-            .map(|c| Span::of(ledger, c))
-            .collect();
-    }
+    let (
+        Asked {
+            mut spans,
+            mut idle,
+            declined,
+            stale,
+            small,
+        },
+        open_prompts,
+    ) = ask_open(ledger, policy, model, cands, chunks);
     if spans.is_empty() {
         return nothing_to_ask(policy, declined, stale, small, &oversized);
     }
@@ -582,26 +597,17 @@ fn plan_with(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str, lenient: boo
     if ledger.conv.one_run
         && let (k, Some(stop)) = one_run_prefix(ledger, &spans)
     {
-        let why = if protected.contains(&stop) {
-            KeptFor::Protected
-        } else if ledger.is_fixed(stop) {
-            KeptFor::Fixed
-        } else if cands[..start].contains(&stop) {
-            KeptFor::Window
-        } else if oversized.iter().any(|u| u.contains(&stop)) {
-            KeptFor::TooLarge
-        } else if declined
-            .as_ref()
-            .is_some_and(|(_, s)| s.items.contains(&stop))
-        {
-            KeptFor::Declined
-        } else if idle.contains(&stop) {
-            KeptFor::NotAsked
-        } else if ledger.kind(stop) == ItemKind::Message && ledger.starts_turn(stop as usize) {
-            KeptFor::Prompt
-        } else {
-            KeptFor::Summary
-        };
+        let why = kept_for(
+            ledger,
+            stop,
+            &Kept {
+                protected: &protected,
+                window: &cands[..start],
+                oversized: &oversized,
+                declined: declined.as_ref().map(|(_, s)| s),
+                idle: &idle,
+            },
+        );
         if k == 0 {
             return match why {
                 KeptFor::Declined => nothing_to_ask(policy, declined, stale, small, &[]),
@@ -623,11 +629,7 @@ fn plan_with(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str, lenient: boo
         });
         idle.extend(dropped.into_iter().flat_map(|s| s.items));
         // The turn folded inside is folded inside only if a chunk that stands reaches it.
-        split_turn = split_turn.filter(|&turn| {
-            spans
-                .last()
-                .is_some_and(|s| s.items.iter().any(|&it| ledger.item_turns(it).1 >= turn))
-        });
+        split_turn = reached(ledger, &spans, split_turn);
     }
     if let Some(room) = squeeze {
         share_room(&mut spans, room);
@@ -660,11 +662,7 @@ fn plan_with(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str, lenient: boo
             from_turn: dropped[0].from_turn,
         });
         idle.extend(dropped.into_iter().flat_map(|s| s.items));
-        split_turn = split_turn.filter(|&turn| {
-            spans
-                .last()
-                .is_some_and(|s| s.items.iter().any(|&it| ledger.item_turns(it).1 >= turn))
-        });
+        split_turn = reached(ledger, &spans, split_turn);
         whole = match whole_of(ledger, policy, model, &spans) {
             Ok(whole) => whole,
             Err(skipped) => return skipped,
@@ -696,6 +694,47 @@ fn plan_with(ledger: &Ledger<'_>, policy: &FoldPolicy, model: &str, lenient: boo
         tail_line,
         notes,
     })
+}
+
+/// The turn folded inside, if a chunk that stands still reaches it.
+fn reached(ledger: &Ledger<'_>, spans: &[Span], split_turn: Option<u64>) -> Option<u64> {
+    split_turn.filter(|&turn| {
+        spans
+            .last()
+            .is_some_and(|s| s.items.iter().any(|&it| ledger.item_turns(it).1 >= turn))
+    })
+}
+
+/// What keeps an entry out of the fold, for the one-run note: the parts of the plan kept
+/// verbatim, each for its reason.
+struct Kept<'a> {
+    protected: &'a [Item],
+    window: &'a [Item],
+    oversized: &'a [Vec<Item>],
+    declined: Option<&'a Span>,
+    idle: &'a [Item],
+}
+
+/// Why `stop`, the first entry an agent that shows one unbroken run cannot be shown folded
+/// after, stays verbatim.
+fn kept_for(ledger: &Ledger<'_>, stop: Item, kept: &Kept<'_>) -> KeptFor {
+    if kept.protected.contains(&stop) {
+        KeptFor::Protected
+    } else if ledger.is_fixed(stop) {
+        KeptFor::Fixed
+    } else if kept.window.contains(&stop) {
+        KeptFor::Window
+    } else if kept.oversized.iter().any(|u| u.contains(&stop)) {
+        KeptFor::TooLarge
+    } else if kept.declined.is_some_and(|s| s.items.contains(&stop)) {
+        KeptFor::Declined
+    } else if kept.idle.contains(&stop) {
+        KeptFor::NotAsked
+    } else if ledger.kind(stop) == ItemKind::Message && ledger.starts_turn(stop as usize) {
+        KeptFor::Prompt
+    } else {
+        KeptFor::Summary
+    }
 }
 
 /// The entries of the fold's range kept out of it as protected (`--protect user`).
@@ -942,17 +981,18 @@ fn chunk_tail(ledger: &Ledger<'_>, cands: &[Item], items: &[Item]) -> Option<u32
 /// everything is folded and the summaries are held to the room that is left (the gentlest
 /// compression that meets the target), unless the verbatim part alone leaves no useful room.
 /// Returns the end, the room the summaries are squeezed into, and a note.
-#[allow(clippy::too_many_arguments)]
 fn fit_target(
-    ledger: &Ledger<'_>,
-    policy: &FoldPolicy,
-    head: &[Item],
-    seams: &Seams,
+    win: &Window<'_>,
     first: usize,
-    start: usize,
-    end: usize,
+    (start, end): (usize, usize),
     target: usize,
 ) -> (usize, Option<usize>, Option<PlanNote>) {
+    let Window {
+        ledger,
+        policy,
+        head,
+        seams,
+    } = *win;
     let (_, cands) = candidates(ledger);
     let view_chars = ledger.view_chars();
     let mut end = end;
@@ -1050,6 +1090,36 @@ pub fn one_run_prefix(ledger: &Ledger<'_>, spans: &[Span]) -> (usize, Option<Ite
         }
     }
     (spans.len(), None)
+}
+
+/// The chunks asked about (see [`ask`]) and the prompts kept verbatim: a prompt whose turn
+/// goes on past its chunk (into the tail, another chunk, or what stays verbatim) stays verbatim
+/// itself, asked again after chunks that are not asked about fall away.
+fn ask_open(
+    ledger: &Ledger<'_>,
+    policy: &FoldPolicy,
+    model: &str,
+    cands: &[Item],
+    chunks: Vec<Vec<Item>>,
+) -> (Asked, Vec<Item>) {
+    // A prompt whose turn goes on past its chunk (into the tail, another chunk, or what stays
+    // verbatim) stays verbatim itself; asked again after chunks that are not asked about fall away.
+    let mut chunks = chunks;
+    let mut open_prompts = keep_open_prompts(ledger, policy, cands, &mut chunks);
+    // Only chunks with something new are asked about; with several, only chunks long enough
+    // to come back shorter; and never a chunk already declined. The others stay verbatim.
+    let mut chosen = ask(ledger, model, chunks);
+    let mut asked: Vec<Vec<Item>> = chosen.spans.iter().map(|s| s.items.clone()).collect();
+    let more = keep_open_prompts(ledger, policy, cands, &mut asked);
+    if !more.is_empty() {
+        open_prompts.extend(more);
+        chosen.spans = asked
+            .into_iter()
+            .filter(|c| !c.is_empty())
+            .map(|c| Span::of(ledger, c))
+            .collect();
+    }
+    (chosen, open_prompts)
 }
 
 /// The chunks worth asking about, and what stays verbatim instead (see [`ask`]).
@@ -1237,17 +1307,13 @@ type Split = (Vec<Vec<Item>>, Vec<Vec<Item>>, bool, Vec<Item>);
 /// Split candidates `start..end` into chunks whose requests fit `budget` tokens: at turn seams
 /// where possible, inside a turn at tool-unit seams where a turn is too big (its prompt then
 /// stays verbatim: returned last); a tool unit too big on its own is left out (verbatim).
-#[allow(clippy::too_many_arguments)]
-fn split(
-    ledger: &Ledger<'_>,
-    policy: &FoldPolicy,
-    head: &[Item],
-    cands: &[Item],
-    seams: &Seams,
-    start: usize,
-    end: usize,
-    budget: usize,
-) -> Split {
+fn split(win: &Window<'_>, cands: &[Item], (start, end): (usize, usize), budget: usize) -> Split {
+    let Window {
+        ledger,
+        policy,
+        head,
+        seams,
+    } = *win;
     // What one request can carry: the framing and instruction, then each piece with its label.
     let room = (budget * 4).saturating_sub(REQUEST_OVERHEAD_CHARS);
     // A turn too big for one call is folded inside: its prompt stays verbatim with what travels

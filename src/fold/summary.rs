@@ -22,20 +22,33 @@ pub fn fresh_id(base: &str, taken: impl Fn(&str) -> bool) -> String {
         .expect("an unused id exists")
 }
 
+/// Who wrote a summary and when: the model, the reach its label names (none: the plain
+/// label), the time (ms since the epoch) and the file's last line it was planned on.
+#[derive(Debug, Clone, Copy)]
+pub struct Signed<'a> {
+    pub model: &'a str,
+    pub reach: Option<&'a Reach>,
+    pub now_ms: u64,
+    pub tail_line: Option<u32>,
+}
+
 /// Build the summary entry for a span from the summarizer's (vetted) text, under mf's label
 /// naming its id and `reach` (the plain label without one: `summarize`, whose summary has no id
 /// in a file).
-#[allow(clippy::too_many_arguments)]
 pub fn draft(
     span: &Span,
     id: String,
-    (model, reach): (&str, Option<&Reach>),
+    by: Signed<'_>,
     text: &str,
     usage: Option<Usage>,
-    now_ms: u64,
-    tail_line: Option<u32>,
     extra: Vec<(&'static str, String)>,
 ) -> Draft {
+    let Signed {
+        model,
+        reach,
+        now_ms,
+        tail_line,
+    } = by;
     let content = format!(
         "{}\n\n{}",
         match reach {

@@ -754,13 +754,14 @@ pub struct CompactSettings {
 }
 
 impl CompactSettings {
+    /// The settings of a compact run, by concern: the files (flags), the model and what it
+    /// refuses (flags, env, config), the policy, where outputs and records go, the HTTP client
+    /// (flags, env, config), pricing, the provider and its key (env), and the audit (flags,
+    /// env). Each concern is refused in this order, before anything is read or paid.
     pub fn resolve(args: CompactArgs, config_path: Option<&Path>) -> Result<Self, MfError> {
+        let config = load_config(config_path)?;
+        let files = input_files(&args)?;
         let CompactArgs {
-            mut files,
-            latest,
-            cwd: latest_cwd,
-            files_from: list,
-            null,
             model,
             policy,
             rollup,
@@ -775,202 +776,49 @@ impl CompactSettings {
             audit,
             provider,
             tier: tier_args,
+            ..
         } = args;
-        let ProviderArgs {
-            base_url,
-            timeout,
-            retries,
-            temperature,
-            seed,
-            max_output_tokens,
-            anthropic_version,
-            agent_model,
-            allow_same_model,
-            allow_insecure_http,
-            no_redact,
-            price_in,
-            price_out,
-            max_cost,
-            debug_bodies,
-            count_tokens,
-        } = provider;
-        let AuditArgs {
-            min_retention,
-            retry_lossy,
-            retry,
-            strict_audit,
-            allow_inventions,
-            audit_tool_results,
-        } = audit;
-        let config = load_config(config_path)?;
-        if let Some(list) = &list {
-            files.extend(files_from(list, null)?);
-        }
-        if let Some(agent) = latest {
-            files.push(latest_session(agent, latest_cwd.as_deref())?);
-        }
-        if files.is_empty() {
-            return Err(MfError::usage("no transcript files given", None));
-        }
-        if files.iter().filter(|f| f.as_os_str() == "-").count() > 1
-            || (list.as_deref().is_some_and(|l| l.as_os_str() == "-")
-                && files.iter().any(|f| f.as_os_str() == "-"))
-        {
-            return Err(MfError::usage(
-                "standard input can be read once: give `-` as one file, or as the file list",
-                None,
-            ));
-        }
-        if !dry_run && output.is_none() && files.iter().any(|f| f.as_os_str() == "-") {
-            return Err(MfError::usage(
-                "a transcript read from standard input cannot be compacted in place",
-                Some("add `--output -` to stream it with the new lines to standard output, or `--output PATH`".into()),
-            ));
-        }
         // `--strategy mask` calls no model: none need be named, and a named one (MF_MODEL in a
         // CI job, say) is checked but never set up, so it needs no key.
         let masks_only = matches!(policy.strategy, Some(StrategyArg::Mask));
-        let named = model.is_some() || var(ev::MF_MODEL).is_some() || config.model.is_some();
-        let model_ref = if masks_only && !named {
-            model::resolve(crate::summarizer::extractive::NAME)
-                .map_err(|e| MfError::usage(e.to_string(), None))?
-        } else {
-            resolve_model_name(model.as_deref(), &config)?
-        };
+        let model_ref = model_of(model.as_deref(), masks_only, &config)?;
         let (span, out) = model_ref.budgets();
         let budgets = ModelBudgets {
             span_tokens: span as usize,
             output_tokens: out as usize,
         };
-        let context_tokens = model_ref.context();
         let read = read_options(policy.from, None);
-        let policy = resolve_policy(&policy, &config, Some(budgets), max_output_tokens)?;
-        let instruction = match system_prompt {
-            None => None,
-            Some(p) => {
-                let text = match p.strip_prefix('@') {
-                    Some(path) => std::fs::read_to_string(path).map_err(|e| {
-                        MfError::refused(
-                            format!("cannot read the system prompt file `{path}`: {e}"),
-                            None,
-                        )
-                    })?,
-                    None => p,
-                };
-                if text.trim().is_empty() {
-                    return Err(MfError::usage("`--system-prompt` is empty", None));
-                }
-                Some(text)
-            }
-        };
+        let policy = resolve_policy(&policy, &config, Some(budgets), provider.max_output_tokens)?;
+        let instruction = instruction_of(system_prompt)?;
         let outputs = match &output {
             Some(out) => Some(output_targets(out, &files, force)?),
             None => None,
         };
         let streams = matches!(outputs.as_deref(), Some([OutputTarget::Stdout]));
-        let records_to = match record {
-            Some(p) if p.as_os_str() == "-" && streams => {
-                return Err(MfError::usage(
-                    "`--record -` and `--output -` both want standard output, which carries the transcript",
-                    Some("name a file or a descriptor for the records: `--record records.jsonl`, or `--record /dev/fd/3 3>records.jsonl`".into()),
-                ));
-            }
-            Some(p) if p.as_os_str() == "-" => RecordsTo::Stdout,
-            Some(p) => {
-                if let Some(why) = crate::own_file::output_refusal(&p) {
-                    return Err(MfError::refused(
-                        format!("`--record {}`: {why}", p.display()),
-                        None,
-                    ));
-                }
-                RecordsTo::File(p)
-            }
-            // Standard output carries the transcript: the records go to stderr.
-            None if streams => RecordsTo::Stderr,
-            None => RecordsTo::Stdout,
-        };
-
-        let timeout = match timeout {
-            Some(t) => t,
-            None => parse_env(ev::MF_TIMEOUT)?
-                .or(config.timeout)
-                .unwrap_or(120.0),
-        };
-        if !(timeout.is_finite() && timeout > 0.0 && timeout <= 86_400.0) {
-            return Err(MfError::usage(
-                "`--timeout` must be a positive number of seconds (at most a day)",
-                None,
-            ));
-        }
-        let http = HttpSettings {
-            timeout: Duration::from_secs_f64(timeout),
-            retries: retries.or(config.retries).unwrap_or(2),
-            ..HttpSettings::default()
-        };
-
-        // `--price-in` / `--price-out` replace the table's bands with one price; one of them
-        // alone keeps the other from the table's base band.
-        let base = model_ref.pricing().map(|p| p.bands[0]);
-        let pricing = match (price_in, price_out, base) {
-            (None, None, _) => model_ref.pricing(),
-            (Some(i), Some(o), _) => Some(Pricing::flat(i, o)),
-            (Some(i), None, Some(b)) => Some(Pricing::flat(i, b.output)),
-            (None, Some(o), Some(b)) => Some(Pricing::flat(b.input, o)),
-            (Some(i), None, None) => Some(Pricing::flat(i, 0.0)),
-            (None, Some(o), None) => Some(Pricing::flat(0.0, o)),
-        };
-        if count_tokens && !dry_run {
+        let records_to = records_to(record, streams)?;
+        let http = http_of(provider.timeout, provider.retries, &config)?;
+        if provider.count_tokens && !dry_run {
             return Err(MfError::usage(
                 "`--count-tokens` goes with `--dry-run` (a real run reports the provider's counts anyway)",
                 None,
             ));
         }
-        let token_ratio = model_ref.token_ratio();
-        let model_warning = if masks_only {
-            None
-        } else {
-            model_ref.warning()
-        };
-        // Nothing is called, so nothing is paid (and `--max-cost` holds).
-        let pricing = if masks_only {
-            Some(Pricing::flat(0.0, 0.0))
-        } else {
-            pricing
-        };
-
-        let local = masks_only || model_ref.provider == Provider::Builtin;
+        let pricing = pricing_of(&model_ref, &provider, masks_only);
+        let model_warning = (!masks_only).then(|| model_ref.warning()).flatten();
+        let (token_ratio, context_tokens) = (model_ref.token_ratio(), model_ref.context());
         let tiers = tier::resolve(&tier_args, &model_ref, masks_only, rollup)?;
-        let model = if local {
+        let model = if masks_only || model_ref.provider == Provider::Builtin {
             ModelChoice::Extractive
         } else {
             ModelChoice::Remote(Box::new(tier::apply(
-                remote(
-                    model_ref,
-                    base_url,
-                    &config,
-                    temperature,
-                    seed,
-                    max_output_tokens,
-                    anthropic_version,
-                    allow_insecure_http,
-                    dry_run,
-                )?,
+                remote(model_ref, &provider, &config, dry_run)?,
                 &tiers,
             )))
         };
-        // Spans leave the machine for a cloud provider, or a compatible server elsewhere.
-        let leaves_machine = match &model {
-            ModelChoice::Extractive => false,
-            ModelChoice::Remote(r) => {
-                r.model.provider != Provider::OpenAiCompatible
-                    || reqwest::Url::parse(&r.base_url)
-                        .ok()
-                        .and_then(|u| u.host_str().map(|h| !is_loopback(h)))
-                        .unwrap_or(true)
-            }
-        };
+        let audit = audit_of(audit)?;
         Ok(Self {
             files,
+            redact: model.leaves_machine() && !provider.no_redact,
             model,
             read,
             policy,
@@ -984,43 +832,19 @@ impl CompactSettings {
             http,
             pricing,
             token_ratio,
-            count_tokens,
+            count_tokens: provider.count_tokens,
             model_warning,
-            max_cost,
-            agent_model,
-            allow_same_model,
-            debug_bodies,
-            redact: leaves_machine && !no_redact,
+            max_cost: provider.max_cost,
+            agent_model: provider.agent_model,
+            allow_same_model: provider.allow_same_model,
+            debug_bodies: provider.debug_bodies,
             rollup,
             context_tokens,
             tail_wait: tail_wait(),
             live: live_guard(),
             allow_degraded,
             tiers,
-            audit: AuditSettings {
-                min_retention: match min_retention {
-                    Some(share) => share,
-                    None => match parse_env::<f64>(ev::MF_MIN_RETENTION)? {
-                        Some(share) if (0.0..=1.0).contains(&share) => share,
-                        Some(share) => {
-                            return Err(MfError::usage(
-                                format!(
-                                    "{}={share} is not a share: give a number from 0 to 1 (0 turns the check off)",
-                                    ev::MF_MIN_RETENTION
-                                ),
-                                None,
-                            ));
-                        }
-                        None => 0.5,
-                    },
-                },
-                retry_lossy,
-                retry,
-                strict: strict_audit,
-                allow_inventions: allow_inventions
-                    || var(ev::MF_ALLOW_INVENTIONS).is_some_and(|v| v.trim() != "0"),
-                count_tool_results: audit_tool_results,
-            },
+            audit,
         })
     }
 
@@ -1105,18 +929,222 @@ impl CompactSettings {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The files of a compact run (flags): those named, those `--files-from` lists, the latest
+/// session `--latest` finds; standard input at most once, and never in place.
+fn input_files(args: &CompactArgs) -> Result<Vec<PathBuf>, MfError> {
+    let mut files = args.files.clone();
+    let list = &args.files_from;
+    if let Some(list) = list {
+        files.extend(files_from(list, args.null)?);
+    }
+    if let Some(agent) = args.latest {
+        files.push(latest_session(agent, args.cwd.as_deref())?);
+    }
+    if files.is_empty() {
+        return Err(MfError::usage("no transcript files given", None));
+    }
+    if files.iter().filter(|f| f.as_os_str() == "-").count() > 1
+        || (list.as_deref().is_some_and(|l| l.as_os_str() == "-")
+            && files.iter().any(|f| f.as_os_str() == "-"))
+    {
+        return Err(MfError::usage(
+            "standard input can be read once: give `-` as one file, or as the file list",
+            None,
+        ));
+    }
+    if !args.dry_run && args.output.is_none() && files.iter().any(|f| f.as_os_str() == "-") {
+        return Err(MfError::usage(
+            "a transcript read from standard input cannot be compacted in place",
+            Some("add `--output -` to stream it with the new lines to standard output, or `--output PATH`".into()),
+        ));
+    }
+    Ok(files)
+}
+
+/// The model (`--model`, else MF_MODEL, else the config's); with `--strategy mask` and none
+/// named, the built-in one.
+fn model_of(
+    model: Option<&str>,
+    masks_only: bool,
+    config: &ConfigFile,
+) -> Result<ModelRef, MfError> {
+    let named = model.is_some() || var(ev::MF_MODEL).is_some() || config.model.is_some();
+    if masks_only && !named {
+        model::resolve(crate::summarizer::extractive::NAME)
+            .map_err(|e| MfError::usage(e.to_string(), None))
+    } else {
+        resolve_model_name(model, config)
+    }
+}
+
+/// `--system-prompt`: the text, or `@FILE`'s; never empty.
+fn instruction_of(system_prompt: Option<String>) -> Result<Option<String>, MfError> {
+    let Some(p) = system_prompt else {
+        return Ok(None);
+    };
+    let text = match p.strip_prefix('@') {
+        Some(path) => std::fs::read_to_string(path).map_err(|e| {
+            MfError::refused(
+                format!("cannot read the system prompt file `{path}`: {e}"),
+                None,
+            )
+        })?,
+        None => p,
+    };
+    if text.trim().is_empty() {
+        return Err(MfError::usage("`--system-prompt` is empty", None));
+    }
+    Ok(Some(text))
+}
+
+/// Where the decision records go (`--record`): never standard output when it carries the
+/// transcript (`streams`).
+fn records_to(record: Option<PathBuf>, streams: bool) -> Result<RecordsTo, MfError> {
+    Ok(match record {
+        Some(p) if p.as_os_str() == "-" && streams => {
+            return Err(MfError::usage(
+                "`--record -` and `--output -` both want standard output, which carries the transcript",
+                Some("name a file or a descriptor for the records: `--record records.jsonl`, or `--record /dev/fd/3 3>records.jsonl`".into()),
+            ));
+        }
+        Some(p) if p.as_os_str() == "-" => RecordsTo::Stdout,
+        Some(p) => {
+            if let Some(why) = crate::own_file::output_refusal(&p) {
+                return Err(MfError::refused(
+                    format!("`--record {}`: {why}", p.display()),
+                    None,
+                ));
+            }
+            RecordsTo::File(p)
+        }
+        // Standard output carries the transcript: the records go to stderr.
+        None if streams => RecordsTo::Stderr,
+        None => RecordsTo::Stdout,
+    })
+}
+
+/// The HTTP client's settings: `--timeout` (else MF_TIMEOUT, else the config's, else 120 s)
+/// and `--retries` (else the config's, else 2).
+fn http_of(
+    timeout: Option<f64>,
+    retries: Option<u32>,
+    config: &ConfigFile,
+) -> Result<HttpSettings, MfError> {
+    let timeout = match timeout {
+        Some(t) => t,
+        None => parse_env(ev::MF_TIMEOUT)?
+            .or(config.timeout)
+            .unwrap_or(120.0),
+    };
+    if !(timeout.is_finite() && timeout > 0.0 && timeout <= 86_400.0) {
+        return Err(MfError::usage(
+            "`--timeout` must be a positive number of seconds (at most a day)",
+            None,
+        ));
+    }
+    Ok(HttpSettings {
+        timeout: Duration::from_secs_f64(timeout),
+        retries: retries.or(config.retries).unwrap_or(2),
+        ..HttpSettings::default()
+    })
+}
+
+/// The model's price bands. `--price-in` / `--price-out` replace the table's bands with one
+/// price; one of them alone keeps the other from the table's base band. A mask calls nothing,
+/// so it costs nothing (and `--max-cost` holds).
+fn pricing_of(model_ref: &ModelRef, provider: &ProviderArgs, masks_only: bool) -> Option<Pricing> {
+    if masks_only {
+        return Some(Pricing::flat(0.0, 0.0));
+    }
+    let base = model_ref.pricing().map(|p| p.bands[0]);
+    match (provider.price_in, provider.price_out, base) {
+        (None, None, _) => model_ref.pricing(),
+        (Some(i), Some(o), _) => Some(Pricing::flat(i, o)),
+        (Some(i), None, Some(b)) => Some(Pricing::flat(i, b.output)),
+        (None, Some(o), Some(b)) => Some(Pricing::flat(b.input, o)),
+        (Some(i), None, None) => Some(Pricing::flat(i, 0.0)),
+        (None, Some(o), None) => Some(Pricing::flat(0.0, o)),
+    }
+}
+
+/// The audit's settings: its flags, MF_MIN_RETENTION and MF_ALLOW_INVENTIONS.
+fn audit_of(audit: AuditArgs) -> Result<AuditSettings, MfError> {
+    let AuditArgs {
+        min_retention,
+        retry_lossy,
+        retry,
+        strict_audit,
+        allow_inventions,
+        audit_tool_results,
+    } = audit;
+    let min_retention = match min_retention {
+        Some(share) => share,
+        None => match parse_env::<f64>(ev::MF_MIN_RETENTION)? {
+            Some(share) if (0.0..=1.0).contains(&share) => share,
+            Some(share) => {
+                return Err(MfError::usage(
+                    format!(
+                        "{}={share} is not a share: give a number from 0 to 1 (0 turns the check off)",
+                        ev::MF_MIN_RETENTION
+                    ),
+                    None,
+                ));
+            }
+            None => 0.5,
+        },
+    };
+    Ok(AuditSettings {
+        min_retention,
+        retry_lossy,
+        retry,
+        strict: strict_audit,
+        allow_inventions: allow_inventions
+            || var(ev::MF_ALLOW_INVENTIONS).is_some_and(|v| v.trim() != "0"),
+        count_tool_results: audit_tool_results,
+    })
+}
+
+impl ModelChoice {
+    /// Whether spans leave the machine: for a cloud provider, or a compatible server elsewhere.
+    pub fn leaves_machine(&self) -> bool {
+        match self {
+            ModelChoice::Extractive => false,
+            ModelChoice::Remote(r) => {
+                r.model.provider != Provider::OpenAiCompatible
+                    || reqwest::Url::parse(&r.base_url)
+                        .ok()
+                        .and_then(|u| u.host_str().map(|h| !is_loopback(h)))
+                        .unwrap_or(true)
+            }
+        }
+    }
+}
+
+/// The provider's settings (flags, env, config, the key from env): what the model refuses is
+/// refused here, before a key is looked at or a call is made.
 fn remote(
     model: ModelRef,
-    base_url_flag: Option<String>,
+    provider: &ProviderArgs,
     config: &ConfigFile,
-    temperature: Option<f64>,
-    seed: Option<u64>,
-    max_output_tokens: Option<u32>,
-    anthropic_version: String,
-    allow_insecure_http: bool,
     dry_run: bool,
 ) -> Result<RemoteConfig, MfError> {
+    let ProviderArgs {
+        base_url: base_url_flag,
+        temperature,
+        seed,
+        max_output_tokens,
+        anthropic_version,
+        allow_insecure_http,
+        ..
+    } = provider;
+    let (base_url_flag, temperature, seed, max_output_tokens) = (
+        base_url_flag.clone(),
+        *temperature,
+        *seed,
+        *max_output_tokens,
+    );
+    let (anthropic_version, allow_insecure_http) =
+        (anthropic_version.clone(), *allow_insecure_http);
     // What the model refuses is refused here, before a key is looked at or a call is made.
     let profile = model.profile();
     if let (Some(t), Some(rule)) = (temperature, profile.sampling_rule()) {

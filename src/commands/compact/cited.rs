@@ -9,9 +9,8 @@ use std::collections::HashMap;
 
 use anyhow::Result;
 
-use super::cost::add_usage_est;
-use super::write::{Sink, lines_for, reread, write};
-use super::{Compaction, short};
+use super::write::lines_for;
+use super::{Compaction, FileRun, short};
 use crate::call::{self, pieces_of};
 use crate::decision::{
     Action, DecisionRecord, Decline, Note, Reason, RejectionRecord, Size, SummaryOutcome,
@@ -179,11 +178,7 @@ async fn talk<'o>(
             failure = Some(SummarizerError::degrade("the reply was empty"));
             break;
         }
-        let opts = audit::AuditOptions {
-            count_tool_results: settings.audit.count_tool_results,
-            max_listed: 20,
-        };
-        let audit_settings = settings.audit;
+        let rules = super::audit_rules(settings);
         let system = request.system.as_str();
         let mut judge = |p: &Preview<'_>| -> Result<(), audit::Faults> {
             let mut read: Vec<Piece> = p
@@ -204,29 +199,27 @@ async fn talk<'o>(
                 .collect();
             read.extend(p.entries.iter().map(|&k| pieces[k].clone()));
             let own = cite::strip(p.text);
-            let a = audit::audit(&read, &own, system, &opts);
-            // A model's candidate gets mf's section of what it left out (the built-in summary
-            // keeps every salient item by itself), within its own length or its share of the
-            // length mf asked for, whichever is more, and never past the bound on a cited
-            // summary's length (`cite::MAX_SHARE` of what it consumes); it is judged with it.
-            let a = if builtin {
-                a
-            } else {
-                let asked = (request.target_chars, span.chars);
-                let budget = section_budget(p, offer, &own, label_chars, asked);
-                let (full, a) = call::with_appendix(&read, &[], &own, system, &opts, budget, a);
-                if let Some(section) = full.strip_prefix(own.trim_end())
-                    && !section.is_empty()
-                {
-                    sections.insert((round, p.name.to_string()), section.to_string());
-                }
-                a
+            let judging = call::Judging {
+                pieces: &read,
+                context: &[],
+                system,
+                rules: &rules,
+                builtin,
             };
-            let verdict = a.verdict_allowing(
-                audit_settings.min_retention,
-                audit_settings.strict,
-                audit_settings.allow_inventions,
-            );
+            // A model's candidate gets mf's section of what it left out within its own length
+            // or its share of the length mf asked for, whichever is more, and never past the
+            // bound on a cited summary's length (`cite::MAX_SHARE` of what it consumes); it is
+            // judged with it.
+            let asked = (request.target_chars, span.chars);
+            let (full, a, verdict) = judging.judge(&own, judging.audit(&own), |_| {
+                section_budget(p, offer, &own, label_chars, asked)
+            });
+            if !builtin
+                && let Some(section) = full.strip_prefix(own.trim_end())
+                && !section.is_empty()
+            {
+                sections.insert((round, p.name.to_string()), section.to_string());
+            }
             if let Some(v) = ctx.redactor.scrubbed_json(&a) {
                 audits.insert((round, p.name.to_string()), v);
             }
@@ -276,29 +269,37 @@ struct Written {
     id: String,
 }
 
+/// What a cited fold's levels are written from: the file and its plan, every span's talk and
+/// offer, the decline records (written with the first level), and the time.
+struct Fold<'a, 'o> {
+    t: &'a Transcript,
+    ledger: &'a Ledger<'a>,
+    plan: &'a Plan,
+    talks: &'a [Talk<'o>],
+    offers: &'a [Offer],
+    records: &'a [(RecordKind, u64)],
+    now: u64,
+}
+
 /// Fold the plan's spans with cited summaries.
-#[allow(clippy::too_many_arguments)]
 pub(super) async fn fold(
     t: &Transcript,
     ledger: &Ledger<'_>,
     plan: Plan,
-    mut sink: Sink<'_>,
-    settings: &CompactSettings,
-    ctx: &Compaction,
-    mut r: DecisionRecord,
-    model: &str,
+    mut run: FileRun<'_>,
 ) -> Result<DecisionRecord> {
+    let (settings, ctx, model) = (run.settings, run.ctx, run.model);
     let redactor = settings.redact.then_some(&ctx.redactor);
     let mut offers = Vec::with_capacity(plan.spans.len());
     let mut pieces = Vec::with_capacity(plan.spans.len());
     let reach = settings.reach_for(t);
     for span in &plan.spans {
         offers.push(offer_of(t, ledger, span, model, &reach));
-        pieces.push(pieces_of(t, ledger, span, redactor, &mut r.redacted)?);
+        pieces.push(pieces_of(t, ledger, span, redactor, &mut run.r.redacted)?);
     }
-    let talks = converse(t, &plan, &offers, &pieces, settings, ctx, &mut r, model).await?;
+    let talks = converse(&mut run, t, &plan, &offers, &pieces).await?;
     let now = (ctx.now_ms)();
-    let declines = declines_of(t, &plan, &talks, ctx, &mut r);
+    let declines = declines_of(&mut run, t, &plan, &talks);
     let records = super::decline_records(
         ledger,
         model,
@@ -307,27 +308,30 @@ pub(super) async fn fold(
             .iter()
             .map(|(d, span)| (d.reason(), *span, None, short(&d.to_string(), 300))),
     );
-
-    let (written, after) = write_levels(
-        t, ledger, &plan, &mut sink, settings, ctx, &mut r, &talks, &offers, &records, model, now,
-    )?;
-    record(&mut r, ledger, &plan, &talks, &written, &declines, after);
-    Ok(r)
+    let f = Fold {
+        t,
+        ledger,
+        plan: &plan,
+        talks: &talks,
+        offers: &offers,
+        records: &records,
+        now,
+    };
+    let (written, after) = write_levels(&mut run, &f)?;
+    record(&mut run.r, &f, &written, &declines, after);
+    Ok(run.r)
 }
 
 /// Every span's conversation with the summarizer, side by side; its calls and their cost in
 /// the record. A setup error (bad key, quota, nothing listening) stops the file.
-#[allow(clippy::too_many_arguments)]
 async fn converse<'o>(
+    run: &mut FileRun<'_>,
     t: &Transcript,
     plan: &Plan,
     offers: &'o [Offer],
     pieces: &[Vec<Piece>],
-    settings: &CompactSettings,
-    ctx: &Compaction,
-    r: &mut DecisionRecord,
-    model: &str,
 ) -> Result<Vec<Talk<'o>>> {
+    let (settings, ctx, model) = (run.settings, run.ctx, run.model);
     let spinner = if settings.files.len() == 1 {
         ctx.ui.spinner(format!(
             "{}: writing cited summaries of {} with {model}",
@@ -357,10 +361,8 @@ async fn converse<'o>(
         return Err(e.into());
     }
     for k in &talks {
-        r.calls += k.review.calls;
-        for &(usage, estimate) in &k.calls {
-            add_usage_est(r, usage, settings, estimate);
-        }
+        run.r.calls += k.review.calls;
+        run.spend(&k.calls);
     }
 
     Ok(talks)
@@ -368,12 +370,12 @@ async fn converse<'o>(
 
 /// The rejected candidates, in the record; the spans that came to nothing, declined.
 fn declines_of<'p>(
+    run: &mut FileRun<'_>,
     t: &Transcript,
     plan: &'p Plan,
     talks: &[Talk<'_>],
-    ctx: &Compaction,
-    r: &mut DecisionRecord,
 ) -> Vec<(Decline, &'p Span)> {
+    let (ctx, r) = (run.ctx, &mut run.r);
     // The rejected candidates, in the record; the spans that came to nothing, declined.
     let mut declines: Vec<(Decline, &Span)> = Vec::new();
     for (s, k) in talks.iter().enumerate() {
@@ -437,40 +439,23 @@ fn declines_of<'p>(
 }
 
 /// Write level by level; returns the summaries written and the view's size after them.
-#[allow(clippy::too_many_arguments)]
-fn write_levels(
-    t: &Transcript,
-    ledger: &Ledger<'_>,
-    plan: &Plan,
-    sink: &mut Sink<'_>,
-    settings: &CompactSettings,
-    ctx: &Compaction,
-    r: &mut DecisionRecord,
-    talks: &[Talk<'_>],
-    offers: &[Offer],
-    records: &[(RecordKind, u64)],
-    model: &str,
-    now: u64,
-) -> Result<(Vec<Written>, i64)> {
+fn write_levels(run: &mut FileRun<'_>, f: &Fold<'_, '_>) -> Result<(Vec<Written>, i64)> {
+    let (t, ledger, plan, talks) = (f.t, f.ledger, f.plan, f.talks);
     // Write level by level: a summary that nests others goes after them, on the file as it
     // then is (re-read in place; staged for a copy).
     let levels = levels_of(talks);
-    let copy = sink.output.is_some();
+    let copy = run.sink.output.is_some();
     let mut written: Vec<Written> = Vec::new();
-    let mut after = r.before.chars as i64;
+    let mut after = run.r.before.chars as i64;
     let mut staged: Option<Transcript> = None;
     let mut staged_lines = 0usize;
     let mut first_of_span = vec![true; plan.spans.len()];
     let mut taken: Vec<String> = Vec::new();
     let last_level = levels.len().saturating_sub(1);
     if levels.is_empty() {
-        write(
+        run.write(
             t,
-            sink,
-            &lines_for(t, ledger, &[], &[], &[], records, now)?,
-            settings,
-            ctx,
-            r,
+            &lines_for(t, ledger, &[], &[], &[], f.records, f.now)?,
             None,
         )?;
     }
@@ -482,14 +467,14 @@ fn write_levels(
         } else if let Some(s) = &staged {
             s
         } else {
-            reread_t = reread(t, sink, settings)?;
+            reread_t = run.reread(t)?;
             &reread_t
         };
         let cur_ledger;
         let lg: &Ledger<'_> = if l == 0 {
             ledger
         } else {
-            cur_ledger = super::ledger_for(cur, settings);
+            cur_ledger = super::ledger_for(cur, run.settings);
             &cur_ledger
         };
         let names: HashMap<(usize, String), String> = written
@@ -513,14 +498,14 @@ fn write_levels(
             names: &names,
             plan,
             talks,
-            offers,
-            model,
-            now,
-            redactor: &ctx.redactor,
+            offers: f.offers,
+            model: run.model,
+            now: f.now,
+            redactor: &run.ctx.redactor,
         };
         for &(s, a) in level {
             let first = std::mem::take(&mut first_of_span[s]);
-            let (d, fold_span, id) = draft_one(&st, s, a, first, &mut taken, r)?;
+            let (d, fold_span, id) = draft_one(&st, s, a, first, &mut taken, &mut run.r)?;
             after += d.chars() as i64 - fold_span.chars as i64;
             folds.push((fold_span.items.clone(), drafts.len()));
             drafts.push(d);
@@ -530,27 +515,19 @@ fn write_levels(
                 id,
             });
         }
-        let level_records: &[(RecordKind, u64)] = if l == 0 { records } else { &[] };
-        let lines = lines_for(cur, lg, &drafts, &folds, &[], level_records, now)?;
+        let level_records: &[(RecordKind, u64)] = if l == 0 { f.records } else { &[] };
+        let lines = lines_for(cur, lg, &drafts, &folds, &[], level_records, f.now)?;
         if copy && l < last_level {
             staged_lines += lines.len();
-            let next = transcript::stage(cur, &lines, &settings.read)?;
+            let next = transcript::stage(cur, &lines, &run.settings.read)?;
             staged = Some(next);
         } else {
-            write(
-                cur,
-                sink,
-                &lines,
-                settings,
-                ctx,
-                r,
-                (l == 0).then_some(plan),
-            )?;
+            run.write(cur, &lines, (l == 0).then_some(plan))?;
         }
     }
-    r.lines_appended += staged_lines;
+    run.r.lines_appended += staged_lines;
     if staged_lines > 0 {
-        r.written = true;
+        run.r.written = true;
     }
 
     Ok((written, after))
@@ -675,11 +652,14 @@ fn draft_one(
     let d = summary::draft(
         &fold_span,
         id.clone(),
-        (st.model, Some(&st.offers[s].reach)),
+        summary::Signed {
+            model: st.model,
+            reach: Some(&st.offers[s].reach),
+            now_ms: st.now,
+            tail_line: st.plan.tail_line,
+        },
         &text,
         None,
-        st.now,
-        st.plan.tail_line,
         extra,
     );
     let outcome = if acc.nested_in.is_some() {
@@ -704,13 +684,12 @@ fn draft_one(
 /// What the fold came to, in the record.
 fn record(
     r: &mut DecisionRecord,
-    ledger: &Ledger<'_>,
-    plan: &Plan,
-    talks: &[Talk<'_>],
+    f: &Fold<'_, '_>,
     written: &[Written],
     declines: &[(Decline, &Span)],
     after: i64,
 ) {
+    let (ledger, plan, talks) = (f.ledger, f.plan, f.talks);
     // What the fold came to.
     let consumed: usize = talks
         .iter()

@@ -76,6 +76,16 @@ pub(super) fn costing(settings: &CompactSettings) -> call::Costing<'_> {
     }
 }
 
+impl super::FileRun<'_> {
+    /// Add calls' usage and cost (each from its usage, else the request's estimated tokens in
+    /// and out) to the record.
+    pub(super) fn spend(&mut self, calls: &[(Option<Usage>, (u64, u64))]) {
+        for &(usage, estimate) in calls {
+            add_usage_est(&mut self.r, usage, self.settings, estimate);
+        }
+    }
+}
+
 /// Add one call's usage and cost (from its usage, else the request's estimated tokens in and
 /// out) to the record.
 pub(super) fn add_usage_est(

@@ -37,7 +37,7 @@ use crate::settings::{CompactSettings, ModelChoice};
 use crate::summarizer::Summarizer;
 use crate::transcript::{self, Tail, Transcript};
 
-use self::write::{Sink, read_only, reread, write};
+use self::write::{Sink, read_only};
 
 /// What one compact run needs besides the settings.
 pub struct Compaction {
@@ -72,6 +72,25 @@ impl Compaction {
             interrupt: &self.interrupt,
             calls: &self.calls,
             redactor: &self.redactor,
+        }
+    }
+}
+
+/// One file's run, as every room of `compact` reads and writes it: the settings, the run's
+/// context and the model (read), where its lines go and its decision record (written).
+struct FileRun<'a> {
+    settings: &'a CompactSettings,
+    ctx: &'a Compaction,
+    model: &'a str,
+    sink: Sink<'a>,
+    r: DecisionRecord,
+}
+
+impl FileRun<'_> {
+    /// Count the secrets taken out of a kept reply's text in the record.
+    fn scrubbed(&mut self, counts: &crate::redact::Counts) {
+        for (k, n) in counts {
+            *self.r.scrubbed.entry(k).or_default() += n;
         }
     }
 }
@@ -292,30 +311,37 @@ pub async fn compact_file(
     }
     t.check_tail()?;
     guards::check_same_model(&t, settings)?;
-    let mut sink = Sink {
+    let sink = Sink {
         handle,
         output: output.as_ref(),
     };
     let ledger = Ledger::new(t.conversation());
     r.before = Size::of(ledger.view_chars());
     r.after = r.before;
+    let mut run = FileRun {
+        settings,
+        ctx,
+        model: &model,
+        sink,
+        r,
+    };
 
     let policy = &settings.policy;
     if policy.strategy.masks() {
-        let lines = mask::mask(&t, &ledger, settings, ctx, &mut r)?;
+        let lines = mask::mask(&t, &ledger, settings, ctx, &mut run.r)?;
         if !policy.strategy.summarizes() || settings.dry_run {
             if !policy.strategy.summarizes() {
-                write(&t, &mut sink, &lines, settings, ctx, &mut r, None)?;
-                return Ok(r);
+                run.write(&t, &lines, None)?;
+                return Ok(run.r);
             }
         } else if !lines.is_empty() {
-            write(&t, &mut sink, &lines, settings, ctx, &mut r, None)?;
+            run.write(&t, &lines, None)?;
             // Plan the summary on the file as it now is.
-            let t2 = reread(&t, &sink, settings)?;
-            return summary::summarize_file(t2, sink, settings, ctx, r, &model).await;
+            let t2 = run.reread(&t)?;
+            return summary::summarize_file(t2, run).await;
         }
     }
-    summary::summarize_file(t, sink, settings, ctx, r, &model).await
+    summary::summarize_file(t, run).await
 }
 
 /// `--batch --rollup`: roll up the summaries `ids` of a file whose chunk summaries an earlier
@@ -342,13 +368,20 @@ pub(super) async fn rollup_file(
         r.before = Size::of(Ledger::new(t.conversation()).view_chars());
         r.after = r.before;
     }
-    let mut sink = Sink {
+    let sink = Sink {
         handle: Some(h),
         output: None,
     };
     r.rollup_pending = None;
-    rollup::rollup(&t, &mut sink, settings, ctx, &mut r, &model, ids).await?;
-    Ok(r)
+    let mut run = FileRun {
+        settings,
+        ctx,
+        model: &model,
+        sink,
+        r,
+    };
+    rollup::rollup(&mut run, &t, ids).await?;
+    Ok(run.r)
 }
 
 pub(super) fn short(s: &str, max: usize) -> String {

@@ -5,18 +5,15 @@ use std::sync::Arc;
 
 use anyhow::Result;
 
-use super::Compaction;
-use super::cost::add_usage_est;
-use super::write::{Sink, lines_for, reread, write};
-use crate::call;
-use crate::decision::{DecisionRecord, Note, Size, SummaryOutcome, SummaryRecord};
+use super::FileRun;
+use super::write::lines_for;
+use crate::call::{self, Judged};
+use crate::decision::{Note, Size, SummaryOutcome, SummaryRecord};
 use crate::entry::Draft;
 use crate::error::MfError;
 use crate::fold::summary::Verdict;
-use crate::fold::{self, Item, Ledger, Span, frame, summary};
-use crate::redact::Counts;
-use crate::settings::CompactSettings;
-use crate::summarizer::{Severity, SummarizerError};
+use crate::fold::{self, Item, Ledger, Span, summary};
+use crate::summarizer::Severity;
 use crate::transcript::Transcript;
 
 /// `--rollup`: fold the chunk summaries just written (their ids) into one covering summary. When
@@ -24,16 +21,13 @@ use crate::transcript::Transcript;
 /// fit become summaries, which are rolled up in turn, until one covers them all. Every level
 /// stays expandable.
 pub(super) async fn rollup(
+    run: &mut FileRun<'_>,
     t: &Transcript,
-    sink: &mut Sink<'_>,
-    settings: &CompactSettings,
-    ctx: &Compaction,
-    r: &mut DecisionRecord,
-    model: &str,
     mut ids: Vec<String>,
 ) -> Result<()> {
+    let (settings, ctx) = (run.settings, run.ctx);
     loop {
-        let t2 = reread(t, sink, settings)?;
+        let t2 = run.reread(t)?;
         let ledger = Ledger::new(t2.conversation());
         let mut items: Vec<Item> = ids
             .iter()
@@ -53,7 +47,7 @@ pub(super) async fn rollup(
         items.sort_by_key(|&i| ledger.summaries[&i].first_leaf);
         let groups = fold::plan::rollup_groups(&ledger, &items, settings.policy.max_span_tokens);
         if groups.iter().all(|g| g.len() < 2) {
-            r.notes.push(Note::RollupTooLarge(items.len()));
+            run.r.notes.push(Note::RollupTooLarge(items.len()));
             return Ok(());
         }
         let last_level = groups.len() == 1;
@@ -73,7 +67,7 @@ pub(super) async fn rollup(
             .enumerate()
             .find_map(|(k, v)| v.err().map(|why| (k, why)))
         {
-            r.notes.push(Note::RollupNotHonoured(why));
+            run.r.notes.push(Note::RollupNotHonoured(why));
             spans.truncate(k);
             stopped = true;
         }
@@ -107,12 +101,12 @@ pub(super) async fn rollup(
         // once it has answered (what has answered is not paid twice).
         if asked
             .iter()
-            .any(|a| matches!(&a.reply, Err(e) if e.severity == Severity::Pending))
+            .any(|a| matches!(&a.judged, call::Judged::Failed(e) if e.severity == Severity::Pending))
         {
-            r.rollup_pending = Some(ids);
+            run.r.rollup_pending = Some(ids);
             return Ok(());
         }
-        r.calls += asked.iter().map(|a| a.calls.len()).sum::<usize>();
+        run.r.calls += asked.iter().map(|a| a.calls.len()).sum::<usize>();
         if ctx.interrupt.received().is_some() {
             return Err(MfError::Interrupted.into());
         }
@@ -122,7 +116,7 @@ pub(super) async fn rollup(
         let mut recs: Vec<SummaryRecord> = Vec::new();
         let mut taken: Vec<String> = Vec::new();
         for a in asked {
-            match judge(t, &t2, a, settings, ctx, r, model, now, &taken)? {
+            match take(run, t, &t2, a, now, &taken)? {
                 None => stopped = true,
                 Some((d, rec, id, items)) => {
                     recs.push(rec);
@@ -136,14 +130,14 @@ pub(super) async fn rollup(
             return Ok(());
         }
         let lines = lines_for(&t2, &ledger, &drafts, &folds, &[], &[], now)?;
-        let before = r.after.chars;
-        write(&t2, sink, &lines, settings, ctx, r, None)?;
+        let before = run.r.after.chars;
+        run.write(&t2, &lines, None)?;
         let replaced: usize = folds
             .iter()
             .flat_map(|(items, _)| items.iter().map(|&i| ledger.item_chars(i)))
             .sum();
-        r.after = Size::of(before - replaced + recs.iter().map(|c| c.chars).sum::<usize>());
-        r.summaries.extend(recs);
+        run.r.after = Size::of(before - replaced + recs.iter().map(|c| c.chars).sum::<usize>());
+        run.r.summaries.extend(recs);
         if last_level || stopped {
             return Ok(());
         }
@@ -165,71 +159,61 @@ pub(super) async fn rollup(
 /// A rollup summary to write: its draft, record, id, and the items it folds.
 type Rolled = (Draft, SummaryRecord, String, Vec<Item>);
 
-/// Judge one rollup reply: its draft, record and id, or `None` when it fails, is lossy or is
-/// not shorter (the summaries under it stand, and the rollup stops after this level).
-#[allow(clippy::too_many_arguments)]
-fn judge(
+/// Take one judged rollup reply: its draft, record and id, or `None` when it failed, was
+/// lossy or is not shorter (the summaries under it stand, and the rollup stops after this
+/// level).
+fn take(
+    run: &mut FileRun<'_>,
     t: &Transcript,
     t2: &Transcript,
     a: call::Asked,
-    settings: &CompactSettings,
-    ctx: &Compaction,
-    r: &mut DecisionRecord,
-    model: &str,
     now: u64,
     taken: &[String],
 ) -> Result<Option<Rolled>> {
-    for &(usage, estimate) in &a.calls {
-        add_usage_est(r, usage, settings, estimate);
-    }
-    let reply = match a.reply.and_then(|rep| {
-        frame::vet(&rep.text)
-            .map(|_| rep)
-            .map_err(SummarizerError::degrade)
-    }) {
-        Ok(rep) => rep,
-        Err(e) if e.severity == Severity::Interrupted => return Err(e.into()),
+    run.spend(&a.calls);
+    run.scrubbed(&a.scrubbed);
+    let (text, usage) = match a.judged {
+        Judged::Failed(e) if e.severity == Severity::Interrupted => return Err(e.into()),
         // The summaries under it are written and stand, whatever the failure.
-        Err(e) => {
-            ctx.ui.warn(&format!(
+        Judged::Failed(e) => {
+            run.ctx.ui.warn(&format!(
                 "{}: a rollup summary failed; the {} summaries under it stand: {}",
                 t.display(),
                 a.span.items.len(),
                 e.message
             ));
-            r.notes.push(Note::RollupFailed(e.message));
+            run.r.notes.push(Note::RollupFailed(e.message));
             return Ok(None);
         }
+        Judged::Declined { faults, .. } => {
+            run.r.notes.push(Note::RollupLossy(faults));
+            return Ok(None);
+        }
+        Judged::Kept { text, usage } => (text, usage),
     };
-    let (_, lossy) = a.audit.expect("a vetted reply was audited");
-    if let Some(why) =
-        lossy.map(|why| why.map_texts(|s| ctx.redactor.redact(s, &mut Counts::new())))
-    {
-        r.notes.push(Note::RollupLossy(why));
-        return Ok(None);
-    }
-    let vetted = frame::vet(&reply.text).expect("vetted above");
-    let text = ctx.redactor.redact(&vetted, &mut r.scrubbed);
     let audit_json = a.audit_json;
     let id = summary::summary_id(a.span.from_turn, a.span.to_turn, |id| {
         t2.has_id(id) || taken.iter().any(|x| x == id)
     });
-    let reach = settings.reach_for(t);
+    let reach = run.settings.reach_for(t);
     let d = summary::draft(
         &a.span,
         id.clone(),
-        (model, Some(&reach)),
+        summary::Signed {
+            model: run.model,
+            reach: Some(&reach),
+            now_ms: now,
+            tail_line: None,
+        },
         &text,
-        reply.usage,
-        now,
-        None,
+        usage,
         audit_json
             .as_ref()
             .map(|j| vec![("audit", j.to_string())])
             .unwrap_or_default(),
     );
     if let Verdict::NotSmaller { .. } = summary::judge(&a.span, &d) {
-        r.notes.push(Note::RollupNotShorter);
+        run.r.notes.push(Note::RollupNotShorter);
         return Ok(None);
     }
     let rec = SummaryRecord::of(&a.span, &d, &id, audit_json, SummaryOutcome::WrittenRollup);

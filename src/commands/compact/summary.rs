@@ -1,16 +1,16 @@
-//! `--strategy summary` (the default): one call per span of the plan, each reply vetted,
-//! audited and judged into an `Outcome` (the drafts to write, the declines to remember); what
-//! helps is written, the rest declined and remembered.
+//! `--strategy summary` (the default): one call per span of the plan, each reply judged by the
+//! call (`call::Judged`) and taken into a `FoldOutcome` (the drafts to write, the declines to
+//! remember, their records); what helps is written, the rest declined and remembered.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::Result;
 
-use super::cost::{add_usage_est, cost_of, dry_run};
-use super::write::{Sink, check_expressible, lines_for, write};
-use super::{Compaction, cited, decline_records, ledger_for, rollup, short};
-use crate::call::{self, Asked};
+use super::cost::{cost_of, dry_run};
+use super::write::{check_expressible, lines_for};
+use super::{FileRun, cited, decline_records, ledger_for, rollup, short};
+use crate::call::{self, Asked, Judged};
 use crate::decision::{
     Action, DecisionRecord, Decline, DeclineCounts, Note, Reason, Size, SpanRecord, SummaryOutcome,
     SummaryRecord,
@@ -18,18 +18,17 @@ use crate::decision::{
 use crate::entry::{DeclineReason, DeclinedSpan, Draft, RecordKind, Usage, estimate_tokens};
 use crate::error::MfError;
 use crate::fold::summary::Verdict;
-use crate::fold::{self, Decision, Item, Ledger, Plan, Span, frame, summary};
-use crate::redact::Counts;
-use crate::settings::CompactSettings;
+use crate::fold::{self, Decision, Item, Ledger, Plan, Span, summary};
 use crate::summarizer::SummarizerError;
 use crate::transcript::Transcript;
 
 /// The least share (percent) of the view a fold must save to be written.
 pub(super) const MIN_SAVING_PCT: usize = 10;
 
-/// What the replies to a plan came to: nothing is written or printed yet.
+/// What the judged replies to a plan came to: nothing is written or printed yet; the record
+/// takes it once (`record`).
 #[derive(Default)]
-struct Outcome {
+struct FoldOutcome {
     drafts: Vec<Draft>,
     /// Per draft: the items it folds, and its index in `drafts`.
     folds: Vec<(Vec<Item>, usize)>,
@@ -42,17 +41,15 @@ struct Outcome {
     taken: Vec<String>,
     /// What each span's calls were billed, for its decline record if it is declined.
     spent: Vec<(String, Usage)>,
+    /// Every span's summary record, in the order they were judged.
+    summaries: Vec<SummaryRecord>,
+    /// What the record notes of the replies and of the fold.
+    notes: Vec<Note>,
 }
 
 /// Plan the file and fold it: skipped, a dry run, cited, or summaries written once.
-pub(super) async fn summarize_file(
-    t: Transcript,
-    mut sink: Sink<'_>,
-    settings: &CompactSettings,
-    ctx: &Compaction,
-    mut r: DecisionRecord,
-    model: &str,
-) -> Result<DecisionRecord> {
+pub(super) async fn summarize_file(t: Transcript, mut run: FileRun<'_>) -> Result<DecisionRecord> {
+    let (settings, model) = (run.settings, run.model);
     let ledger = ledger_for(&t, settings);
     let policy = &settings.policy;
     if policy.strategy == fold::Strategy::Cited {
@@ -61,6 +58,7 @@ pub(super) async fn summarize_file(
     let id_of = |i: Item| t.id_string(i as usize);
     let plan = match fold::plan(&ledger, policy, model) {
         Decision::Skip(skip) => {
+            let r = &mut run.r;
             if r.action != Action::Masked {
                 r.action = Action::Skipped;
                 r.reason = Reason::Skip(skip.reason);
@@ -71,52 +69,42 @@ pub(super) async fn summarize_file(
                     0,
                 ));
             }
-            write(&t, &mut sink, &[], settings, ctx, &mut r, None)?;
-            return Ok(r);
+            run.write(&t, &[], None)?;
+            return Ok(run.r);
         }
         Decision::Fold(plan) => plan,
     };
-    let masked = std::mem::take(&mut r.summaries);
-    r.planned(&ledger, &plan, &id_of);
-    r.summaries = masked;
+    let masked = std::mem::take(&mut run.r.summaries);
+    run.r.planned(&ledger, &plan, &id_of);
+    run.r.summaries = masked;
     check_expressible(&t, &ledger, &plan)?;
 
     if settings.dry_run && policy.strategy == fold::Strategy::Cited {
-        r.notes.push(Note::CitedDryRun);
+        run.r.notes.push(Note::CitedDryRun);
     }
     if settings.dry_run {
-        dry_run(&t, &ledger, &plan, settings, ctx, &mut r).await?;
-        return Ok(r);
+        dry_run(&t, &ledger, &plan, settings, run.ctx, &mut run.r).await?;
+        return Ok(run.r);
     }
     if policy.strategy == fold::Strategy::Cited {
-        return cited::fold(&t, &ledger, plan, sink, settings, ctx, r, model).await;
+        return cited::fold(&t, &ledger, plan, run).await;
     }
 
-    let asked = ask_all(&t, &ledger, &plan, settings, ctx, &mut r, model).await?;
-    let now = (ctx.now_ms)();
-    let mut outcome = Outcome::default();
+    let asked = ask_all(&mut run, &t, &ledger, &plan).await?;
+    let now = (run.ctx.now_ms)();
+    let mut outcome = FoldOutcome::default();
     let mut unasked: Vec<&Span> = Vec::new();
     for (span, a) in plan.spans.iter().zip(asked) {
         match a {
-            Some(a) => judge(
-                &t,
-                a,
-                &plan,
-                settings,
-                ctx,
-                &mut r,
-                model,
-                now,
-                &mut outcome,
-            ),
+            Some(a) => outcome.take(&mut run, &t, &plan, now, a),
             None => unasked.push(span),
         }
     }
     if ledger.conv.one_run {
-        outcome.keep_prefix(&plan, &unasked, &mut r);
+        outcome.keep_prefix(&plan, &unasked);
     }
-    outcome.unless_honoured(&ledger, &mut r);
-    outcome.unless_worth_it(&plan, &mut r);
+    outcome.unless_honoured(&ledger);
+    outcome.unless_worth_it(&plan);
     let records = decline_lines(&ledger, model, now, &outcome);
     let lines = lines_for(
         &t,
@@ -127,15 +115,17 @@ pub(super) async fn summarize_file(
         &records,
         now,
     )?;
-    record(&mut r, &outcome, &plan);
-    write(&t, &mut sink, &lines, settings, ctx, &mut r, Some(&plan))?;
-    let folded = outcome.drafts.len();
-    if settings.rollup && folded > 1 && sink.handle.is_some() && ctx.interrupt.received().is_none()
+    let ids: Vec<String> = outcome.drafts.iter().map(|d| d.id.clone()).collect();
+    record(&mut run.r, outcome, &plan);
+    run.write(&t, &lines, Some(&plan))?;
+    if settings.rollup
+        && ids.len() > 1
+        && run.sink.handle.is_some()
+        && run.ctx.interrupt.received().is_none()
     {
-        let ids = outcome.drafts.iter().map(|d| d.id.clone()).collect();
-        rollup::rollup(&t, &mut sink, settings, ctx, &mut r, model, ids).await?;
+        rollup::rollup(&mut run, &t, ids).await?;
     }
-    Ok(r)
+    Ok(run.r)
 }
 
 /// One call per span, at most -j at once. Each span's request is built only when its turn
@@ -145,14 +135,12 @@ pub(super) async fn summarize_file(
 /// unbroken run after its summaries (pi), only a prefix of the chunks can be written: once a
 /// chunk is declined, no chunk after it is asked about (`None`; those in flight finish).
 async fn ask_all(
+    run: &mut FileRun<'_>,
     t: &Transcript,
     ledger: &Ledger<'_>,
     plan: &Plan,
-    settings: &CompactSettings,
-    ctx: &Compaction,
-    r: &mut DecisionRecord,
-    model: &str,
 ) -> Result<Vec<Option<Asked>>> {
+    let (settings, ctx, model) = (run.settings, run.ctx, run.model);
     let redactor = settings.redact.then_some(&ctx.redactor);
     let spinner = if settings.files.len() == 1 {
         ctx.ui.spinner(format!(
@@ -208,6 +196,7 @@ async fn ask_all(
         .await;
     spinner.finish_and_clear();
     let asked: Vec<Option<Asked>> = asked.into_iter().collect::<Result<_>>()?;
+    let r = &mut run.r;
     for a in asked.iter().flatten() {
         r.calls += a.calls.len();
         for (k, n) in &a.redacted {
@@ -223,155 +212,121 @@ async fn ask_all(
     Ok(asked)
 }
 
-/// Judge one span's reply into the outcome: a failure (the span stays verbatim), a lossy
-/// summary or one not smaller (declined and remembered), or a draft to write.
-#[allow(clippy::too_many_arguments)]
-fn judge(
-    t: &Transcript,
-    a: Asked,
-    plan: &Plan,
-    settings: &CompactSettings,
-    ctx: &Compaction,
-    r: &mut DecisionRecord,
-    model: &str,
-    now: u64,
-    out: &mut Outcome,
-) {
-    for &(usage, estimate) in &a.calls {
-        add_usage_est(r, usage, settings, estimate);
-    }
-    out.spent.push((a.span.digest.clone(), a.billed()));
-    if let Ok(reply) = &a.reply {
-        r.notes.extend(reply.notes.iter().map(|n| Note::Reply {
+impl FoldOutcome {
+    /// Take one span's judged reply: a failure (the span stays verbatim), a lossy summary or
+    /// one not smaller (declined and remembered), or a draft to write.
+    fn take(&mut self, run: &mut FileRun<'_>, t: &Transcript, plan: &Plan, now: u64, a: Asked) {
+        run.spend(&a.calls);
+        self.spent.push((a.span.digest.clone(), a.billed()));
+        self.notes.extend(a.notes.iter().map(|n| Note::Reply {
             from_turn: a.span.from_turn,
             to_turn: a.span.to_turn,
             note: n.clone(),
         }));
-    }
-    let reply = match a.reply.and_then(|rep| {
-        frame::vet(&rep.text)
-            .map(|_| rep)
-            .map_err(SummarizerError::degrade)
-    }) {
-        Ok(reply) => reply,
-        Err(e) => {
-            failed(t, a.span, e, settings, ctx, r, out);
-            return;
-        }
-    };
-    let (_, lossy) = a.audit.expect("a vetted reply was audited");
-    let audit_json = a.audit_json;
-    let lossy = lossy.map(|why| why.map_texts(|s| ctx.redactor.redact(s, &mut Counts::new())));
-    if let Some(why) = lossy {
-        r.summaries.push(SummaryRecord {
-            id: String::new(),
-            from_turn: a.span.from_turn,
-            to_turn: a.span.to_turn,
-            entry_count: a.span.items.len(),
-            chars: reply.text.chars().count(),
-            tokens: estimate_tokens(reply.text.chars().count()),
-            audit: audit_json,
-            outcome: SummaryOutcome::Declined(Decline::Lossy(why.clone())),
-            ..SummaryRecord::default()
+        run.scrubbed(&a.scrubbed);
+        let audit_json = a.audit_json;
+        let (text, usage) = match a.judged {
+            Judged::Failed(e) => return self.failed(run, t, a.span, e),
+            Judged::Declined { faults, chars } => {
+                self.summaries.push(SummaryRecord {
+                    id: String::new(),
+                    from_turn: a.span.from_turn,
+                    to_turn: a.span.to_turn,
+                    entry_count: a.span.items.len(),
+                    chars,
+                    tokens: estimate_tokens(chars),
+                    audit: audit_json,
+                    outcome: SummaryOutcome::Declined(Decline::Lossy(faults.clone())),
+                    ..SummaryRecord::default()
+                });
+                self.declines
+                    .push((Decline::Lossy(faults), a.span, Some(chars)));
+                return;
+            }
+            Judged::Kept { text, usage } => (text, usage),
+        };
+        let id = summary::summary_id(a.span.from_turn, a.span.to_turn, |id| {
+            t.has_id(id) || self.taken.iter().any(|x| x == id)
         });
-        out.declines.push((
-            Decline::Lossy(why),
-            a.span,
-            Some(reply.text.chars().count()),
-        ));
-        return;
-    }
-    let vetted = frame::vet(&reply.text).expect("vetted above");
-    // Secrets never reach the file: the key in use, and anything shaped like one.
-    let text = ctx.redactor.redact(&vetted, &mut r.scrubbed);
-    let id = summary::summary_id(a.span.from_turn, a.span.to_turn, |id| {
-        t.has_id(id) || out.taken.iter().any(|x| x == id)
-    });
-    let extra = audit_json
-        .as_ref()
-        .map(|j| vec![("audit", j.to_string())])
-        .unwrap_or_default();
-    let reach = settings.reach_for(t);
-    let d = summary::draft(
-        &a.span,
-        id.clone(),
-        (model, Some(&reach)),
-        &text,
-        reply.usage,
-        now,
-        plan.tail_line,
-        extra,
-    );
-    let mut rec = SummaryRecord::of(&a.span, &d, &id, audit_json, SummaryOutcome::Written);
-    match summary::judge(&a.span, &d) {
-        Verdict::NotSmaller {
-            span_chars,
-            summary_chars,
-        } => {
-            let decline = Decline::NotSmaller {
+        let extra = audit_json
+            .as_ref()
+            .map(|j| vec![("audit", j.to_string())])
+            .unwrap_or_default();
+        let reach = run.settings.reach_for(t);
+        let d = summary::draft(
+            &a.span,
+            id.clone(),
+            summary::Signed {
+                model: run.model,
+                reach: Some(&reach),
+                now_ms: now,
+                tail_line: plan.tail_line,
+            },
+            &text,
+            usage,
+            extra,
+        );
+        let mut rec = SummaryRecord::of(&a.span, &d, &id, audit_json, SummaryOutcome::Written);
+        match summary::judge(&a.span, &d) {
+            Verdict::NotSmaller {
                 span_chars,
                 summary_chars,
-            };
-            rec.outcome = SummaryOutcome::Declined(decline.clone());
-            out.declines.push((decline, a.span, Some(summary_chars)));
+            } => {
+                let decline = Decline::NotSmaller {
+                    span_chars,
+                    summary_chars,
+                };
+                rec.outcome = SummaryOutcome::Declined(decline.clone());
+                self.declines.push((decline, a.span, Some(summary_chars)));
+            }
+            Verdict::Smaller {
+                span_chars,
+                summary_chars,
+            } => {
+                self.taken.push(id);
+                self.written_chars.0 += span_chars;
+                self.written_chars.1 += summary_chars;
+                self.folds.push((a.span.items.clone(), self.drafts.len()));
+                self.drafts.push(d);
+                self.written_spans.push(a.span);
+            }
         }
-        Verdict::Smaller {
-            span_chars,
-            summary_chars,
-        } => {
-            out.taken.push(id);
-            out.written_chars.0 += span_chars;
-            out.written_chars.1 += summary_chars;
-            out.folds.push((a.span.items.clone(), out.drafts.len()));
-            out.drafts.push(d);
-            out.written_spans.push(a.span);
-        }
+        self.summaries.push(rec);
     }
-    r.summaries.push(rec);
-}
 
-/// A span whose summarizer failed stays verbatim: the failure in the record, declined.
-fn failed(
-    t: &Transcript,
-    span: Span,
-    e: SummarizerError,
-    settings: &CompactSettings,
-    ctx: &Compaction,
-    r: &mut DecisionRecord,
-    out: &mut Outcome,
-) {
-    let usage = e.usage.unwrap_or_default();
-    r.failures.push(crate::decision::FailureRecord {
-        from_turn: span.from_turn,
-        to_turn: span.to_turn,
-        reason: e.reason,
-        message: e.message.clone(),
-        usage: e.usage.map(Into::into),
-        cost: cost_of(settings, (0, 0), Some(usage)),
-    });
-    ctx.ui.warn(&format!(
-        "{}: the summarizer failed, {} stay{} verbatim: {}",
-        t.display(),
-        crate::text::turn_span(span.from_turn, span.to_turn),
-        if span.from_turn == span.to_turn {
-            "s"
-        } else {
-            ""
-        },
-        e.message
-    ));
-    r.degrade(&e);
-    out.declines
-        .push((Decline::SummarizerFailed(e.message), span, None));
-}
+    /// A span whose summarizer failed stays verbatim: the failure in the record, declined.
+    fn failed(&mut self, run: &mut FileRun<'_>, t: &Transcript, span: Span, e: SummarizerError) {
+        let usage = e.usage.unwrap_or_default();
+        run.r.failures.push(crate::decision::FailureRecord {
+            from_turn: span.from_turn,
+            to_turn: span.to_turn,
+            reason: e.reason,
+            message: e.message.clone(),
+            usage: e.usage.map(Into::into),
+            cost: cost_of(run.settings, (0, 0), Some(usage)),
+        });
+        run.ctx.ui.warn(&format!(
+            "{}: the summarizer failed, {} stay{} verbatim: {}",
+            t.display(),
+            crate::text::turn_span(span.from_turn, span.to_turn),
+            if span.from_turn == span.to_turn {
+                "s"
+            } else {
+                ""
+            },
+            e.message
+        ));
+        run.r.degrade(&e);
+        self.declines
+            .push((Decline::SummarizerFailed(e.message), span, None));
+    }
 
-impl Outcome {
     /// On an agent that shows one unbroken run after its summaries (pi): only the chunks before
     /// the first one not written can be shown folded (the planner keeps every prompt of a turn
     /// that spreads over chunks verbatim, so any prefix of them can be shown). The drafts after it
     /// are not written (their records say why), the chunks never asked about are recorded as
     /// such, and a note names the chunk that was declined.
-    fn keep_prefix(&mut self, plan: &Plan, unasked: &[&Span], r: &mut DecisionRecord) {
+    fn keep_prefix(&mut self, plan: &Plan, unasked: &[&Span]) {
         let written = |s: &Span| self.written_spans.iter().any(|w| w.digest == s.digest);
         let Some(first) = plan.spans.iter().position(|s| !written(s)) else {
             return;
@@ -388,7 +343,7 @@ impl Outcome {
         for (span, d) in self.written_spans.drain(..).zip(self.drafts.drain(..)) {
             if cut(&span) {
                 self.taken.retain(|id| *id != d.id);
-                if let Some(rec) = r.summaries.iter_mut().find(|s| s.id == d.id) {
+                if let Some(rec) = self.summaries.iter_mut().find(|s| s.id == d.id) {
                     rec.id.clear();
                     rec.outcome = SummaryOutcome::AfterDeclined {
                         from_turn,
@@ -411,7 +366,7 @@ impl Outcome {
         self.written_spans = kept_spans;
         self.drafts = kept_drafts;
         for span in unasked {
-            r.summaries.push(SummaryRecord {
+            self.summaries.push(SummaryRecord {
                 from_turn: span.from_turn,
                 to_turn: span.to_turn,
                 entry_count: span.items.len(),
@@ -423,7 +378,7 @@ impl Outcome {
                 ..SummaryRecord::default()
             });
         }
-        r.notes.push(Note::AfterDeclined {
+        self.notes.push(Note::AfterDeclined {
             from_turn,
             to_turn,
             chunks: after.len(),
@@ -435,7 +390,7 @@ impl Outcome {
     /// from the first draft that would not stand, no draft is written (each after it was judged
     /// with it standing); each is declined with the re-vet's words, and no decline record binds
     /// (the span is planned again).
-    fn unless_honoured(&mut self, ledger: &Ledger<'_>, r: &mut DecisionRecord) {
+    fn unless_honoured(&mut self, ledger: &Ledger<'_>) {
         let Some((k, why)) = ledger
             .would_honour(&self.drafts)
             .into_iter()
@@ -449,7 +404,7 @@ impl Outcome {
             self.written_chars.0 -= span.chars;
             self.written_chars.1 -= d.chars();
             self.taken.retain(|id| *id != d.id);
-            if let Some(rec) = r.summaries.iter_mut().find(|s| s.id == d.id) {
+            if let Some(rec) = self.summaries.iter_mut().find(|s| s.id == d.id) {
                 rec.id.clear();
                 rec.outcome = SummaryOutcome::Declined(decline.clone());
             }
@@ -458,7 +413,7 @@ impl Outcome {
     }
 
     /// A fold that would save under a tenth of the view is not worth its lines: the view stays.
-    fn unless_worth_it(&mut self, plan: &Plan, r: &mut DecisionRecord) {
+    fn unless_worth_it(&mut self, plan: &Plan) {
         let saved = self.written_chars.0.saturating_sub(self.written_chars.1);
         if self.drafts.is_empty() || saved * 100 >= plan.view_chars * MIN_SAVING_PCT {
             return;
@@ -469,7 +424,7 @@ impl Outcome {
             min_pct: MIN_SAVING_PCT,
         };
         for (span, d) in self.written_spans.drain(..).zip(self.drafts.drain(..)) {
-            if let Some(rec) = r.summaries.iter_mut().find(|s| s.id == d.id) {
+            if let Some(rec) = self.summaries.iter_mut().find(|s| s.id == d.id) {
                 rec.outcome = SummaryOutcome::Declined(decline.clone());
             }
             self.declines.push((decline.clone(), span, Some(d.chars())));
@@ -485,7 +440,7 @@ fn decline_lines(
     ledger: &Ledger<'_>,
     model: &str,
     now: u64,
-    out: &Outcome,
+    out: &FoldOutcome,
 ) -> Vec<(RecordKind, u64)> {
     let records = decline_records(
         ledger,
@@ -516,8 +471,11 @@ fn decline_lines(
         .collect()
 }
 
-/// What the outcome says in the record: folded (and what else was declined), or declined.
-fn record(r: &mut DecisionRecord, out: &Outcome, plan: &Plan) {
+/// What the outcome says in the record, taken once: its summaries and notes, then folded (and
+/// what else was declined), or declined.
+fn record(r: &mut DecisionRecord, mut out: FoldOutcome, plan: &Plan) {
+    r.summaries.append(&mut out.summaries);
+    r.notes.append(&mut out.notes);
     let folded = out.drafts.len();
     if folded > 0 {
         r.action = Action::Folded;

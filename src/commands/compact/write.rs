@@ -6,8 +6,8 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use super::Compaction;
-use crate::decision::{DecisionRecord, Note};
+use super::FileRun;
+use crate::decision::Note;
 use crate::entry::{Draft, RecordKind, estimate_tokens};
 use crate::fold::{Item, Ledger, Plan, summary};
 use crate::settings::CompactSettings;
@@ -40,89 +40,102 @@ pub(super) fn reread(
     }
 }
 
-/// Append `lines` to the transcript under its lock (checked at that instant), or write the copy
-/// for `--output`. A signal during the append takes effect after it.
-pub(super) fn write(
-    t: &Transcript,
-    sink: &mut Sink<'_>,
-    lines: &[String],
-    settings: &CompactSettings,
-    ctx: &Compaction,
-    r: &mut DecisionRecord,
-    plan: Option<&Plan>,
-) -> Result<()> {
-    if settings.dry_run {
-        return Ok(());
+impl FileRun<'_> {
+    /// The file again, after mf's own append (in place), or as it was (a copy).
+    pub(super) fn reread(&self, t: &Transcript) -> Result<Transcript> {
+        reread(t, &self.sink, self.settings)
     }
-    if let Some(target) = sink.output {
+
+    /// Append `lines` to the transcript under its lock (checked at that instant), or write the
+    /// copy for `--output`; what was written in the record.
+    /// A signal during the append takes effect after it.
+    pub(super) fn write(
+        &mut self,
+        t: &Transcript,
+        lines: &[String],
+        plan: Option<&Plan>,
+    ) -> Result<()> {
+        let FileRun {
+            settings,
+            ctx,
+            sink,
+            r,
+            ..
+        } = self;
+        let (settings, ctx) = (*settings, *ctx);
+        if settings.dry_run {
+            return Ok(());
+        }
+        if let Some(target) = sink.output {
+            let _critical = ctx.interrupt.critical();
+            transcript::write_copy(target, t, lines, settings.force)?;
+            r.written = !lines.is_empty();
+            r.lines_appended += lines.len();
+            r.output = Some(match target {
+                OutputTarget::Stdout => "-".to_string(),
+                OutputTarget::File(p) => p.display().to_string(),
+            });
+            return Ok(());
+        }
+        if lines.is_empty() {
+            return Ok(());
+        }
+        let h = sink.handle.as_mut().expect("in place, the file is open");
         let _critical = ctx.interrupt.critical();
-        transcript::write_copy(target, t, lines, settings.force)?;
-        r.written = !lines.is_empty();
-        r.lines_appended += lines.len();
-        r.output = Some(match target {
-            OutputTarget::Stdout => "-".to_string(),
-            OutputTarget::File(p) => p.display().to_string(),
-        });
-        return Ok(());
-    }
-    if lines.is_empty() {
-        return Ok(());
-    }
-    let h = sink.handle.as_mut().expect("in place, the file is open");
-    let _critical = ctx.interrupt.critical();
-    let size = h.check_same(t)?;
-    if t.format.is_agent() && !settings.force {
-        // Again, under the lock, right before the write: an agent that wrote while mf was
-        // working (or started meanwhile) is running, and mf's lines would land among its own.
-        settings.live.check_before_write(t, h.file())?;
-    }
-    if let Some(plan) = plan {
-        if size > t.len {
-            // An agent appended meanwhile: the fold must still be lawful with its lines.
-            let now = h.read(&settings.read)?;
-            let ledger = Ledger::new(now.conversation());
-            if !plan.holds_in(&ledger) {
-                return Err(TranscriptError::Changed {
-                    path: t.path.clone(),
-                    what: "lines appended meanwhile change what may be folded".into(),
+        let size = h.check_same(t)?;
+        if t.format.is_agent() && !settings.force {
+            // Again, under the lock, right before the write: an agent that wrote while mf was
+            // working (or started meanwhile) is running, and mf's lines would land among its own.
+            settings.live.check_before_write(t, h.file())?;
+        }
+        if let Some(plan) = plan {
+            if size > t.len {
+                // An agent appended meanwhile: the fold must still be lawful with its lines.
+                let now = h.read(&settings.read)?;
+                let ledger = Ledger::new(now.conversation());
+                if !plan.holds_in(&ledger) {
+                    return Err(TranscriptError::Changed {
+                        path: t.path.clone(),
+                        what: "lines appended meanwhile change what may be folded".into(),
+                    }
+                    .into());
                 }
-                .into());
-            }
-        } else {
-            let items: Vec<usize> = plan
-                .spans
-                .iter()
-                .flat_map(|s| s.items.iter().map(|&i| i as usize))
-                .collect();
-            if !t
-                .still_holds(h.file(), &items)
-                .map_err(|source| TranscriptError::Open {
-                    path: t.path.clone(),
-                    source,
-                })?
-            {
-                return Err(TranscriptError::Changed {
-                    path: t.path.clone(),
-                    what: "the lines being folded were edited".into(),
+            } else {
+                let items: Vec<usize> = plan
+                    .spans
+                    .iter()
+                    .flat_map(|s| s.items.iter().map(|&i| i as usize))
+                    .collect();
+                if !t
+                    .still_holds(h.file(), &items)
+                    .map_err(|source| TranscriptError::Open {
+                        path: t.path.clone(),
+                        source,
+                    })?
+                {
+                    return Err(TranscriptError::Changed {
+                        path: t.path.clone(),
+                        what: "the lines being folded were edited".into(),
+                    }
+                    .into());
                 }
-                .into());
             }
         }
+        let a = h.append(t, lines, settings.tail_wait)?;
+        r.written = true;
+        r.lines_appended += lines.len();
+        if a.closed_torn_mf {
+            r.notes.push(Note::ClosedTornLine);
+        }
+        if a.interleaved {
+            ctx.ui.warn(&format!(
+                "{}: another program wrote to the file at the same instant as mf; mf's lines and its are both kept (`mf verify` shows where)",
+                t.display()
+            ));
+            r.notes.push(Note::Interleaved);
+        }
+        Ok(())
     }
-    let a = h.append(t, lines, settings.tail_wait)?;
-    r.written = true;
-    r.lines_appended += lines.len();
-    if a.closed_torn_mf {
-        r.notes.push(Note::ClosedTornLine);
-    }
-    if a.interleaved {
-        ctx.ui.warn(&format!(
-            "{}: another program wrote to the file at the same instant as mf; mf's lines and its are both kept (`mf verify` shows where)",
-            t.display()
-        ));
-        r.notes.push(Note::Interleaved);
-    }
-    Ok(())
 }
 
 /// The lines for a write, and for an agent's session what makes it show mf's recall after the
@@ -177,10 +190,13 @@ pub(super) fn check_expressible(t: &Transcript, ledger: &Ledger<'_>, plan: &Plan
             summary::draft(
                 span,
                 String::new(),
-                ("", None),
+                summary::Signed {
+                    model: "",
+                    reach: None,
+                    now_ms: 0,
+                    tail_line: None,
+                },
                 "",
-                None,
-                0,
                 None,
                 Vec::new(),
             )

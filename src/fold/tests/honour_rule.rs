@@ -88,11 +88,14 @@ fn draft_of(span: &Span, id: &str, tail_line: Option<u32>) -> Draft {
     summary::draft(
         span,
         id.into(),
-        ("m", Some(&Reach::Tool)),
+        summary::Signed {
+            model: "m",
+            reach: Some(&Reach::Tool),
+            now_ms: 0,
+            tail_line,
+        },
         "what happened, briefly",
         None,
-        0,
-        tail_line,
         Vec::new(),
     )
 }

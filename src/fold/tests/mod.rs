@@ -111,10 +111,13 @@ impl Conv {
         let d = summary::draft(
             &span,
             id.into(),
-            ("m", Some(&crate::fold::frame::Reach::Tool)),
+            summary::Signed {
+                model: "m",
+                reach: Some(&crate::fold::frame::Reach::Tool),
+                now_ms: 0,
+                tail_line: None,
+            },
             "short",
-            None,
-            0,
             None,
             Vec::new(),
         );
@@ -126,10 +129,13 @@ impl Conv {
         let d = summary::draft(
             span,
             id.into(),
-            ("m", Some(&crate::fold::frame::Reach::Tool)),
+            summary::Signed {
+                model: "m",
+                reach: Some(&crate::fold::frame::Reach::Tool),
+                now_ms: 0,
+                tail_line: None,
+            },
             "short",
-            None,
-            0,
             None,
             Vec::new(),
         );
