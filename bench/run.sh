@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # mf's benchmark, run by hand (not part of `cargo test`). It generates a chat transcript of at least
-# 1,000,000 lines and 300 MB (turns with tool calls and long tool outputs) and measures, on that
-# file, interleaved, over several rounds, with medians and ratios:
-#   1. `mf explain FILE --json` against `jq -c . FILE` and `wc -l FILE`;
+# 1,000,000 lines and 300 MB (turns with tool calls and tool outputs), and two files of other shapes
+# of the same size (long tool outputs of 64 kB; many short turns), and measures, interleaved, over
+# several rounds, with medians and ratios (CPU time: user + system, and wall time):
+#   1. `mf explain FILE --json` on each shape against `jq -c . FILE`, a Python orjson line loop
+#      (bench/orjson_loop.py) and `wc -l FILE`;
 #   2. peak resident memory of `mf explain` and `mf compact`;
 #   3. bytes appended by `mf compact FILE --model extractive`, and its time against the read alone;
 #   4. a rerun after appending 1 MB, against the cold explain;
@@ -11,8 +13,8 @@
 #
 # usage: bash bench/run.sh [--rounds N] [--lines N] [--size SIZE] [--dir DIR]
 # Environment: MF_BIN and TESTGEN_BIN (both) use those binaries instead of building.
-# Needs: cargo, GNU time (/usr/bin/time), python3 (the loopback provider), jq (for 1; skipped
-# with a note when missing).
+# Needs: cargo, GNU time (/usr/bin/time), python3 (the loopback provider), jq and python3's orjson
+# (for 1; each skipped with a note when missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -32,6 +34,8 @@ done
 command -v python3 >/dev/null || { echo "bench: python3 is needed for the loopback provider" >&2; exit 2; }
 have_jq=1
 command -v jq >/dev/null || { have_jq=0; echo "bench: jq not found; the jq comparison is skipped (apt-get install jq)" >&2; }
+have_orjson=1
+python3 -c 'import orjson' 2>/dev/null || { have_orjson=0; echo "bench: python3's orjson not found; the orjson comparison is skipped (pip install orjson)" >&2; }
 
 # MF_BIN and TESTGEN_BIN name prebuilt binaries (e.g. a release build in another target dir);
 # otherwise both are built here (honouring CARGO_TARGET_DIR).
@@ -59,13 +63,16 @@ big=$dir/big.jsonl
 "$testgen" bulk --lines "$lines" --size "$size" --seed 1 --out "$big"
 file_bytes=$(stat -c %s "$big")
 file_lines=$(wc -l <"$big")
+# The other shapes, as big: long tool outputs (64 kB each, few lines), many short turns.
+"$testgen" bulk --lines 1 --size "$size" --seed 1 --out "$dir/tools.jsonl" 2>/dev/null
+"$testgen" bulk --lines $((lines * 3 / 2)) --size "$size" --seed 1 --out "$dir/turns.jsonl" 2>/dev/null
 
-# run LABEL CMD...: one timed run; appends "seconds kilobytes" to $dir/LABEL.
+# run LABEL CMD...: one timed run; appends "wall-seconds kilobytes cpu-seconds" to $dir/LABEL.
 run() {
   local label=$1; shift
-  /usr/bin/time -f "%e %M" -o "$dir/time" "$@" >/dev/null 2>"$dir/err" || {
+  /usr/bin/time -f "%e %M %U %S" -o "$dir/time" "$@" >/dev/null 2>"$dir/err" || {
     echo "bench: $label failed:" >&2; cat "$dir/err" >&2; exit 1; }
-  cat "$dir/time" >>"$dir/$label"
+  awk '{printf "%s %s %.2f\n", $1, $2, $3 + $4}' "$dir/time" >>"$dir/$label"
 }
 median() { # median COLUMN LABEL
   awk -v c="$1" '{print $c}' "$dir/$2" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'
@@ -75,13 +82,21 @@ mb() { awk -v k="$1" 'BEGIN {printf "%.0f", k / 1024}'; }
 
 echo "file: $file_lines lines, $((file_bytes / 1000000)) MB; $rounds rounds, interleaved" >&2
 
-# 1 and 2 (explain): cold reads, interleaved with jq and wc.
+# 1 and 2 (explain): cold reads of each shape, interleaved with jq, the orjson loop and wc.
+shapes="chat tools turns"
+file_of() { case $1 in chat) echo "$big" ;; *) echo "$dir/$1.jsonl" ;; esac; }
 for r in $(seq "$rounds"); do
-  echo "round $r: explain, jq, wc" >&2
-  run explain "$mf" --no-cache explain "$big" --json
-  [ $have_jq = 1 ] && run jq jq -c . "$big"
-  run wc wc -l "$big"
+  for shape in $shapes; do
+    echo "round $r: explain, jq, orjson, wc ($shape)" >&2
+    f=$(file_of "$shape")
+    run "explain-$shape" "$mf" --no-cache explain "$f" --json
+    [ $have_jq = 1 ] && run "jq-$shape" jq -c . "$f"
+    [ $have_orjson = 1 ] && run "orjson-$shape" python3 "$root/bench/orjson_loop.py" "$f"
+    run "wc-$shape" wc -l "$f"
+  done
 done
+cp "$dir/explain-chat" "$dir/explain"
+cp "$dir/wc-chat" "$dir/wc"
 
 # 2 and 3 (compact): each round on a fresh copy; bytes appended and peak memory.
 for r in $(seq "$rounds"); do
@@ -142,6 +157,7 @@ explain_s=$(median 1 explain) explain_kb=$(median 2 explain)
 wc_s=$(median 1 wc)
 compact_s=$(median 1 compact) compact_kb=$(median 2 compact)
 cold_s=$(median 1 cold) rerun_s=$(median 1 rerun)
+cold_cpu=$(median 3 cold) rerun_cpu=$(median 3 rerun)
 chunks_s=$(median 1 chunks)
 appended=$(sort -n "$dir/appended" | tail -1)
 first_calls=$(sort -n "$dir/first-calls" | tail -1)
@@ -151,17 +167,30 @@ quarter_kb=$((file_bytes / 4 / 1024))
 
 echo
 echo "mf benchmark: $file_lines lines, $((file_bytes / 1000000)) MB, $rounds rounds, medians"
+echo "explain --json (cold), CPU seconds (user + system) and wall seconds; ratios are the other's"
+echo "time over mf's (jq, orjson: how many times faster mf is; wc: how many times slower)"
+printf '%-6s %7s %11s %9s %9s %11s %11s %9s\n' "shape" "MB" "mf cpu/wall" "mf MB" "lines" "jq x" "orjson x" "wc x"
+for shape in $shapes; do
+  f=$(file_of "$shape")
+  m_cpu=$(median 3 "explain-$shape") m_wall=$(median 1 "explain-$shape")
+  pair() { # pair TOOL: cpu ratio / wall ratio against mf
+    if [ -s "$dir/$1-$shape" ]; then
+      echo "$(ratio "$(median 3 "$1-$shape")" "$m_cpu")/$(ratio "$(median 1 "$1-$shape")" "$m_wall")"
+    else echo "-"; fi
+  }
+  wcr="$(ratio "$m_cpu" "$(median 3 "wc-$shape")")/$(ratio "$m_wall" "$(median 1 "wc-$shape")")"
+  printf '%-6s %7s %11s %9s %9s %11s %11s %9s\n' "$shape" "$(($(stat -c %s "$f") / 1000000))" \
+    "$m_cpu/$m_wall" "$(mb "$(median 2 "explain-$shape")")" "$(wc -l <"$f")" "$(pair jq)" "$(pair orjson)" "$wcr"
+done
+echo "targets: >= 20x jq, >= 3x the orjson loop (CPU)"
+echo
 printf '%-46s %12s %12s  %s\n' "measure" "value" "ratio" "target"
-if [ $have_jq = 1 ]; then
-  jq_s=$(median 1 jq)
-  printf '%-46s %11ss %11sx  %s\n' "explain --json (cold) vs jq -c ." "$explain_s" "$(ratio "$jq_s" "$explain_s")" ">= 20x jq's throughput (jq ${jq_s}s)"
-fi
-printf '%-46s %11ss %11sx  %s\n' "explain --json (cold) vs wc -l" "$explain_s" "$(ratio "$explain_s" "$wc_s")" "(wc ${wc_s}s)"
 printf '%-46s %10sMB %11s   %s\n' "peak memory, explain" "$(mb "$explain_kb")" "$(ratio "$explain_kb" "$quarter_kb")" "<= 1/4 of the file ($(mb $quarter_kb) MB)"
 printf '%-46s %10sMB %11s   %s\n' "peak memory, compact" "$(mb "$compact_kb")" "$(ratio "$compact_kb" "$quarter_kb")" "<= 1/4 of the file"
 printf '%-46s %12s %12s  %s\n' "bytes appended by compact --model extractive" "$appended" "" "< 1 MB (history now: $action_first)"
 printf '%-46s %11ss %11sx  %s\n' "compact (extractive) vs explain (the read)" "$compact_s" "$(ratio "$compact_s" "$explain_s")" ""
 printf '%-46s %11ss %11s   %s\n' "rerun after a $((grown / 1000)) kB append vs cold explain" "$rerun_s" "$(awk -v a="$rerun_s" -v b="$cold_s" 'BEGIN {printf "%.1f%%", 100 * a / b}')" "< 5% (cold ${cold_s}s)"
+printf '%-46s %11ss %11s   %s\n' "  the same in CPU time" "$rerun_cpu" "$(awk -v a="$rerun_cpu" -v b="$cold_cpu" 'BEGIN {printf "%.1f%%", 100 * a / b}')" "(cold ${cold_cpu}s)"
 printf '%-46s %11ss %11sx  %s\n' "$planned chunks, 200 ms each, -j 8, vs ideal ${ideal}s" "$chunks_s" "$(ratio "$chunks_s" "$ideal")" "<= 1.3x ($first_calls calls)"
 printf '%-46s %12s %12s  %s\n' "second compact: provider calls" "$second_calls" "" "0"
 echo "load average at the end: $(cut -d" " -f1-3 /proc/loadavg)"

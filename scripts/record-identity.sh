@@ -26,7 +26,8 @@ set -euo pipefail
 MF=$(realpath "${1:?usage: record-identity.sh MF_BINARY OUT_DIR}")
 OUT=${2:?usage: record-identity.sh MF_BINARY OUT_DIR}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-FIXTURES=$ROOT/fixtures
+# MF_IDENTITY_FIXTURES: another directory of .jsonl files to record over (e.g. a corpus).
+FIXTURES=${MF_IDENTITY_FIXTURES:-$ROOT/fixtures}
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 

@@ -387,6 +387,10 @@ pub fn tag_set(lines: &mut [String], id: &str) {
 
 /// The set tag of a line (whole or cut short), if it carries one.
 pub fn set_tag(line: &[u8]) -> Option<SetTag> {
+    // Every line passes here: one that is not mf's costs a comparison, not the prefix's String.
+    if !line.starts_with(MF_PREFIX) {
+        return None;
+    }
     let prefix = versioned_prefix();
     let rest = line.strip_prefix(prefix.as_bytes())?;
     let rest = rest.strip_prefix(b"\"set\":\"")?;

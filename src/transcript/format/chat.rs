@@ -365,7 +365,6 @@ impl LineReader for ChatReader {
                 {
                     b.agent_model(model);
                 }
-                let answers: Vec<u64> = m.answer.into_iter().collect();
                 let i = b.entry(
                     at,
                     NewEntry {
@@ -378,7 +377,11 @@ impl LineReader for ChatReader {
                         chars: m.chars,
                         id,
                         calls: &m.calls,
-                        answers: if m.role == Role::Tool { &answers } else { &[] },
+                        answers: if m.role == Role::Tool {
+                            m.answer.as_slice()
+                        } else {
+                            &[]
+                        },
                     },
                 );
                 if let Some(v) = m.claim {
