@@ -250,15 +250,27 @@ fn mask_stubs_the_old_results_of_a_long_turn_where_the_format_can_show_a_stub() 
             "--json",
         ]);
         match format {
-            // Claude Code and pi keep the original entries: a stub cannot stand in place of a
-            // result there, and mf says so instead of skipping as if nothing were old.
+            // Claude Code and pi show a stub by what they resume from (an appended copy of
+            // the result's row; a `context_edit`): the original lines stay as they were.
             "claude" | "pi" => {
-                assert_ne!(out.code, 0, "{format}: {out:?}");
+                assert_eq!(out.code, 0, "{format}: {out:?}");
+                let rec = record(&out);
+                assert_eq!(rec["action"], "masked", "{format}: {rec}");
+                let stubs = rec["summaries"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|s| s["outcome"] == "written")
+                    .count();
+                assert!(stubs > 20, "{format}: {stubs} stubs");
+                assert!(read(&path).starts_with(&original), "{format}: an original byte changed");
+                let after = recall(&env, &file);
                 assert!(
-                    out.stderr.contains("cannot show a stub"),
-                    "{format}: {out:?}"
+                    after
+                        .iter()
+                        .any(|m| m["role"] == "user" && text(m) == LONG_PROMPT),
+                    "{format}: the prompt"
                 );
-                assert_eq!(read(&path), original, "{format}: the file changed");
             }
             _ => {
                 assert_eq!(out.code, 0, "{format}: {out:?}");
