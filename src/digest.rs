@@ -118,4 +118,3 @@ mod tests {
         assert_ne!(id_hash("m1"), line_hash(b"m1"));
     }
 }
-

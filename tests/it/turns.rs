@@ -263,7 +263,10 @@ fn mask_stubs_the_old_results_of_a_long_turn_where_the_format_can_show_a_stub() 
                     .filter(|s| s["outcome"] == "written")
                     .count();
                 assert!(stubs > 20, "{format}: {stubs} stubs");
-                assert!(read(&path).starts_with(&original), "{format}: an original byte changed");
+                assert!(
+                    read(&path).starts_with(&original),
+                    "{format}: an original byte changed"
+                );
                 let after = recall(&env, &file);
                 assert!(
                     after

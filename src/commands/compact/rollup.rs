@@ -99,10 +99,9 @@ pub(super) async fn rollup(
         let asked: Vec<call::Asked> = asked.into_iter().collect::<Result<_>>()?;
         // `--batch`: a call of this level waits for a batch; the level is asked again, whole,
         // once it has answered (what has answered is not paid twice).
-        if asked
-            .iter()
-            .any(|a| matches!(&a.judged, call::Judged::Failed(e) if e.severity == Severity::Pending))
-        {
+        if asked.iter().any(
+            |a| matches!(&a.judged, call::Judged::Failed(e) if e.severity == Severity::Pending),
+        ) {
             run.r.rollup_pending = Some(ids);
             return Ok(());
         }
